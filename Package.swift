@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Registrar: sign-up and sign-in workers chained through Kafka topics.
+///
+/// Layers, bottom up:
+/// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`): thin wrappers, nothing else.
+/// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
+/// - `Support`: command-line conventions, JSON logs, signals.
+/// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
+/// - `Registration`: the domain — events, rules, saga logic and the store protocols. No I/O library.
+/// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
+/// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
+/// - Executables, whose `main` only wires the above together.
+let package = Package(
+    name: "Registrar",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Kafka", targets: ["Kafka"]),
+        .executable(name: "registrar", targets: ["registrar"]),
+        .executable(name: "kafka-tool", targets: ["kafka-tool"]),
+        .executable(name: "account-worker", targets: ["account-worker"]),
+        .executable(name: "image-worker", targets: ["image-worker"]),
+        .executable(name: "profile-worker", targets: ["profile-worker"]),
+        .executable(name: "code-dispatch-worker", targets: ["code-dispatch-worker"]),
+    ],
+    targets: [
+        // MARK: C system libraries
+        .systemLibrary(name: "CRDKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "VipsShim", dependencies: ["CVips"]),
+
+        // MARK: Libraries
+        .target(name: "Kafka", dependencies: ["CRDKafka"]),
+        .target(name: "Support"),
+        .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
+        .target(name: "Crypto", dependencies: ["CSodium"]),
+        .target(name: "Imaging", dependencies: ["VipsShim"]),
+        .target(name: "Registration"),
+        .target(name: "EmbeddedStores", dependencies: ["CSQLite", "Registration"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Registration"]),
+
+        // MARK: Executables
+        .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
+        .executableTarget(name: "registrar", dependencies: [
+            "KafkaCommands", "Kafka", "Support", "Crypto", "Registration", "EmbeddedStores", "WorkerRuntime",
+        ]),
+        .executableTarget(name: "account-worker", dependencies: [
+            "Support", "Crypto", "Registration", "EmbeddedStores", "WorkerRuntime",
+        ]),
+        .executableTarget(name: "image-worker", dependencies: [
+            "Support", "Imaging", "Registration", "EmbeddedStores", "WorkerRuntime",
+        ]),
+        .executableTarget(name: "profile-worker", dependencies: [
+            "Support", "Registration", "EmbeddedStores", "WorkerRuntime",
+        ]),
+        .executableTarget(name: "code-dispatch-worker", dependencies: [
+            "Support", "Crypto", "Registration", "EmbeddedStores", "WorkerRuntime",
+        ]),
+
+        // MARK: Tests
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Support"]),
+        .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "RegistrationTests", dependencies: ["Registration"]),
+        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "Registration"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Registration", "EmbeddedStores"]),
+    ]
+)

@@ -1,0 +1,44 @@
+import CSodium
+
+/// Argon2id password hashing (`crypto_pwhash_str_alg`), with OWASP's default cost: 19 MiB, 2 passes, 1 lane.
+///
+/// The encoded hash (`$argon2id$v=19$m=…,t=…,p=1$salt$hash`) carries its own salt and parameters.
+public struct PasswordHasher: Sendable {
+    /// Passes over memory (argon2 `t`).
+    public let opsLimit: UInt64
+    /// Memory in bytes (argon2 `m`, rounded down to KiB by libsodium).
+    public let memoryLimit: Int
+
+    /// Creates a hasher; the limits must be within libsodium's argon2id bounds.
+    public init(opsLimit: UInt64 = 2, memoryLimit: Int = 19 * 1024 * 1024) {
+        Sodium.initialize()
+        precondition(opsLimit >= UInt64(crypto_pwhash_argon2id_opslimit_min()), "opsLimit below the argon2id minimum")
+        precondition(memoryLimit >= crypto_pwhash_argon2id_memlimit_min(), "memoryLimit below the argon2id minimum")
+        self.opsLimit = opsLimit
+        self.memoryLimit = memoryLimit
+    }
+
+    /// Hashes `password` with a fresh random salt; throws ``CryptoError/hashingFailed`` if memory runs out.
+    public func hash(_ password: String) throws -> String {
+        var secret = Array(password.utf8)
+        defer { wipe(&secret) }
+        var encoded = [CChar](repeating: 0, count: crypto_pwhash_strbytes())
+        let status = crypto_pwhash_str_alg(
+            &encoded, secret, UInt64(secret.count), opsLimit, memoryLimit, crypto_pwhash_alg_argon2id13())
+        guard status == 0 else { throw CryptoError.hashingFailed }
+        return String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether `password` matches `encodedHash`; false for malformed hashes. Takes the time of one hash.
+    public func verify(_ password: String, against encodedHash: String) -> Bool {
+        var secret = Array(password.utf8)
+        defer { wipe(&secret) }
+        return crypto_pwhash_str_verify(encodedHash, secret, UInt64(secret.count)) == 0
+    }
+
+    /// Whether `encodedHash` was made with other parameters or another algorithm, so it should be replaced
+    /// by a new hash at the next successful sign-in.
+    public func needsRehash(_ encodedHash: String) -> Bool {
+        crypto_pwhash_str_needs_rehash(encodedHash, opsLimit, memoryLimit) != 0
+    }
+}

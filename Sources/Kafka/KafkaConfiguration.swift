@@ -1,0 +1,110 @@
+/// Settings for a producer or consumer: typed fields for what every worker sets, and
+/// `properties` for anything else librdkafka accepts (TLS, SASL, tuning).
+///
+/// Only the fields that apply to the client's role are passed to librdkafka, so producer
+/// settings on a consumer (or the reverse) are harmless.
+public struct KafkaConfiguration: Sendable {
+    /// Acknowledgements the leader waits for before answering a produce request.
+    public enum Acks: String, Sendable {
+        case all = "all", leader = "1", none = "0"
+    }
+
+    /// Compression codec for produced batches.
+    public enum Compression: String, Sendable {
+        case none, gzip, snappy, lz4, zstd
+    }
+
+    /// Where a consumer group starts on a partition without a committed offset.
+    public enum OffsetReset: String, Sendable {
+        case earliest, latest, error
+    }
+
+    /// `host:port[,host:port…]` of one or more brokers.
+    public var bootstrapServers: String
+    public var clientID: String
+    /// The consumer group; required by `KafkaConsumer(configuration:subscribingTo:)`.
+    public var groupID: String?
+    public var acks: Acks = .all
+    /// Exactly-once, in-order writes per partition; requires `acks == .all`.
+    public var enableIdempotence = true
+    /// How long the producer waits to fill a batch.
+    public var linger: Duration = .milliseconds(5)
+    public var compression: Compression = .none
+    /// How long the group waits for a silent consumer before giving its partitions away.
+    public var sessionTimeout: Duration = .seconds(45)
+    /// How long a produced message may take, retries included, before `send` fails.
+    public var deliveryTimeout: Duration = .seconds(60)
+    /// Default timeout of network requests.
+    public var socketTimeout: Duration = .seconds(60)
+    /// How long the broker may hold a fetch request waiting for data.
+    public var fetchWaitMax: Duration = .milliseconds(10)
+    public var autoOffsetReset: OffsetReset = .earliest
+    /// Any librdkafka property (see its CONFIGURATION.md); applied last, so it overrides the fields above.
+    public var properties: [String: String] = [:]
+    /// Called with non-fatal errors that librdkafka recovers from by itself (broker down, transport
+    /// failures, failed asynchronous commits). Called on a librdkafka or library thread: keep it short.
+    public var errorHandler: (@Sendable (KafkaError) -> Void)?
+    /// Called with librdkafka's log lines (default: librdkafka prints them to stderr).
+    public var logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+
+    public init(bootstrapServers: String, clientID: String) {
+        self.bootstrapServers = bootstrapServers
+        self.clientID = clientID
+    }
+}
+
+/// One log line of librdkafka.
+public struct KafkaLogEntry: Sendable {
+    /// Syslog level: 0 (emergency) … 7 (debug).
+    public var level: Int32
+    /// librdkafka's facility, e.g. `FAIL`, `REQTMOUT`.
+    public var facility: String
+    public var message: String
+}
+
+extension KafkaConfiguration {
+    enum Role { case producer, consumer }
+
+    /// The librdkafka properties for a client of `role`, in the order they are applied.
+    func librdkafkaProperties(for role: Role) -> [(String, String)] {
+        var result: [(String, String)] = [
+            ("bootstrap.servers", bootstrapServers),
+            ("client.id", clientID),
+            ("socket.timeout.ms", String(socketTimeout.milliseconds)),
+        ]
+        switch role {
+        case .producer:
+            result += [
+                ("acks", acks.rawValue),
+                ("enable.idempotence", String(enableIdempotence)),
+                ("linger.ms", String(linger.milliseconds)),
+                ("compression.type", compression.rawValue),
+                ("delivery.timeout.ms", String(deliveryTimeout.milliseconds)),
+            ]
+        case .consumer:
+            if let groupID { result.append(("group.id", groupID)) }
+            result += [
+                ("session.timeout.ms", String(sessionTimeout.milliseconds)),
+                ("fetch.wait.max.ms", String(fetchWaitMax.milliseconds)),
+                ("auto.offset.reset", autoOffsetReset.rawValue),
+                // Offsets are stored only for processed messages (`commit`), and committed explicitly.
+                ("enable.auto.commit", "false"),
+                ("enable.auto.offset.store", "false"),
+            ]
+        }
+        return result + properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down; what librdkafka's `*.ms` settings and timeouts take.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Milliseconds as a C `int` timeout, clamped to the representable range.
+    var timeoutMilliseconds: Int32 {
+        Int32(clamping: max(0, milliseconds))
+    }
+}

@@ -1,0 +1,113 @@
+import CRDKafka
+import Dispatch
+
+/// Produces messages; idempotent (exactly once, in order per partition) unless configured otherwise.
+///
+/// Delivery reports are served on a dedicated thread. When librdkafka's local queue is full,
+/// `send` and `enqueue` wait for deliveries to make room: nothing is dropped, nothing spins.
+public final class KafkaProducer: Sendable {
+    private let configuration: KafkaConfiguration
+    private let client: ClientHandle
+    private let tracker: DeliveryTracker
+    private let poller: PollThread
+
+    /// Creates the producer; invalid properties throw with librdkafka's explanation.
+    public init(configuration: KafkaConfiguration) throws(KafkaError) {
+        let tracker = DeliveryTracker()
+        let callbacks = ClientCallbacks(configuration: configuration) { client, message in
+            tracker.deliver(DeliveryReport(message, client: client))
+        }
+        self.configuration = configuration
+        self.tracker = tracker
+        self.client = try ClientHandle(
+            type: RD_KAFKA_PRODUCER, properties: configuration.librdkafkaProperties(for: .producer),
+            callbacks: callbacks)
+        self.poller = PollThread(client: client, name: "kafka-producer-poll")
+    }
+
+    deinit {
+        if tracker.close() { shutDown() }
+    }
+
+    /// Produces `message` and returns once the broker has acknowledged it.
+    /// Throws the delivery error (e.g. `_MSG_TIMED_OUT` after `deliveryTimeout` without a broker).
+    public func send(_ message: OutgoingMessage) async throws(KafkaError) -> DeliveryReport {
+        while true {
+            let delivered = tracker.deliveredCount
+            let outcome = await withCheckedContinuation { continuation in
+                if case .failure(let error) = tracker.produce(sender: continuation, { produce(message, id: $0) }) {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            switch outcome {
+            case .success(let report):
+                return report
+            case .failure(let error) where error.code == KafkaError.Code.queueFull:
+                await tracker.waitForDelivery(after: delivered)
+            case .failure(let error):
+                throw client.resolvingFatal(error)
+            }
+        }
+    }
+
+    /// Hands `message` to librdkafka and returns its ID without waiting for the broker;
+    /// its report arrives on `deliveryReports`. Waits while the local queue is full.
+    @discardableResult
+    public func enqueue(_ message: OutgoingMessage) async throws(KafkaError) -> UInt64 {
+        while true {
+            let delivered = tracker.deliveredCount
+            switch tracker.produce(sender: nil, { produce(message, id: $0) }) {
+            case .success(let id):
+                return id
+            case .failure(let error) where error.code == KafkaError.Code.queueFull:
+                await tracker.waitForDelivery(after: delivered)
+            case .failure(let error):
+                throw client.resolvingFatal(error)
+            }
+        }
+    }
+
+    /// Reports of messages given to `enqueue` after the first access to this property.
+    /// One consumer only; ends when the producer closes.
+    public var deliveryReports: AsyncStream<DeliveryReport> { tracker.reports }
+
+    /// Waits until every message so far is delivered or failed; throws `_TIMED_OUT` after `timeout`.
+    public func flush(timeout: Duration) async throws(KafkaError) {
+        let client = self.client
+        let result = await withCheckedContinuation { continuation in
+            // rd_kafka_flush blocks: keep it off Swift's cooperative pool.
+            DispatchQueue.global().async {
+                continuation.resume(returning: rd_kafka_flush(client.pointer, timeout.timeoutMilliseconds))
+            }
+        }
+        try KafkaError.check(result)
+    }
+
+    /// Flushes (for at most `flushTimeout`, by default `deliveryTimeout`), fails what is left, and
+    /// stops serving callbacks. Further sends throw. The connections close when the producer is released.
+    public func close(flushTimeout: Duration? = nil) async {
+        guard tracker.close() else { return }
+        try? await flush(timeout: flushTimeout ?? configuration.deliveryTimeout)
+        shutDown()
+    }
+
+    /// Asks the cluster for the partition count of `topic`; a quick connectivity check.
+    /// Throws `_TRANSPORT` or `_TIMED_OUT` if no broker answers within `timeout`. Blocks the caller.
+    public func partitionCount(topic: String, timeout: Duration) throws(KafkaError) -> Int {
+        try client.partitionCount(topic: topic, timeout: timeout)
+    }
+
+    private func shutDown() {
+        rd_kafka_purge(client.pointer, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
+        poller.stop()
+        rd_kafka_poll(client.pointer, 0)  // serves the purged messages' reports
+        tracker.failOutstanding(with: KafkaError(code: KafkaError.Code.destroyed, message: "producer closed"))
+    }
+
+    /// Calls `rd_kafka_produceva` (the array form of the variadic `rd_kafka_producev`).
+    private func produce(_ message: OutgoingMessage, id: UInt64) -> KafkaError? {
+        ProduceArguments(message, id: id).withValues { values in
+            rd_kafka_produceva(client.pointer, values.baseAddress, values.count).map(KafkaError.init(consuming:))
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// A change of a group consumer's partitions, reported through `KafkaConfiguration.rebalanceHandler`.
+public enum RebalanceEvent: Sendable, Hashable {
+    /// The consumer now reads these partitions (in addition, with the cooperative protocol).
+    case assigned([TopicPartition])
+    /// These partitions go to another member; processed offsets are committed right after this event.
+    case revoked([TopicPartition])
+    /// These partitions were taken away without notice (session timed out); nothing can be committed.
+    case lost([TopicPartition])
+}
+
+extension KafkaConfiguration {
+    /// Called on the consumer's poll thread when partitions are assigned or revoked; keep it short.
+    public var rebalanceHandler: (@Sendable (RebalanceEvent) -> Void)? {
+        get { rebalanceHandlerStorage }
+        set { rebalanceHandlerStorage = newValue }
+    }
+}

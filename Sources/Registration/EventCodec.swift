@@ -1,0 +1,138 @@
+import Foundation
+
+/// Why a message could not be decoded. Such messages go to the dead-letter topic with this reason.
+public struct UndecodableMessage: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable { case notJSON = "not_json", missingType = "missing_type",
+                                          unknownType = "unknown_type", unsupportedVersion = "unsupported_version",
+                                          invalidFields = "invalid_fields", tooLarge = "too_large" }
+    public var kind: Kind
+    public var detail: String
+
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { "\(kind.rawValue): \(detail)" }
+}
+
+/// Turns events into the bytes on the wire and back.
+public enum EventCodec {
+    /// The largest message accepted for decoding; bigger ones are dead-lettered.
+    public static let maximumMessageBytes = 900 * 1024
+
+    /// JSON with the event's fields plus `type` and `version`, keys sorted.
+    public static func encode(_ event: Event) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let tagged = Tagged(type: event.type, payload: event.payload)
+        // Encoding plain Codable structs of strings, numbers and booleans cannot fail.
+        return Array(try! encoder.encode(tagged))
+    }
+
+    /// Decodes bytes into an event, or says precisely why it cannot.
+    public static func decode(_ bytes: [UInt8]) throws(UndecodableMessage) -> Event {
+        guard bytes.count <= maximumMessageBytes else {
+            throw UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(maximumMessageBytes)")
+        }
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        let header: Header
+        do {
+            header = try decoder.decode(Header.self, from: data)
+        } catch {
+            throw UndecodableMessage(.notJSON, "not a JSON object")
+        }
+        guard let type = header.type else { throw UndecodableMessage(.missingType, "no \"type\" field") }
+        guard let decodePayload = decoders[type] else { throw UndecodableMessage(.unknownType, "unknown type \"\(type)\"") }
+        guard header.version == Event.version else {
+            throw UndecodableMessage(.unsupportedVersion, "\(type) version \(header.version.map(String.init) ?? "missing"), expected \(Event.version)")
+        }
+        do {
+            return try decodePayload(decoder, data)
+        } catch let error as DecodingError {
+            throw UndecodableMessage(.invalidFields, "\(type): \(describe(error))")
+        } catch {
+            throw UndecodableMessage(.invalidFields, "\(type): \(error)")
+        }
+    }
+
+    private struct Header: Decodable {
+        var type: String?
+        var version: Int?
+    }
+
+    private struct Tagged: Encodable {
+        var type: String
+        var payload: any Encodable
+
+        private enum CodingKeys: String, CodingKey { case type, version }
+
+        func encode(to encoder: any Encoder) throws {
+            try payload.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(type, forKey: .type)
+            try container.encode(Event.version, forKey: .version)
+        }
+    }
+
+    private typealias PayloadDecoder = @Sendable (JSONDecoder, Data) throws -> Event
+
+    private static func entry<T: Decodable & SendableMetatype>(_ make: @escaping @Sendable (T) -> Event) -> PayloadDecoder {
+        { decoder, data in make(try decoder.decode(T.self, from: data)) }
+    }
+
+    private static let decoders: [String: PayloadDecoder] = [
+        "RegistrationRequested": entry(Event.registrationRequested),
+        "StoreAvatar": entry(Event.storeAvatar),
+        "DeleteAvatar": entry(Event.deleteAvatar),
+        "AvatarStored": entry(Event.avatarStored),
+        "AvatarRejected": entry(Event.avatarRejected),
+        "AvatarDeleted": entry(Event.avatarDeleted),
+        "WriteProfile": entry(Event.writeProfile),
+        "DeleteProfile": entry(Event.deleteProfile),
+        "ProfileWritten": entry(Event.profileWritten),
+        "ProfileRejected": entry(Event.profileRejected),
+        "ProfileDeleted": entry(Event.profileDeleted),
+        "RegistrationCompleted": entry(Event.registrationCompleted),
+        "RegistrationFailed": entry(Event.registrationFailed),
+    ]
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "missing field \"\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "field \"\(path(context))\": \(context.debugDescription)"
+        case .dataCorrupted(let context):
+            return "field \"\(path(context))\": \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+extension Event {
+    /// The event's own fields, without the type tag.
+    var payload: any RegistrationMessage {
+        switch self {
+        case .registrationRequested(let e): e
+        case .storeAvatar(let e): e
+        case .deleteAvatar(let e): e
+        case .avatarStored(let e): e
+        case .avatarRejected(let e): e
+        case .avatarDeleted(let e): e
+        case .writeProfile(let e): e
+        case .deleteProfile(let e): e
+        case .profileWritten(let e): e
+        case .profileRejected(let e): e
+        case .profileDeleted(let e): e
+        case .registrationCompleted(let e): e
+        case .registrationFailed(let e): e
+        }
+    }
+}

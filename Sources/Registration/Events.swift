@@ -1,0 +1,122 @@
+import Foundation
+
+/// Published by a client to `registration.requests`. The password is sealed to the account
+/// worker's public key (libsodium sealed box, base64): it never travels in plaintext.
+public struct RegistrationRequested: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var email: String
+    public var name: String
+    public var sealedPassword: String
+    public var avatar: AvatarSource?
+    public var isMapLocationEnabled: Bool
+
+    public init(registrationId: String, email: String, name: String, sealedPassword: String,
+                avatar: AvatarSource?, isMapLocationEnabled: Bool) {
+        self.registrationId = registrationId
+        self.email = email
+        self.name = name
+        self.sealedPassword = sealedPassword
+        self.avatar = avatar
+        self.isMapLocationEnabled = isMapLocationEnabled
+    }
+}
+
+/// Asks the image worker to process and store an avatar (the default image when `avatar` is nil).
+public struct StoreAvatar: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var imageId: String
+    public var avatar: AvatarSource?
+}
+
+/// Asks the image worker to delete a stored avatar (compensation).
+public struct DeleteAvatar: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var imageId: String
+}
+
+/// The image worker stored `ProfileImages/<imageId>.jpg`, reachable at `url`.
+public struct AvatarStored: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var imageId: String
+    public var url: String
+}
+
+/// The image worker refused the avatar; nothing was stored.
+public struct AvatarRejected: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var imageId: String
+    public var reason: ReasonCode
+    public var message: String
+}
+
+/// The image worker deleted the avatar (or it was already gone).
+public struct AvatarDeleted: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var imageId: String
+}
+
+/// Asks the profile worker to write `users/<uid>`.
+public struct WriteProfile: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+    public var profile: Profile
+}
+
+/// Asks the profile worker to delete `users/<uid>` (compensation).
+public struct DeleteProfile: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+}
+
+/// The profile worker wrote the profile.
+public struct ProfileWritten: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+}
+
+/// The profile worker could not write the profile; nothing was written.
+public struct ProfileRejected: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+    public var reason: ReasonCode
+    public var message: String
+}
+
+/// The profile worker deleted the profile (or it was already gone).
+public struct ProfileDeleted: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+}
+
+/// The registration completed: the account is active and the profile complete.
+public struct RegistrationCompleted: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+    public var profile: Profile
+}
+
+/// The registration failed; everything it had created was undone.
+public struct RegistrationFailed: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var reason: ReasonCode
+    public var message: String
+}
+
+/// What every event of the registration flow has: the id of its registration.
+public protocol RegistrationMessage: Codable, Sendable {
+    var registrationId: String { get }
+}
+
+extension RegistrationRequested: RegistrationMessage {}
+extension StoreAvatar: RegistrationMessage {}
+extension DeleteAvatar: RegistrationMessage {}
+extension AvatarStored: RegistrationMessage {}
+extension AvatarRejected: RegistrationMessage {}
+extension AvatarDeleted: RegistrationMessage {}
+extension WriteProfile: RegistrationMessage {}
+extension DeleteProfile: RegistrationMessage {}
+extension ProfileWritten: RegistrationMessage {}
+extension ProfileRejected: RegistrationMessage {}
+extension ProfileDeleted: RegistrationMessage {}
+extension RegistrationCompleted: RegistrationMessage {}
+extension RegistrationFailed: RegistrationMessage {}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Whether an account may sign in yet.
+public enum AccountStatus: String, Codable, Sendable {
+    /// Created by a registration still in progress: can never sign in.
+    case pending
+    /// Activated by a completed registration.
+    case active
+}
+
+/// An auth account. `email` is normalised; `passwordHash` is an encoded argon2id string.
+public struct Account: Sendable, Equatable {
+    public var uid: String
+    public var email: String
+    public var passwordHash: String
+    public var status: AccountStatus
+    public var registrationId: String
+    public var createdAt: Date
+
+    public init(uid: String, email: String, passwordHash: String, status: AccountStatus,
+                registrationId: String, createdAt: Date) {
+        self.uid = uid
+        self.email = email
+        self.passwordHash = passwordHash
+        self.status = status
+        self.registrationId = registrationId
+        self.createdAt = createdAt
+    }
+}
+
+/// What happens to the account when a saga record is saved.
+public enum AccountChange: Sendable, Equatable {
+    case activate(uid: String)
+    case delete(uid: String)
+}
+
+/// The result of starting a registration in the account store.
+public enum SagaStart: Sendable, Equatable {
+    /// The pending account and the saga record were inserted.
+    case started
+    /// A saga with this registration id exists already (a redelivered or re-published request).
+    case existing(SagaRecord)
+    /// Another account has this email; nothing was inserted.
+    case emailTaken
+}
+
+/// Accounts and the registration sagas that create them, in one store so that a saga step and
+/// its account change commit together.
+public protocol AccountStore: Sendable {
+    /// Atomically inserts `account` (pending) and `saga`, unless a saga with the same registration id
+    /// exists or an account already has the email (any letter case; the email is normalised).
+    func start(_ saga: SagaRecord, account: Account) throws(StoreError) -> SagaStart
+
+    /// Inserts a saga that failed before creating anything, unless one with its id exists; returns what is stored.
+    func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord
+
+    /// The saga with this registration id.
+    func saga(_ registrationId: String) throws(StoreError) -> SagaRecord?
+
+    /// Atomically saves `saga` and applies `change`, if the stored version is `saga.version - 1`.
+    /// Returns false (and changes nothing) when another writer moved the saga first.
+    func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool
+
+    /// Sagas in one of `stages` last updated before `date` (stuck sagas, audits).
+    func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord]
+
+    func account(uid: String) throws(StoreError) -> Account?
+    func account(email: String) throws(StoreError) -> Account?
+    /// Every account (audits).
+    func accounts() throws(StoreError) -> [Account]
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// An object's key, size and last change.
+public struct StoredObject: Sendable, Equatable {
+    public var key: String
+    public var size: Int
+    public var modifiedAt: Date
+
+    public init(key: String, size: Int, modifiedAt: Date) {
+        self.key = key
+        self.size = size
+        self.modifiedAt = modifiedAt
+    }
+}
+
+/// Blob storage for avatars (`ProfileImages/<uuid>.jpg`) and staged uploads (`staging/<id>`).
+public protocol ObjectStore: Sendable {
+    /// Stores `bytes` under `key`, replacing any object there.
+    func put(_ bytes: [UInt8], key: String, contentType: String) throws(StoreError)
+    /// The object's bytes, or nil when there is none.
+    func get(_ key: String) throws(StoreError) -> [UInt8]?
+    /// Whether an object exists under `key`.
+    func contains(_ key: String) throws(StoreError) -> Bool
+    /// Deletes the object; deleting a missing object succeeds.
+    func delete(_ key: String) throws(StoreError)
+    /// Objects whose key starts with `prefix`.
+    func list(prefix: String) throws(StoreError) -> [StoredObject]
+    /// The URL clients use to fetch the object (`profileImage`).
+    func url(for key: String) -> String
+}

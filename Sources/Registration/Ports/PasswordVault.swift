@@ -1,0 +1,7 @@
+/// Opens sealed passwords and hashes them; implemented with libsodium outside the domain.
+public protocol PasswordVault: Sendable {
+    /// The plaintext of a base64 sealed box, or nil when it cannot be opened.
+    func unseal(_ sealedBase64: String) -> String?
+    /// An encoded password hash (argon2id).
+    func hash(_ password: String) throws -> String
+}

@@ -1,0 +1,39 @@
+/// Stable, machine-readable reasons a flow can fail with. Part of the public contract.
+public enum ReasonCode: String, Codable, Sendable, CaseIterable {
+    // Validation of the request
+    case nameEmpty = "name_empty"
+    case nameTooLong = "name_too_long"
+    case emailInvalid = "email_invalid"
+    case emailTooLong = "email_too_long"
+    case passwordTooShort = "password_too_short"
+    case passwordTooLong = "password_too_long"
+    case passwordEqualsEmail = "password_equals_email"
+    case passwordUnsealable = "password_unsealable"
+    case registrationIdInvalid = "registration_id_invalid"
+    // Business rules
+    case emailTaken = "email_taken"
+    // Later steps
+    case imageEmpty = "image_empty"
+    case imageTooLarge = "image_too_large"
+    case imageNotAnImage = "image_not_an_image"
+    case imageUnsupportedFormat = "image_unsupported_format"
+    case imageCorrupt = "image_corrupt"
+    case imageTooManyPixels = "image_too_many_pixels"
+    case imageAnimated = "image_animated"
+    case imageStagingMissing = "image_staging_missing"
+    case imageStoreRejected = "image_store_rejected"
+    case profileInvalid = "profile_invalid"
+    case profileStoreRejected = "profile_store_rejected"
+    case deadlineExceeded = "deadline_exceeded"
+}
+
+/// A failed step: a reason code and a message for people.
+public struct Failure: Error, Codable, Sendable, Equatable {
+    public var reason: ReasonCode
+    public var message: String
+
+    public init(_ reason: ReasonCode, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+}

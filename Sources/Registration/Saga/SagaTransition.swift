@@ -1,0 +1,86 @@
+import Foundation
+
+/// The pure saga logic: what a reply does to a saga, with no store or broker in sight.
+///
+/// Every reply either moves the saga forward (a new record, an account change, events to publish)
+/// or finds the saga already past it — a redelivery — in which case the events of the current
+/// stage are published again, since a crash may have lost them. A forward reply for a failed
+/// saga (late or duplicated after compensation) publishes the undo of what it reports.
+public struct SagaTransition: Sendable, Equatable {
+    public var record: SagaRecord?
+    public var accountChange: AccountChange?
+    public var events: [Event]
+
+    /// The transition for `reply` on `saga`, at `date`.
+    public static func on(_ reply: Event, saga: SagaRecord, at date: Date) -> SagaTransition {
+        switch (reply, saga.stage) {
+        case (.avatarStored(let stored), .awaitingAvatar) where stored.imageId == saga.imageId:
+            var next = saga.moved(to: .awaitingProfile, at: date)
+            next.imageURL = stored.url
+            return advance(next)
+        case (.avatarStored(let stored), .failed):
+            return undo(.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: stored.imageId)))
+        case (.avatarRejected(let rejected), .awaitingAvatar):
+            let failure = Failure(rejected.reason, rejected.message)
+            return advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
+        case (.profileWritten, .awaitingProfile):
+            return advance(saga.moved(to: .completed, at: date), change: .activate(uid: saga.uid))
+        case (.profileWritten(let written), .failed), (.profileWritten(let written), .compensating):
+            return undo(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: written.uid)))
+        case (.profileRejected(let rejected), .awaitingProfile):
+            return advance(saga.moved(to: .compensating, at: date, failure: Failure(rejected.reason, rejected.message)))
+        case (.avatarDeleted, .compensating):
+            return advance(saga.moved(to: .failed, at: date), change: .delete(uid: saga.uid))
+        case (.avatarDeleted, _), (.profileDeleted, _):
+            return SagaTransition(record: nil, accountChange: nil, events: [])
+        default:
+            return SagaTransition(record: nil, accountChange: nil, events: events(of: saga))
+        }
+    }
+
+    /// The saga failed past its deadline: undo what exists and fail.
+    public static func expire(_ saga: SagaRecord, at date: Date) -> SagaTransition? {
+        let failure = Failure(.deadlineExceeded, "The registration did not finish in time and was undone.")
+        switch saga.stage {
+        case .awaitingAvatar:
+            // The avatar may still be stored later: its late reply is undone then (see `on`).
+            var transition = advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
+            transition.events.insert(.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId)), at: 0)
+            return transition
+        case .awaitingProfile:
+            var transition = advance(saga.moved(to: .compensating, at: date, failure: failure))
+            transition.events.insert(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: saga.uid)), at: 0)
+            return transition
+        case .compensating, .completed, .failed:
+            return nil
+        }
+    }
+
+    /// What a saga in its current stage has asked for (republished on redelivery).
+    /// A saga awaiting its avatar republishes nothing here: only its request carries the avatar.
+    public static func events(of saga: SagaRecord) -> [Event] {
+        switch saga.stage {
+        case .awaitingAvatar:
+            []
+        case .awaitingProfile:
+            [.writeProfile(WriteProfile(registrationId: saga.registrationId, uid: saga.uid, profile: saga.profile))]
+        case .compensating:
+            [.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId))]
+        case .completed:
+            [.registrationCompleted(RegistrationCompleted(registrationId: saga.registrationId, uid: saga.uid, profile: saga.profile))]
+        case .failed:
+            [.registrationFailed(RegistrationFailed(
+                registrationId: saga.registrationId,
+                reason: saga.failure?.reason ?? .deadlineExceeded,
+                message: saga.failure?.message ?? "The registration failed."))]
+        }
+    }
+
+    private static func advance(_ next: SagaRecord, change: AccountChange? = nil) -> SagaTransition {
+        SagaTransition(record: next, accountChange: change, events: events(of: next))
+    }
+
+    private static func undo(_ event: Event) -> SagaTransition {
+        SagaTransition(record: nil, accountChange: nil, events: [event])
+    }
+}

@@ -1,0 +1,42 @@
+/// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation.
+public struct ProfileStep: EventHandler {
+    public var profiles: any ProfileStore
+    public var rules: RegistrationRules
+
+    public init(profiles: any ProfileStore, rules: RegistrationRules = .init()) {
+        self.profiles = profiles
+        self.rules = rules
+    }
+
+    public func handle(_ event: Event) throws -> [Event] {
+        switch event {
+        case .writeProfile(let command):
+            return [try write(command)]
+        case .deleteProfile(let command):
+            try profiles.deleteProfile(uid: command.uid)
+            return [.profileDeleted(ProfileDeleted(registrationId: command.registrationId, uid: command.uid))]
+        default:
+            throw UnexpectedEvent(type: event.type, worker: "profile-worker")
+        }
+    }
+
+    private func write(_ command: WriteProfile) throws -> Event {
+        let profile = command.profile
+        var failure = rules.validate(name: profile.name) ?? rules.validate(email: profile.email)
+        if failure == nil && !profile.isComplete {
+            failure = Failure(.profileInvalid, "The profile needs a name, an email and a profile image.")
+        }
+        if failure == nil {
+            do {
+                try profiles.write(profile, uid: command.uid)
+                return .profileWritten(ProfileWritten(registrationId: command.registrationId, uid: command.uid))
+            } catch {
+                guard error.kind == .permanent else { throw error }
+                failure = Failure(.profileStoreRejected, "The profile store refused the profile: \(error.message)")
+            }
+        }
+        let refusal = failure!
+        return .profileRejected(ProfileRejected(registrationId: command.registrationId, uid: command.uid,
+                                                reason: refusal.reason, message: refusal.message))
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The account worker's step, which also drives the registration saga: it validates a request,
+/// creates the pending account, asks for the avatar and the profile, activates the account on
+/// success, and walks the steps back on failure.
+public struct RegistrationCoordinator: EventHandler {
+    public var accounts: any AccountStore
+    public var vault: any PasswordVault
+    public var rules: RegistrationRules
+    public var clock: @Sendable () -> Date
+
+    public init(accounts: any AccountStore, vault: any PasswordVault, rules: RegistrationRules = .init(),
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.accounts = accounts
+        self.vault = vault
+        self.rules = rules
+        self.clock = clock
+    }
+
+    public func handle(_ event: Event) throws -> [Event] {
+        switch event {
+        case .registrationRequested(let request):
+            return try start(request)
+        case .avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted:
+            return try advance(on: event)
+        default:
+            throw UnexpectedEvent(type: event.type, worker: "account-worker")
+        }
+    }
+
+    /// Fails every saga that has not reached an outcome since `deadline`, undoing what it created.
+    public func expireSagas(notUpdatedSince deadline: Date) throws -> [Event] {
+        let stuck = try accounts.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: deadline)
+        var events: [Event] = []
+        for saga in stuck {
+            guard let transition = SagaTransition.expire(saga, at: clock()), let record = transition.record else { continue }
+            if try accounts.save(record, applying: transition.accountChange) { events += transition.events }
+        }
+        return events
+    }
+
+    private func start(_ request: RegistrationRequested) throws -> [Event] {
+        if let saga = try accounts.saga(request.registrationId) { return replay(saga, request) }
+        if let failure = RegistrationRequest.validateId(request.registrationId) { return [failed(request, failure)] }
+        let email = RegistrationRules.normalizedEmail(request.email)
+        if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) {
+            return [failed(request, failure)]
+        }
+        guard let password = vault.unseal(request.sealedPassword) else {
+            return [failed(request, Failure(.passwordUnsealable, "The password could not be unsealed; seal it with the account worker's public key."))]
+        }
+        if let failure = rules.validate(password: password, email: email) { return [failed(request, failure)] }
+
+        let now = clock()
+        let saga = SagaRecord(
+            registrationId: request.registrationId, uid: UUID().uuidString.lowercased(), email: email,
+            name: RegistrationRules.normalizedName(request.name), isMapLocationEnabled: request.isMapLocationEnabled,
+            imageId: UUID().uuidString.lowercased(), stage: .awaitingAvatar, startedAt: now, updatedAt: now)
+        let account = Account(uid: saga.uid, email: email, passwordHash: try vault.hash(password), status: .pending,
+                              registrationId: request.registrationId, createdAt: now)
+        switch try accounts.start(saga, account: account) {
+        case .started:
+            return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+        case .existing(let existing):
+            return replay(existing, request)
+        case .emailTaken:
+            var rejected = saga
+            rejected.stage = .failed
+            rejected.failure = Failure(.emailTaken, "This email address is already in use.")
+            return SagaTransition.events(of: try accounts.recordFailed(rejected))
+        }
+    }
+
+    /// A request for a saga that exists: publish again what its stage asked for.
+    private func replay(_ saga: SagaRecord, _ request: RegistrationRequested) -> [Event] {
+        guard saga.stage == .awaitingAvatar else { return SagaTransition.events(of: saga) }
+        return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+    }
+
+    private func advance(on reply: Event) throws -> [Event] {
+        for _ in 0..<8 {
+            guard let saga = try accounts.saga(reply.registrationId) else { return orphanUndo(reply) }
+            let transition = SagaTransition.on(reply, saga: saga, at: clock())
+            guard let record = transition.record else { return transition.events }
+            if try accounts.save(record, applying: transition.accountChange) { return transition.events }
+        }
+        throw StoreError(.transient, "saga \(reply.registrationId) kept changing under concurrent writers")
+    }
+
+    /// A forward reply for a saga this store never started: undo it so nothing is left behind.
+    private func orphanUndo(_ reply: Event) -> [Event] {
+        switch reply {
+        case .avatarStored(let stored): [.deleteAvatar(DeleteAvatar(registrationId: stored.registrationId, imageId: stored.imageId))]
+        case .profileWritten(let written): [.deleteProfile(DeleteProfile(registrationId: written.registrationId, uid: written.uid))]
+        default: []
+        }
+    }
+
+    private func failed(_ request: RegistrationRequested, _ failure: Failure) -> Event {
+        .registrationFailed(RegistrationFailed(registrationId: request.registrationId, reason: failure.reason, message: failure.message))
+    }
+}

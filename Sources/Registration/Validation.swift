@@ -1,0 +1,77 @@
+import Foundation
+
+/// The registration rules (the messenger app's checks, made standard).
+public struct RegistrationRules: Sendable {
+    /// Shortest password accepted; NIST asks for 8, the original apps allowed 6.
+    public var minimumPasswordLength: Int
+    public var maximumPasswordLength = 128
+    public var maximumNameLength = 30
+    public var maximumEmailLength = 254
+
+    public init(minimumPasswordLength: Int = 8) {
+        self.minimumPasswordLength = minimumPasswordLength
+    }
+
+    /// The normalised email (trimmed, lower-cased): the identity accounts are unique by.
+    public static func normalizedEmail(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// The name as stored (trimmed).
+    public static func normalizedName(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Checks a name, returning the first rule it breaks.
+    public func validate(name: String) -> Failure? {
+        let name = Self.normalizedName(name)
+        if name.isEmpty { return Failure(.nameEmpty, "The name must not be empty.") }
+        if name.count > maximumNameLength {
+            return Failure(.nameTooLong, "The name must be at most \(maximumNameLength) characters.")
+        }
+        return nil
+    }
+
+    /// Checks an email address (already normalised or not).
+    public func validate(email: String) -> Failure? {
+        let email = Self.normalizedEmail(email)
+        if email.utf8.count > maximumEmailLength {
+            return Failure(.emailTooLong, "The email address must be at most \(maximumEmailLength) characters.")
+        }
+        if !Self.isSyntacticallyValid(email) {
+            return Failure(.emailInvalid, "The email address is not valid.")
+        }
+        return nil
+    }
+
+    /// Checks a password against the length rules and the email it belongs to.
+    public func validate(password: String, email: String) -> Failure? {
+        if password.count < minimumPasswordLength {
+            return Failure(.passwordTooShort, "The password must be at least \(minimumPasswordLength) characters.")
+        }
+        if password.count > maximumPasswordLength {
+            return Failure(.passwordTooLong, "The password must be at most \(maximumPasswordLength) characters.")
+        }
+        if Self.normalizedEmail(password) == Self.normalizedEmail(email) {
+            return Failure(.passwordEqualsEmail, "The password must not be the email address.")
+        }
+        return nil
+    }
+
+    /// A practical subset of RFC 5321/5322 addresses: `local@domain` with a dotted domain of
+    /// letters, digits and hyphens, and a local part of atext characters and non-adjacent dots.
+    static func isSyntacticallyValid(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let local = parts.first, let domain = parts.last else { return false }
+        let atext = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-/=?^_`{|}~")
+        guard (1...64).contains(local.utf8.count), !local.hasPrefix("."), !local.hasSuffix("."),
+              !local.contains(".."), local.allSatisfy({ atext.contains($0) || $0 == "." }) else { return false }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        let labelCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+        return labels.allSatisfy { label in
+            (1...63).contains(label.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { labelCharacters.contains($0) }
+        } && labels.last!.allSatisfy(\.isLetter)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+
+/// Structured logs: one JSON object per line on standard error with `time`, `level`,
+/// `component`, `message` and context fields (topic, partition, offset, registration_id, …).
+///
+/// Never pass secrets (passwords, codes, tokens) as a message or field.
+public struct Logger: Sendable {
+    public enum Level: String, Sendable, Comparable {
+        case debug, info, warning, error
+
+        private var rank: Int { [.debug: 0, .info: 1, .warning: 2, .error: 3][self]! }
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    /// Context fields; values are strings, integers, booleans or doubles.
+    public typealias Fields = [String: any Sendable]
+
+    public var component: String
+    public var fields: Fields
+    public var minimumLevel: Level
+
+    /// A logger for `component`; the minimum level comes from `LOG_LEVEL` (default `info`).
+    public init(component: String, fields: Fields = [:]) {
+        self.component = component
+        self.fields = fields
+        self.minimumLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Level.init(rawValue:)) ?? .info
+    }
+
+    /// A logger that adds `extra` fields to every line.
+    public func with(_ extra: Fields) -> Logger {
+        var copy = self
+        copy.fields.merge(extra) { _, new in new }
+        return copy
+    }
+
+    public func debug(_ message: String, _ extra: Fields = [:]) { log(.debug, message, extra) }
+    public func info(_ message: String, _ extra: Fields = [:]) { log(.info, message, extra) }
+    public func warning(_ message: String, _ extra: Fields = [:]) { log(.warning, message, extra) }
+    public func error(_ message: String, _ extra: Fields = [:]) { log(.error, message, extra) }
+
+    /// Writes one line if `level` is at or above the minimum level.
+    public func log(_ level: Level, _ message: String, _ extra: Fields = [:]) {
+        guard level >= minimumLevel else { return }
+        var object: [String: Any] = [:]
+        for (key, value) in fields.merging(extra, uniquingKeysWith: { _, new in new }) {
+            object[key] = Self.jsonValue(value)
+        }
+        object["time"] = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        object["level"] = level.rawValue
+        object["component"] = component
+        object["message"] = message
+        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        line.append(0x0A)
+        Self.output.withLock { _ in FileHandle.standardError.write(line) }
+    }
+
+    private static let output = Mutex(())
+
+    private static func jsonValue(_ value: any Sendable) -> Any {
+        switch value {
+        case let value as String: value
+        case let value as Bool: value
+        case let value as Int: value
+        case let value as Int32: Int(value)
+        case let value as Int64: Int(value)
+        case let value as UInt64: value
+        case let value as Double: value
+        default: String(describing: value)
+        }
+    }
+}

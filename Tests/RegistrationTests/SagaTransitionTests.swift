@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import Registration
+
+@Suite struct SagaTransitionTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func saga(_ stage: SagaStage, imageURL: String? = nil) -> SagaRecord {
+        SagaRecord(registrationId: "r1", uid: "u1", email: "a@example.com", name: "Ada", isMapLocationEnabled: true,
+                   imageId: "i1", imageURL: imageURL, stage: stage, startedAt: now, updatedAt: now)
+    }
+
+    @Test func storedAvatarAsksForTheProfile() {
+        let transition = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "file:///i1.jpg")),
+                                           saga: saga(.awaitingAvatar), at: now)
+        #expect(transition.record?.stage == .awaitingProfile)
+        #expect(transition.record?.version == 2)
+        #expect(transition.events == [.writeProfile(WriteProfile(registrationId: "r1", uid: "u1", profile: Profile(
+            name: "Ada", email: "a@example.com", profileImage: "file:///i1.jpg", isMapLocationEnabled: true)))])
+    }
+
+    @Test func writtenProfileCompletesAndActivates() {
+        let transition = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")),
+                                           saga: saga(.awaitingProfile, imageURL: "u"), at: now)
+        #expect(transition.record?.stage == .completed)
+        #expect(transition.accountChange == .activate(uid: "u1"))
+        guard case .registrationCompleted = transition.events.first else { Issue.record("no completion"); return }
+    }
+
+    @Test func rejectedAvatarFailsAndDeletesTheAccount() {
+        let transition = SagaTransition.on(.avatarRejected(AvatarRejected(registrationId: "r1", imageId: "i1", reason: .imageCorrupt, message: "m")),
+                                           saga: saga(.awaitingAvatar), at: now)
+        #expect(transition.record?.stage == .failed)
+        #expect(transition.accountChange == .delete(uid: "u1"))
+        #expect(transition.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .imageCorrupt, message: "m"))])
+    }
+
+    @Test func rejectedProfileDeletesTheAvatarBeforeTheAccount() {
+        let rejected = SagaTransition.on(.profileRejected(ProfileRejected(registrationId: "r1", uid: "u1", reason: .profileStoreRejected, message: "m")),
+                                         saga: saga(.awaitingProfile, imageURL: "u"), at: now)
+        #expect(rejected.record?.stage == .compensating)
+        #expect(rejected.accountChange == nil)
+        #expect(rejected.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
+
+        let deleted = SagaTransition.on(.avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "i1")), saga: rejected.record!, at: now)
+        #expect(deleted.record?.stage == .failed)
+        #expect(deleted.accountChange == .delete(uid: "u1"))
+        #expect(deleted.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .profileStoreRejected, message: "m"))])
+    }
+
+    @Test func lateForwardRepliesAfterFailureAreUndone() {
+        var failed = saga(.failed)
+        failed.failure = Failure(.deadlineExceeded, "late")
+        let avatar = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: failed, at: now)
+        #expect(avatar.record == nil)
+        #expect(avatar.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
+        let profile = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")), saga: failed, at: now)
+        #expect(profile.record == nil)
+        #expect(profile.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1"))])
+    }
+
+    @Test func duplicateRepliesRepublishTheCurrentStage() {
+        let completed = saga(.completed, imageURL: "u")
+        let transition = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: completed, at: now)
+        #expect(transition.record == nil)
+        #expect(transition.events == SagaTransition.events(of: completed))
+    }
+
+    @Test func expiryUndoesWhatExists() {
+        let waitingForAvatar = SagaTransition.expire(saga(.awaitingAvatar), at: now)
+        #expect(waitingForAvatar?.record?.stage == .failed)
+        #expect(waitingForAvatar?.accountChange == .delete(uid: "u1"))
+        #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1")))
+
+        let waitingForProfile = SagaTransition.expire(saga(.awaitingProfile, imageURL: "u"), at: now)
+        #expect(waitingForProfile?.record?.stage == .compensating)
+        #expect(waitingForProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1")),
+                                              .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
+        #expect(SagaTransition.expire(saga(.completed), at: now) == nil)
+    }
+}
