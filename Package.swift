@@ -10,6 +10,7 @@ import PackageDescription
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
 /// - `Registration`: the domain — events, rules, saga logic and the store protocols. No I/O library.
 /// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
+/// - `Backends`: picks the store implementations an installation is configured with.
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
@@ -41,23 +42,24 @@ let package = Package(
         .target(name: "Registration"),
         .target(name: "EmbeddedStores", dependencies: ["CSQLite", "Registration"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Registration"]),
+        .target(name: "Backends", dependencies: ["EmbeddedStores", "Registration"]),
 
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
-            "KafkaCommands", "Kafka", "Support", "Crypto", "Registration", "EmbeddedStores", "WorkerRuntime",
+            "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
-            "Support", "Crypto", "Registration", "EmbeddedStores", "WorkerRuntime",
+            "Support", "Crypto", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "image-worker", dependencies: [
-            "Support", "Imaging", "Registration", "EmbeddedStores", "WorkerRuntime",
+            "Support", "Crypto", "Imaging", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "profile-worker", dependencies: [
-            "Support", "Registration", "EmbeddedStores", "WorkerRuntime",
+            "Support", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "code-dispatch-worker", dependencies: [
-            "Support", "Crypto", "Registration", "EmbeddedStores", "WorkerRuntime",
+            "Support", "Crypto", "Registration", "Backends", "WorkerRuntime",
         ]),
 
         // MARK: Tests
@@ -67,6 +69,6 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Registration"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "Registration"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Registration", "EmbeddedStores"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Registration", "Backends", "WorkerRuntime"]),
     ]
 )

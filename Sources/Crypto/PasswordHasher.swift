@@ -1,8 +1,11 @@
 import CSodium
+import Foundation
 
 /// Argon2id password hashing (`crypto_pwhash_str_alg`), with OWASP's default cost: 19 MiB, 2 passes, 1 lane.
 ///
 /// The encoded hash (`$argon2id$v=19$m=…,t=…,p=1$salt$hash`) carries its own salt and parameters.
+/// Passwords are hashed as UTF-8 after Unicode NFKC normalisation (NIST SP 800-63B §5.1.1.2), so the
+/// same password typed on different keyboards or systems matches.
 public struct PasswordHasher: Sendable {
     /// Passes over memory (argon2 `t`).
     public let opsLimit: UInt64
@@ -20,7 +23,7 @@ public struct PasswordHasher: Sendable {
 
     /// Hashes `password` with a fresh random salt; throws ``CryptoError/hashingFailed`` if memory runs out.
     public func hash(_ password: String) throws -> String {
-        var secret = Array(password.utf8)
+        var secret = Self.normalized(password)
         defer { wipe(&secret) }
         var encoded = [CChar](repeating: 0, count: crypto_pwhash_strbytes())
         let status = crypto_pwhash_str_alg(
@@ -31,7 +34,7 @@ public struct PasswordHasher: Sendable {
 
     /// Whether `password` matches `encodedHash`; false for malformed hashes. Takes the time of one hash.
     public func verify(_ password: String, against encodedHash: String) -> Bool {
-        var secret = Array(password.utf8)
+        var secret = Self.normalized(password)
         defer { wipe(&secret) }
         return crypto_pwhash_str_verify(encodedHash, secret, UInt64(secret.count)) == 0
     }
@@ -40,5 +43,9 @@ public struct PasswordHasher: Sendable {
     /// by a new hash at the next successful sign-in.
     public func needsRehash(_ encodedHash: String) -> Bool {
         crypto_pwhash_str_needs_rehash(encodedHash, opsLimit, memoryLimit) != 0
+    }
+
+    private static func normalized(_ password: String) -> [UInt8] {
+        Array(password.precomposedStringWithCompatibilityMapping.utf8)
     }
 }

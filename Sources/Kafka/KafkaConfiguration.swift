@@ -44,6 +44,8 @@ public struct KafkaConfiguration: Sendable {
     /// Called with non-fatal errors that librdkafka recovers from by itself (broker down, transport
     /// failures, failed asynchronous commits). Called on a librdkafka or library thread: keep it short.
     public var errorHandler: (@Sendable (KafkaError) -> Void)?
+    /// Called on the consumer's poll thread when a group consumer's partitions change; keep it short.
+    public var rebalanceHandler: (@Sendable (RebalanceEvent) -> Void)?
     /// Called with librdkafka's log lines (default: librdkafka prints them to stderr).
     public var logHandler: (@Sendable (KafkaLogEntry) -> Void)?
 

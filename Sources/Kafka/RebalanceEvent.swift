@@ -7,11 +7,3 @@ public enum RebalanceEvent: Sendable, Hashable {
     /// These partitions were taken away without notice (session timed out); nothing can be committed.
     case lost([TopicPartition])
 }
-
-extension KafkaConfiguration {
-    /// Called on the consumer's poll thread when partitions are assigned or revoked; keep it short.
-    public var rebalanceHandler: (@Sendable (RebalanceEvent) -> Void)? {
-        get { rebalanceHandlerStorage }
-        set { rebalanceHandlerStorage = newValue }
-    }
-}

@@ -1,1 +1,4 @@
-// placeholder: replaced when the executable lands
+import KafkaCommands
+import Support
+
+await CommandLineTool.exit { await KafkaTool.main(Array(CommandLine.arguments.dropFirst())) }

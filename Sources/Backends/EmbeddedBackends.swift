@@ -1,0 +1,31 @@
+import EmbeddedStores
+import Registration
+
+/// The stores of one installation on the embedded defaults: SQLite databases and files, all in one
+/// data directory. Each accessor opens the store; callers keep what they open.
+public struct EmbeddedBackends: Sendable {
+    public let directory: String
+
+    public init(_ directory: String) {
+        self.directory = directory
+    }
+
+    public func accounts() throws -> any AccountStore {
+        try SQLiteAccountStore(path: try layout().accountsDatabase)
+    }
+
+    public func profiles() throws -> any ProfileStore {
+        try SQLiteProfileStore(path: try layout().profilesDatabase)
+    }
+
+    public func objects() throws -> any ObjectStore {
+        try FileObjectStore(root: try layout().objects)
+    }
+
+    /// The path of the account worker's sealing key (secret; 0600), creating its private directory.
+    public func sealingKey() throws -> String { try layout().keys + "/account-worker.seal" }
+    /// The path of the public half of the sealing key, which clients seal passwords to.
+    public var sealingPublicKey: String { directory + "/keys/account-worker.seal.pub" }
+
+    private func layout() throws -> DataDirectory { try DataDirectory(directory) }
+}

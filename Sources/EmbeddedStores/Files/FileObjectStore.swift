@@ -1,0 +1,73 @@
+import Foundation
+import Registration
+
+/// Objects as files under one root directory (e.g. `<data>/objects`): key `ProfileImages/x.jpg` is
+/// the file `<root>/ProfileImages/x.jpg`.
+///
+/// Keys are relative paths of non-empty segments that do not start with "." (so neither "." nor
+/// "..": nothing outside the root is reachable, and hidden names stay free for temporary files);
+/// other keys are refused with a permanent error. Writes are atomic: readers see the old object or
+/// the new one, never part of one. Content types are not stored: whatever serves the files infers
+/// them from the names.
+public struct FileObjectStore: ObjectStore {
+    /// The absolute path of the root directory.
+    public let root: String
+    /// The URL that `url(for:)` puts keys under, or nil for `file://` URLs of the files.
+    public let publicBaseURL: String?
+
+    /// A store in `root`, which is created if needed.
+    /// - Parameter publicBaseURL: Where clients fetch the objects, e.g. `https://cdn.example.com/objects`;
+    ///   nil when they read the files directly.
+    public init(root: String, publicBaseURL: String? = nil) throws(StoreError) {
+        self.root = URL(fileURLWithPath: root).standardizedFileURL.path
+        self.publicBaseURL = publicBaseURL
+        try FileSystem.createDirectory(self.root)
+    }
+
+    public func put(_ bytes: [UInt8], key: String, contentType: String) throws(StoreError) {
+        let path = try path(of: key)
+        try FileSystem.createDirectory(FileSystem.parent(of: path))
+        try FileSystem.replace(path, with: bytes)
+    }
+
+    public func get(_ key: String) throws(StoreError) -> [UInt8]? {
+        try FileSystem.contents(of: path(of: key))
+    }
+
+    public func contains(_ key: String) throws(StoreError) -> Bool {
+        try FileSystem.isFile(path(of: key))
+    }
+
+    public func delete(_ key: String) throws(StoreError) {
+        try FileSystem.remove(path(of: key))
+    }
+
+    /// The objects whose key starts with `prefix`, sorted by key. Only the directory the prefix
+    /// names (up to its last "/") is walked.
+    public func list(prefix: String) throws(StoreError) -> [StoredObject] {
+        let directory = prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
+        let files = try FileSystem.files(under: directory.isEmpty ? root : path(of: directory))
+        return files
+            .map { StoredObject(key: directory.isEmpty ? $0.path : "\(directory)/\($0.path)", size: $0.size, modifiedAt: $0.modifiedAt) }
+            .filter { $0.key.hasPrefix(prefix) }
+            .sorted { $0.key < $1.key }
+    }
+
+    /// `<publicBaseURL>/<key>` (percent-encoded), or the `file://` URL of the object's file.
+    public func url(for key: String) -> String {
+        guard let base = publicBaseURL else {
+            return URL(fileURLWithPath: root).appendingPathComponent(key).absoluteString
+        }
+        let path = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? key
+        return base.hasSuffix("/") ? base + path : "\(base)/\(path)"
+    }
+
+    /// The absolute path of the file of `key`, which must be a valid key.
+    private func path(of key: String) throws(StoreError) -> String {
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard !key.isEmpty, !key.contains("\0"), segments.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }) else {
+            throw StoreError(.permanent, "invalid object key \"\(key)\": it must be a relative path of non-empty segments not starting with \".\"")
+        }
+        return "\(root)/\(key)"
+    }
+}

@@ -1,0 +1,178 @@
+import CRDKafka
+import Dispatch
+import Synchronization
+
+/// Reads messages as an `AsyncSequence`, either as a member of a consumer group or from an explicit
+/// assignment.
+///
+/// Offsets are committed only for messages passed to `commit` (at-least-once): a consumer that stops
+/// before committing gets the message again. Blocking librdkafka calls run on the consumer's own
+/// dispatch queue, never on Swift's cooperative pool.
+public final class KafkaConsumer: Sendable {
+    private let client: ClientHandle
+    private let errorHandler: (@Sendable (KafkaError) -> Void)?
+    private let isClosed = Atomic(false)
+    /// Serializes `rd_kafka_consumer_poll` and `rd_kafka_consumer_close`, which may block.
+    private let pollQueue = DispatchQueue(label: "kafka-consumer-poll")
+    private static let pollQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Joins `configuration.groupID` and reads `topics`, sharing their partitions with the other members.
+    public convenience init(configuration: KafkaConfiguration, subscribingTo topics: [String]) throws(KafkaError) {
+        guard configuration.groupID != nil else {
+            throw KafkaError(code: KafkaError.Code.invalidArgument, message: "a subscribing consumer needs a groupID")
+        }
+        try self.init(configuration: configuration, usesGroup: true)
+        let list = TopicPartitionList(capacity: topics.count)
+        for topic in topics { list.add(topic: topic, partition: RD_KAFKA_PARTITION_UA) }
+        try KafkaError.check(rd_kafka_subscribe(client.pointer, list.pointer))
+    }
+
+    /// Reads exactly the given partitions from the given offsets, without joining a group.
+    ///
+    /// `groupID`, if set, is only where `commit` stores offsets and `.stored` reads them; without it a
+    /// private one is made up (librdkafka's consumer API needs one, but no group is joined).
+    public convenience init(configuration: KafkaConfiguration, assignment: [TopicPartitionOffset]) throws(KafkaError) {
+        var configuration = configuration
+        if configuration.groupID == nil {
+            configuration.groupID = "\(configuration.clientID)-unjoined-\(UInt64.random(in: 0...UInt64.max))"
+        }
+        try self.init(configuration: configuration, usesGroup: false)
+        try assign(assignment)
+    }
+
+    private init(configuration: KafkaConfiguration, usesGroup: Bool) throws(KafkaError) {
+        let rebalance: ClientCallbacks.Rebalance = { client, event, partitions in
+            Rebalancer.handle(client: client, event: event, partitions: partitions, configuration: configuration)
+        }
+        let callbacks = ClientCallbacks(configuration: configuration, rebalance: usesGroup ? rebalance : nil)
+        client = try ClientHandle(
+            type: RD_KAFKA_CONSUMER, properties: configuration.librdkafkaProperties(for: .consumer),
+            callbacks: callbacks)
+        errorHandler = configuration.errorHandler
+        // Serve errors, commit results and rebalances from the consumer queue, in `rd_kafka_consumer_poll`.
+        rd_kafka_poll_set_consumer(client.pointer)
+        pollQueue.setSpecific(key: Self.pollQueueKey, value: ObjectIdentifier(pollQueue))
+    }
+
+    deinit { close() }
+
+    /// The consumed messages. Throws only fatal errors (others go to `errorHandler`);
+    /// ends after `close()` or when the iterating task is cancelled.
+    public var messages: KafkaMessageSequence { KafkaMessageSequence(consumer: self) }
+
+    /// Marks `message` as processed (stores offset + 1) and commits asynchronously.
+    /// Throws `_STATE` if its partition is no longer assigned to this consumer (after a rebalance):
+    /// its new owner will then get the message again.
+    public func commit(_ message: KafkaMessage) throws(KafkaError) {
+        try markProcessed(message)
+        try KafkaError.check(rd_kafka_commit(client.pointer, nil, 1))
+    }
+
+    /// Marks `message` as processed without committing yet: the next `commit`, `commitSync`,
+    /// rebalance or `close` commits it (or librdkafka's timer, if `enable.auto.commit` is set).
+    public func markProcessed(_ message: KafkaMessage) throws(KafkaError) {
+        try checkOpen()
+        let list = TopicPartitionList(capacity: 1)
+        list.add(topic: message.topic, partition: message.partition, offset: message.offset + 1)
+        try KafkaError.check(rd_kafka_offsets_store(client.pointer, list.pointer))
+        if let error = list.firstError { throw error }
+    }
+
+    /// Commits every processed offset now, waiting for the broker. Blocks the caller.
+    public func commitSync() throws(KafkaError) {
+        try checkOpen()
+        if let error = Rebalancer.commitStoredOffsets(client: client.pointer) { throw error }
+    }
+
+    /// Replaces the partitions read by a consumer created with an assignment.
+    public func assign(_ assignment: [TopicPartitionOffset]) throws(KafkaError) {
+        try checkOpen()
+        let list = TopicPartitionList(capacity: assignment.count)
+        for item in assignment { list.add(topic: item.topic, partition: item.partition, offset: item.offset.rawValue) }
+        try KafkaError.check(rd_kafka_assign(client.pointer, list.pointer))
+    }
+
+    /// Stops fetching from a partition (it stays assigned) until `resume`.
+    public func pause(topic: String, partition: Int32) throws(KafkaError) {
+        try checkOpen()
+        let list = TopicPartitionList(capacity: 1)
+        list.add(topic: topic, partition: partition)
+        try KafkaError.check(rd_kafka_pause_partitions(client.pointer, list.pointer))
+        if let error = list.firstError { throw error }
+    }
+
+    public func resume(topic: String, partition: Int32) throws(KafkaError) {
+        try checkOpen()
+        let list = TopicPartitionList(capacity: 1)
+        list.add(topic: topic, partition: partition)
+        try KafkaError.check(rd_kafka_resume_partitions(client.pointer, list.pointer))
+        if let error = list.firstError { throw error }
+    }
+
+    /// Commits processed offsets and leaves the group at once (no session timeout for the others
+    /// to wait out); then `messages` ends. Blocks until done (bounded by the socket timeout); idempotent.
+    public func close() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        rd_kafka_yield(client.pointer)  // wakes a waiting poll
+        onPollQueue { _ = rd_kafka_consumer_close(client.pointer) }
+    }
+
+    /// The oldest and next offsets of a partition, asked of its leader. Blocks for at most `timeout`.
+    public func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64) {
+        try client.watermarks(topic: topic, partition: partition, timeout: timeout)
+    }
+
+    /// Asks the cluster for the partition count of `topic`; a quick connectivity check.
+    /// Throws `_TRANSPORT` or `_TIMED_OUT` if no broker answers within `timeout`. Blocks the caller.
+    public func partitionCount(topic: String, timeout: Duration) throws(KafkaError) -> Int {
+        try client.partitionCount(topic: topic, timeout: timeout)
+    }
+
+    /// Waits on the poll queue for the next message; nil once closed or `interrupt` is set.
+    func nextMessage() async throws(KafkaError) -> KafkaMessage? {
+        let interrupt = Interrupt()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pollQueue.async { continuation.resume(returning: self.poll(until: interrupt)) }
+            }
+        } onCancel: {
+            interrupt.isSet.store(true, ordering: .releasing)
+            rd_kafka_yield(client.pointer)
+        }
+        return try result.get()
+    }
+
+    /// Runs on the poll queue. Each `rd_kafka_consumer_poll` sleeps until a message, an event, a
+    /// yield (from `close` or cancellation) or its timeout.
+    private func poll(until interrupt: Interrupt) -> Result<KafkaMessage?, KafkaError> {
+        while !isClosed.load(ordering: .acquiring), !interrupt.isSet.load(ordering: .acquiring) {
+            guard let message = rd_kafka_consumer_poll(client.pointer, 500) else { continue }
+            defer { rd_kafka_message_destroy(message) }
+            let err = message.pointee.err
+            if err == RD_KAFKA_RESP_ERR_NO_ERROR { return .success(KafkaMessage(copying: message)) }
+            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { continue }
+            let error = client.resolvingFatal(KafkaError(err, message: String(cString: rd_kafka_message_errstr(message)))!)
+            if error.isFatal { return .failure(error) }
+            errorHandler?(error)
+        }
+        return .success(nil)
+    }
+
+    private func checkOpen() throws(KafkaError) {
+        if isClosed.load(ordering: .acquiring) { throw .state("consumer is closed") }
+    }
+
+    /// Runs `body` on the poll queue and waits, or runs it directly if already there.
+    private func onPollQueue(_ body: () -> Void) {
+        if DispatchQueue.getSpecific(key: Self.pollQueueKey) == ObjectIdentifier(pollQueue) {
+            body()
+        } else {
+            pollQueue.sync(execute: body)
+        }
+    }
+}
+
+/// A flag set when the task waiting for a message is cancelled.
+private final class Interrupt: Sendable {
+    let isSet = Atomic(false)
+}

@@ -1,0 +1,38 @@
+import Kafka
+import Support
+
+/// The options every command that talks to Kafka shares, and the configuration they make.
+enum ClientOptions {
+    static let bootstrap = CommandSpec.Option.value(
+        "bootstrap", "Brokers, host:port[,host:port…]", environment: "KAFKA_BOOTSTRAP")
+    static let common: [CommandSpec.Option] = [
+        bootstrap,
+        .value("client-id", "Client ID", default: "kafka-tool"),
+        .value("property", "Any librdkafka property, name=value", repeatable: true),
+    ]
+
+    /// A configuration from `--bootstrap`, `--client-id` and `--property`; librdkafka's errors and
+    /// logs go to `logger`.
+    static func configuration(_ arguments: ParsedArguments, logger: Logger) throws(UsageError) -> KafkaConfiguration {
+        var configuration = KafkaConfiguration(
+            bootstrapServers: try arguments.required("bootstrap"),
+            clientID: arguments.value("client-id") ?? "kafka-tool")
+        for property in arguments.values("property") {
+            guard let equals = property.firstIndex(of: "=") else {
+                throw .invalid("--property expects name=value, got '\(property)'", "")
+            }
+            configuration.properties[String(property[..<equals])] = String(property[property.index(after: equals)...])
+        }
+        configuration.errorHandler = { error in logger.warning("kafka: \(error.message)", ["code": error.name]) }
+        configuration.logHandler = { entry in
+            logger.log(entry.level <= 3 ? .error : entry.level <= 5 ? .warning : .debug,
+                       "librdkafka: \(entry.message)", ["facility": entry.facility])
+        }
+        return configuration
+    }
+
+    /// `--name` as a duration in milliseconds.
+    static func milliseconds(_ arguments: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
+        try arguments.integer(name).map { .milliseconds($0) }
+    }
+}

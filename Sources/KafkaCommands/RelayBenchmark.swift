@@ -1,0 +1,155 @@
+import Foundation
+import Kafka
+import Support
+import Synchronization
+
+/// One run of `kafka-tool bench relay`.
+struct RelayBenchmark {
+    struct Result {
+        var received: Int
+        var elapsed: Duration
+        /// End-to-end latencies, sorted.
+        var latencies: [Duration]
+        /// CPU time of each hop process while the messages went through.
+        var hopCPU: [Duration]
+
+        func report(_ settings: BenchCommand.Settings) -> String {
+            func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.seconds * 1000) }
+            func percentile(_ p: Double) -> Duration {
+                latencies.isEmpty ? .zero : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+            }
+            let throughput = Double(received) / max(elapsed.seconds, 0.001)
+            let perThousand: [Double] = hopCPU.map { $0.seconds * 1000 / Double(max(received, 1)) }
+            let average = perThousand.reduce(0, +) / Double(max(perThousand.count, 1))
+            let perHop = perThousand.enumerated().map { "hop \($0.offset + 1): " + String(format: "%.3f s", $0.element) }
+            return [
+                "relay benchmark: \(settings.hops) hops, \(settings.messages) messages of \(settings.payloadBytes) bytes "
+                    + "offered at \(settings.rate)/s, linger \(settings.lingerMilliseconds) ms, fetch wait \(settings.fetchWaitMaxMilliseconds) ms",
+                "delivered: \(received)/\(settings.messages) in " + String(format: "%.2f s = %.1f msg/s", elapsed.seconds, throughput),
+                "latency end to end: p50 \(ms(percentile(0.5))), p99 \(ms(percentile(0.99))), max \(ms(latencies.last ?? .zero))",
+                "CPU per 1,000 messages per hop: " + String(format: "%.3f s", average) + " (" + perHop.joined(separator: ", ") + ")",
+            ].joined(separator: "\n")
+        }
+    }
+
+    let settings: BenchCommand.Settings
+    let bootstrap: String?
+
+    func run() async throws -> Result {
+        let logger = Logger(component: "bench")
+        let cluster = bootstrap == nil ? try MockCluster(brokers: 1) : nil
+        let servers = bootstrap ?? cluster!.bootstrapServers
+        let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let topics = (0...settings.hops).map { "bench-\(runID)-\($0)" }
+        for topic in topics { try cluster?.createTopic(topic, partitions: settings.partitions, replicationFactor: 1) }
+
+        let tuning: [String] = [
+            "--linger-ms", String(settings.lingerMilliseconds),
+            "--fetch-wait-max-ms", String(settings.fetchWaitMaxMilliseconds),
+        ]
+        let hops = try (0..<settings.hops).map { (index: Int) throws -> ChildProcess in
+            let name = "bench-\(runID)-hop\(index + 1)"
+            let route: [String] = ["--from", topics[index], "--to", topics[index + 1]]
+            let arguments: [String] = ["relay", "--bootstrap", servers, "--group", name, "--client-id", name] + route + tuning
+            return try ChildProcess(arguments: arguments, environment: ["LOG_LEVEL": "warning"])
+        }
+        do {
+            let result = try await measure(hops: hops, servers: servers, topics: topics, logger: logger)
+            for hop in hops { await hop.terminate() }
+            return result
+        } catch {
+            for hop in hops { await hop.terminate() }
+            throw error
+        }
+    }
+
+    private func measure(hops: [ChildProcess], servers: String, topics: [String], logger: Logger) async throws -> Result {
+        for (index, hop) in hops.enumerated() {
+            guard await Self.waitForAssignment(hop) else {
+                throw KafkaError(code: KafkaError.Code.timedOut, message: "relay hop \(index + 1) did not join its group")
+            }
+        }
+        logger.info("relays ready", ["hops": hops.count])
+
+        var configuration = KafkaConfiguration(bootstrapServers: servers, clientID: "bench")
+        configuration.linger = .milliseconds(settings.lingerMilliseconds)
+        configuration.fetchWaitMax = .milliseconds(settings.fetchWaitMaxMilliseconds)
+        configuration.errorHandler = { logger.warning("kafka: \($0)") }
+        let sink = try KafkaConsumer(configuration: configuration, assignment: (0..<settings.partitions).map {
+            TopicPartitionOffset(topic: topics.last!, partition: $0, offset: .beginning)
+        })
+        let producer = try KafkaProducer(configuration: configuration)
+
+        let cpuBefore = hops.map { $0.cpuTime ?? .zero }
+        let start = ContinuousClock.now
+        let receiver = Task { try await receive(from: sink) }
+        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: settings.payloadBytes)
+        let interval = Duration.seconds(1) / settings.rate
+        for index in 0..<settings.messages {
+            try await Task.sleep(until: start + interval * index, clock: .continuous)
+            let sentAt = Array(String(Self.wallClockNanoseconds()).utf8)
+            try await producer.enqueue(OutgoingMessage(
+                topic: topics[0], key: String(index), value: payload,
+                headers: [KafkaHeader(key: BenchCommand.sentAtHeader, value: sentAt)]))
+        }
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(30))
+            sink.close()
+        }
+        let (latencies, finished) = try await receiver.value
+        deadline.cancel()
+        let cpuAfter = hops.map { $0.cpuTime ?? .zero }
+        sink.close()
+        await producer.close()
+        return Result(
+            received: latencies.count, elapsed: finished - start, latencies: latencies.sorted(),
+            hopCPU: zip(cpuBefore, cpuAfter).map { $1 - $0 })
+    }
+
+    /// Reads until every message arrived (duplicates counted once) or the sink is closed.
+    private func receive(from sink: KafkaConsumer) async throws -> ([Duration], ContinuousClock.Instant) {
+        var seen = Set<String>()
+        var latencies: [Duration] = []
+        var finished = ContinuousClock.now
+        for try await message in sink.messages {
+            let now = Self.wallClockNanoseconds()
+            guard let key = message.keyString, seen.insert(key).inserted,
+                  let header = message.header(BenchCommand.sentAtHeader),
+                  let sentAt = Int64(String(decoding: header, as: UTF8.self)) else { continue }
+            latencies.append(.nanoseconds(now - sentAt))
+            if ProcessInfo.processInfo.environment["BENCH_DEBUG"] != nil, latencies.count % 50 == 1 { FileHandle.standardError.write(Data("\(key) \(Double(now - sentAt)/1e6) ms\n".utf8)) }
+            finished = .now
+            if latencies.count == settings.messages { break }
+        }
+        return (latencies, finished)
+    }
+
+    /// Waits (at most 30 s) for a relay's first non-empty `assigned` event.
+    private static func waitForAssignment(_ hop: ChildProcess) async -> Bool {
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(30))
+            await hop.terminate()
+        }
+        defer { timeout.cancel() }
+        for await line in hop.lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["event"] as? String == "assigned",
+                  let partitions = object["partitions"] as? [Any], !partitions.isEmpty else { continue }
+            return true
+        }
+        return false
+    }
+
+    /// Nanoseconds since the Unix epoch: comparable across the processes of one machine.
+    static func wallClockNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A child process started from a binary of this build (a worker, the broker), with its standard
+/// output readable line by line and its standard error appended to a log file or inherited.
+public final class ChildProcess: @unchecked Sendable {
+    // `process` and the pipe are configured in `init` and only read afterwards; Foundation's
+    // Process is safe to signal and query from any thread once running.
+    private let process: Process
+    private let output: Pipe
+    private let lines: LineReader
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public let name: String
+
+    /// Starts `executable` with `arguments`; standard error goes to `stderrPath` (appended) or is inherited.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                stderrPath: String? = nil) throws {
+        name = (executable as NSString).lastPathComponent
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
+        output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        if let stderrPath {
+            if !FileManager.default.fileExists(atPath: stderrPath) {
+                _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+            handle.seekToEndOfFile()
+            process.standardError = handle
+        }
+        lines = LineReader(output.fileHandleForReading)
+        try process.run()
+    }
+
+    /// The next line the process writes on standard output, or nil at its end.
+    public func nextLine() async -> String? {
+        await lines.next()
+    }
+
+    /// Sends `signal` (SIGTERM, SIGKILL, …).
+    public func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits for the process to exit and returns its status (128 + signal when killed).
+    public func waitForExit() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.process.waitUntilExit()
+                let status = self.process.terminationStatus
+                continuation.resume(returning: self.process.terminationReason == .uncaughtSignal ? 128 + status : status)
+            }
+        }
+    }
+
+    /// Sends SIGTERM, waits up to `grace` for a clean exit, then SIGKILL.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(10)) async -> Int32 {
+        send(SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        send(SIGKILL)
+        return await waitForExit()
+    }
+}
+
+/// Reads lines from a file handle on a Dispatch thread, one at a time, in order.
+private final class LineReader: @unchecked Sendable {
+    // `buffer` and `ended` are touched only on `queue`.
+    private let handle: FileHandle
+    private let queue = DispatchQueue(label: "registrar.line-reader")
+    private var buffer: [UInt8] = []
+    private var ended = false
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    func next() async -> String? {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.readLine()) }
+        }
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            if ended {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty { ended = true } else { buffer.append(contentsOf: chunk) }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Backends
+import Registration
+import Support
+import WorkerRuntime
+
+/// `registrar audit`: checks every store for half-registered users; exits 1 when it finds any.
+enum AuditCommand {
+    static let spec = CommandSpec(
+        name: "registrar audit", summary: "check every store for half-registered users",
+        options: [.value("grace", "Seconds a registration may be in flight before it counts", default: "300"),
+                  ConnectionOptions.specs[1]])
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec) { parsed in
+            let backends = EmbeddedBackends(parsed.value("data-dir") ?? "data")
+            let audit = RegistrationAudit(accounts: try backends.accounts(), profiles: try backends.profiles(),
+                                          images: try backends.objects())
+            let findings = try audit.run(grace: .seconds(try parsed.integer("grace") ?? 300))
+            findings.forEach { print($0) }
+            print("audit: \(findings.count) finding\(findings.count == 1 ? "" : "s")")
+            return findings.isEmpty ? .success : .failure
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Backends
+import Foundation
+import Registration
+import Support
+import WorkerRuntime
+
+/// `registrar register`: publishes a registration request and waits for its outcome.
+enum RegisterCommand {
+    static let spec = CommandSpec(
+        name: "registrar register", summary: "publish a registration and wait for its outcome",
+        usage: "--email E --password P --name N [--avatar FILE] [--map-location on|off]",
+        options: [
+            .value("email", "Email address"),
+            .value("password", "Password (sealed before it leaves this process)", environment: "REGISTRAR_PASSWORD"),
+            .value("name", "Display name, 1–30 characters"),
+            .value("avatar", "Image file for the avatar; the default image when absent"),
+            .value("map-location", "on or off", default: "off"),
+            .value("registration-id", "Idempotency key; default: a new UUID"),
+            .value("timeout", "Seconds to wait for the outcome", default: "30"),
+            .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+        ] + ConnectionOptions.specs)
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec) { parsed in
+            let connection = try ConnectionOptions(parsed)
+            let mapLocation = try parsed.value("map-location", as: "on or off") { ["on": true, "off": false][$0] } ?? false
+            let timeout = try parsed.integer("timeout") ?? 30
+            let avatar = try parsed.value("avatar").map { path in
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw UsageError.invalid("cannot read avatar file \(path)", "")
+                }
+                return Array(data)
+            }
+            let client = RegistrationClient(kafka: connection.kafka(clientID: "registrar-cli"),
+                                            publicKey: try PublicKeySource.load(parsed),
+                                            objects: try EmbeddedBackends(connection.dataDirectory).objects())
+            let registrationId = parsed.value("registration-id") ?? UUID().uuidString.lowercased()
+            let outcome = try await client.register(
+                registrationId: registrationId, email: try parsed.required("email"), password: try parsed.required("password"),
+                name: try parsed.required("name"), avatar: avatar, isMapLocationEnabled: mapLocation, timeout: .seconds(timeout))
+            switch outcome {
+            case .completed(let completed):
+                print("completed \(registrationId): uid \(completed.uid), profile image \(completed.profile.profileImage)")
+                return .success
+            case .failed(let failed):
+                print("failed \(registrationId): \(failed.reason.rawValue) — \(failed.message)")
+                return .failure
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Kafka
+import Registration
+import WorkerRuntime
+
+/// One registration's path through the topics, read back from the broker.
+struct SagaPath {
+    struct Step {
+        var time: Date?
+        var topic: String
+        var summary: String
+    }
+
+    var steps: [Step]
+    /// "completed", "failed: <reason>", "in progress" or "unknown".
+    var standing: String
+
+    static func read(_ registrationId: String, kafka: KafkaConfiguration) async throws -> SagaPath {
+        let topics = Topic.all.map(\.name)
+        let messages = try await TopicSnapshot.read(topics, configuration: kafka) { $0.keyString == registrationId }
+        let ordered = messages.sorted { ($0.timestamp ?? .distantPast, $0.offset) < ($1.timestamp ?? .distantPast, $1.offset) }
+        var standing = ordered.isEmpty ? "unknown" : "in progress"
+        let steps = ordered.map { message in
+            guard let event = try? EventCodec.decode(message.value) else {
+                return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message")
+            }
+            switch event {
+            case .registrationCompleted: standing = "completed"
+            case .registrationFailed(let failed): standing = "failed: \(failed.reason.rawValue)"
+            default: break
+            }
+            return Step(time: message.timestamp, topic: message.topic, summary: summary(of: event))
+        }
+        return SagaPath(steps: steps, standing: standing)
+    }
+
+    /// The path as printable lines.
+    var lines: [String] {
+        steps.map { step in
+            let time = step.time.map { $0.formatted(.iso8601.time(includingFractionalSeconds: true)) } ?? "-"
+            return "  \(time)  \(step.topic.padding(toLength: 22, withPad: " ", startingAt: 0)) \(step.summary)"
+        } + ["  → \(standing)"]
+    }
+
+    private static func summary(of event: Event) -> String {
+        switch event {
+        case .registrationRequested(let e): "RegistrationRequested email=\(e.email) avatar=\(e.avatar == nil ? "default" : "given")"
+        case .avatarStored(let e): "AvatarStored \(e.url)"
+        case .avatarRejected(let e): "AvatarRejected \(e.reason.rawValue)"
+        case .profileRejected(let e): "ProfileRejected \(e.reason.rawValue)"
+        case .registrationCompleted(let e): "RegistrationCompleted uid=\(e.uid)"
+        case .registrationFailed(let e): "RegistrationFailed \(e.reason.rawValue): \(e.message)"
+        default: event.type
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Registration
+import Synchronization
+import Testing
+@testable import EmbeddedStores
+
+@Suite struct FileObjectStoreTests {
+    @Test func putsGetsAndDeletesObjects() throws {
+        try withTemporaryDirectory { directory in
+            let store = try FileObjectStore(root: "\(directory)/objects")
+            let key = "ProfileImages/a.jpg"
+            #expect(try store.get(key) == nil)
+            #expect(try store.contains(key) == false)
+            try store.put([1, 2, 3], key: key, contentType: "image/jpeg")
+            #expect(try store.get(key) == [1, 2, 3])
+            #expect(try store.contains(key))
+            #expect(FileManager.default.contents(atPath: "\(directory)/objects/\(key)") == Data([1, 2, 3]))
+            try store.put([], key: key, contentType: "image/jpeg")
+            #expect(try store.get(key) == [])
+            try store.delete(key)
+            try store.delete(key)
+            try store.delete("never/there")
+            #expect(try store.get(key) == nil)
+            #expect(try store.contains("ProfileImages") == false)
+        }
+    }
+
+    @Test func listsByPrefix() throws {
+        try withTemporaryDirectory { directory in
+            let store = try FileObjectStore(root: "\(directory)/objects")
+            for key in ["ProfileImages/b.jpg", "ProfileImages/a.jpg", "staging/r1", "staging/r2", "staging/x1"] {
+                try store.put(Array(key.utf8), key: key, contentType: "application/octet-stream")
+            }
+            #expect(try store.list(prefix: "staging/").map(\.key) == ["staging/r1", "staging/r2", "staging/x1"])
+            #expect(try store.list(prefix: "staging/r").map(\.key) == ["staging/r1", "staging/r2"])
+            #expect(try store.list(prefix: "Profile").map(\.key) == ["ProfileImages/a.jpg", "ProfileImages/b.jpg"])
+            #expect(try store.list(prefix: "").count == 5)
+            #expect(try store.list(prefix: "nothing/").isEmpty)
+            let object = try #require(try store.list(prefix: "ProfileImages/a").first)
+            #expect(object.size == "ProfileImages/a.jpg".utf8.count)
+            #expect(abs(object.modifiedAt.timeIntervalSinceNow) < 60)
+        }
+    }
+
+    @Test(arguments: ["", "/etc/passwd", "../outside", "a/../../outside", "a//b", "a/", "./a", ".hidden", "a/.tmp"])
+    func refusesKeysOutsideTheTree(key: String) throws {
+        try withTemporaryDirectory { directory in
+            let store = try FileObjectStore(root: "\(directory)/objects")
+            let error = #expect(throws: StoreError.self) { try store.put([1], key: key, contentType: "text/plain") }
+            #expect(error?.kind == .permanent)
+            #expect(throws: StoreError.self) { try store.get(key) }
+            #expect(throws: StoreError.self) { try store.delete(key) }
+            if !key.isEmpty { #expect(throws: StoreError.self) { try store.list(prefix: key + "/") } }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["objects"])
+        }
+    }
+
+    @Test func aKeyThatCollidesWithADirectoryIsPermanent() throws {
+        try withTemporaryDirectory { directory in
+            let store = try FileObjectStore(root: "\(directory)/objects")
+            try store.put([1], key: "a/b", contentType: "text/plain")
+            #expect((#expect(throws: StoreError.self) { try store.put([2], key: "a", contentType: "text/plain") })?.kind == .permanent)
+            #expect((#expect(throws: StoreError.self) { try store.put([2], key: "a/b/c", contentType: "text/plain") })?.kind == .permanent)
+            #expect(try store.get("a/b") == [1])
+        }
+    }
+
+    @Test func replacesAtomically() throws {
+        try withTemporaryDirectory { directory in
+            let store = try FileObjectStore(root: "\(directory)/objects")
+            let versions = (1...4).map { [UInt8](repeating: UInt8($0), count: $0 * 100_000) }
+            try store.put(versions[0], key: "k", contentType: "application/octet-stream")
+            let torn = Mutex(0)
+            onThreads(8) { index in
+                for round in 0..<20 {
+                    do {
+                        if index < 4 {
+                            try store.put(versions[(index + round) % 4], key: "k", contentType: "application/octet-stream")
+                        } else if let bytes = try store.get("k"), !versions.contains(bytes) {
+                            torn.withLock { $0 += 1 }
+                        }
+                    } catch {
+                        torn.withLock { $0 += 1 }
+                    }
+                }
+            }
+            #expect(torn.withLock { $0 } == 0)
+            // No temporary files are left behind.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(directory)/objects") == ["k"])
+        }
+    }
+
+    @Test func urlsAreFileURLsUnlessAPublicBaseIsSet() throws {
+        try withTemporaryDirectory { directory in
+            let local = try FileObjectStore(root: "\(directory)/objects/../objects")
+            #expect(local.url(for: "ProfileImages/a b.jpg") == "file://\(directory)/objects/ProfileImages/a%20b.jpg")
+            let published = try FileObjectStore(root: "\(directory)/objects", publicBaseURL: "https://cdn.example.com/media/")
+            #expect(published.url(for: "ProfileImages/a.jpg") == "https://cdn.example.com/media/ProfileImages/a.jpg")
+        }
+    }
+
+    @Test func dataDirectoryCreatesItsLayout() throws {
+        try withTemporaryDirectory { directory in
+            let data = try DataDirectory("\(directory)/data/nested")
+            _ = try DataDirectory(data.path)
+            #expect(data.accountsDatabase == "\(directory)/data/nested/accounts.sqlite")
+            #expect(data.profilesDatabase == "\(directory)/data/nested/profiles.sqlite")
+            for path in [data.objects, data.outbox, data.keys] {
+                var isDirectory: ObjCBool = false
+                #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+            }
+            let keysMode = try FileManager.default.attributesOfItem(atPath: data.keys)[.posixPermissions] as? Int
+            #expect(keysMode == 0o700)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Registration
+import Synchronization
+import Testing
+@testable import EmbeddedStores
+
+@Suite struct SQLiteAccountStoreTests {
+    @Test func startInsertsThePendingAccountAndTheSaga() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let saga = sagaRecord("r1")
+            #expect(try store.start(saga, account: pendingAccount(for: saga)) == .started)
+            #expect(try store.saga("r1") == saga)
+            #expect(try store.account(uid: saga.uid) == pendingAccount(for: saga))
+            #expect(try store.account(email: "ada@example.com") == pendingAccount(for: saga))
+            #expect(try store.accounts() == [pendingAccount(for: saga)])
+            #expect(try store.saga("r2") == nil)
+        }
+    }
+
+    @Test func startOfAKnownRegistrationReturnsTheStoredSaga() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            var again = saga
+            again.uid = "another-uid"
+            #expect(try store.start(again, account: pendingAccount(for: again)) == .existing(saga))
+            #expect(try store.accounts().count == 1)
+        }
+    }
+
+    @Test func startWithATakenEmailInsertsNothing() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let first = sagaRecord("r1", email: "ada@example.com")
+            let second = sagaRecord("r2", email: RegistrationRules.normalizedEmail("  ADA@Example.com "))
+            _ = try store.start(first, account: pendingAccount(for: first))
+            #expect(try store.start(second, account: pendingAccount(for: second)) == .emailTaken)
+            #expect(try store.saga("r2") == nil)
+            #expect(try store.accounts() == [pendingAccount(for: first)])
+        }
+    }
+
+    @Test func concurrentStartsOfOneEmailStartExactlyOne() throws {
+        try withTemporaryDirectory { directory in
+            // Two stores on one file stand for two processes.
+            let stores = try (0..<2).map { _ in try SQLiteAccountStore(path: "\(directory)/accounts.sqlite") }
+            let results = Mutex<[Result<SagaStart, StoreError>]>([])
+            onThreads(16) { index in
+                let saga = sagaRecord("r\(index)")
+                let result = Result { () throws(StoreError) in try stores[index % 2].start(saga, account: pendingAccount(for: saga)) }
+                results.withLock { $0.append(result) }
+            }
+            let outcomes = try results.withLock { try $0.map { try $0.get() } }
+            #expect(outcomes.filter { $0 == .started }.count == 1)
+            #expect(outcomes.filter { $0 == .emailTaken }.count == 15)
+            let accounts = try stores[0].accounts()
+            #expect(accounts.count == 1)
+            #expect(try stores[1].saga(accounts[0].registrationId) != nil)
+        }
+    }
+
+    @Test func saveIsACompareAndSetOnTheVersion() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let moved = saga.next(.awaitingProfile, imageURL: "file:///objects/ProfileImages/image-r1.jpg")
+            #expect(try store.save(moved, applying: nil))
+            #expect(try store.saga("r1") == moved)
+
+            // A writer that read version 1 too loses, with its account change.
+            let stale = saga.next(.failed, failure: Failure(.imageCorrupt, "bad"))
+            #expect(try store.save(stale, applying: .delete(uid: saga.uid)) == false)
+            #expect(try store.saga("r1") == moved)
+            #expect(try store.account(uid: saga.uid)?.status == .pending)
+        }
+    }
+
+    @Test func saveActivatesTheAccountWithTheSaga() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let completed = saga.next(.completed)
+            #expect(try store.save(completed, applying: .activate(uid: saga.uid)))
+            #expect(try store.account(uid: saga.uid)?.status == .active)
+            #expect(try store.saga("r1")?.stage == .completed)
+        }
+    }
+
+    @Test func saveThatCannotApplyItsChangeSavesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let error = #expect(throws: StoreError.self) {
+                try store.save(saga.next(.completed), applying: .activate(uid: "no-such-uid"))
+            }
+            #expect(error?.kind == .permanent)
+            #expect(try store.saga("r1") == saga)
+        }
+    }
+
+    @Test func saveDeletesTheAccountWithTheSagaAndFreesTheEmail() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let failed = saga.next(.failed, failure: Failure(.imageAnimated, "Animated images are not accepted."))
+            #expect(try store.save(failed, applying: .delete(uid: saga.uid)))
+            #expect(try store.account(uid: saga.uid) == nil)
+            #expect(try store.saga("r1") == failed)
+
+            let retry = sagaRecord("r2")
+            #expect(try store.start(retry, account: pendingAccount(for: retry)) == .started)
+        }
+    }
+
+    @Test func recordFailedKeepsTheFirstRecord() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            var failed = sagaRecord("r1", stage: .failed)
+            failed.failure = Failure(.emailTaken, "This email address is already in use.")
+            #expect(try store.recordFailed(failed) == failed)
+            var other = failed
+            other.failure = Failure(.deadlineExceeded, "later")
+            #expect(try store.recordFailed(other) == failed)
+            #expect(try store.accounts().isEmpty)
+        }
+    }
+
+    @Test func sagasAreFoundByStageAndLastUpdate() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            let stages: [SagaStage] = [.awaitingAvatar, .awaitingProfile, .completed, .awaitingAvatar]
+            for (index, stage) in stages.enumerated() {
+                var saga = sagaRecord("r\(index)", email: "user\(index)@example.com", stage: stage)
+                saga.updatedAt = startDate.addingTimeInterval(Double(index) * 60)
+                _ = try store.recordFailed(saga)
+            }
+            let stuck = try store.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: startDate.addingTimeInterval(150))
+            #expect(stuck.map(\.registrationId) == ["r0", "r1"])
+            #expect(try store.sagas(in: [.awaitingAvatar], updatedBefore: .distantFuture).map(\.registrationId) == ["r0", "r3"])
+            #expect(try store.sagas(in: [], updatedBefore: .distantFuture).isEmpty)
+        }
+    }
+
+    @Test func datesRoundTripBelowAMillisecond() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteAccountStore(path: "\(directory)/accounts.sqlite")
+            var saga = sagaRecord("r1")
+            let now = Date()
+            saga.startedAt = now
+            saga.updatedAt = now
+            _ = try store.recordFailed(saga)
+            let stored = try #require(try store.saga("r1"))
+            #expect(abs(stored.startedAt.timeIntervalSince(now)) < 0.000_001)
+        }
+    }
+}
