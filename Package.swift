@@ -8,7 +8,8 @@ import PackageDescription
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `Support`: command-line conventions, JSON logs, signals.
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
-/// - `Registration`: the domain — events, rules, saga logic and the store protocols. No I/O library.
+/// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
+/// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
 /// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
@@ -39,27 +40,28 @@ let package = Package(
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "Imaging", dependencies: ["VipsShim"]),
-        .target(name: "Registration"),
-        .target(name: "EmbeddedStores", dependencies: ["CSQLite", "Registration"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Registration"]),
-        .target(name: "Backends", dependencies: ["EmbeddedStores", "Registration"]),
+        .target(name: "Domain"),
+        .target(name: "Registration", dependencies: ["Domain"]),
+        .target(name: "EmbeddedStores", dependencies: ["CSQLite", "Domain", "Registration"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain"]),
+        .target(name: "Backends", dependencies: ["EmbeddedStores", "Domain", "Registration"]),
 
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
-            "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Registration", "Backends", "WorkerRuntime",
+            "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
-            "Support", "Crypto", "Registration", "Backends", "WorkerRuntime",
+            "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "image-worker", dependencies: [
-            "Support", "Crypto", "Imaging", "Registration", "Backends", "WorkerRuntime",
+            "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "profile-worker", dependencies: [
-            "Support", "Registration", "Backends", "WorkerRuntime",
+            "Support", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "code-dispatch-worker", dependencies: [
-            "Support", "Crypto", "Registration", "Backends", "WorkerRuntime",
+            "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
 
         // MARK: Tests
@@ -67,8 +69,9 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "RegistrationTests", dependencies: ["Registration"]),
-        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "Registration"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Registration", "Backends", "WorkerRuntime"]),
+        .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+        .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
+        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "Domain", "Registration"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime"]),
     ]
 )

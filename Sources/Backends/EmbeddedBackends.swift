@@ -1,4 +1,5 @@
 import EmbeddedStores
+import Domain
 import Registration
 
 /// The stores of one installation on the embedded defaults: SQLite databases and files, all in one

@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 
 /// The schema of the account store, one migration per entry (append only).

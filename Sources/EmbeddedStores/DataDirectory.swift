@@ -1,3 +1,4 @@
+import Domain
 import Registration
 
 /// The conventional layout of one data directory, shared by the workers of one installation.

@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 
 /// Accounts and registration sagas in one SQLite file (e.g. `<data>/accounts.sqlite`), so that a saga

@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 
 /// Profiles (`users/<uid>`) in one SQLite file (e.g. `<data>/profiles.sqlite`), table `profiles`.

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Looks across every store for half-registered users: what a saga should never leave behind.

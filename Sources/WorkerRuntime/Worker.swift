@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Registration
+import Domain
 import Support
 
 /// The loop every worker runs: consume an event, decode it, let the step handle it (retrying

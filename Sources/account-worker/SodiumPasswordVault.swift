@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Domain
 import Registration
 
 /// The account worker's `PasswordVault`: opens libsodium sealed boxes with the worker's key pair

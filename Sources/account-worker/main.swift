@@ -1,6 +1,7 @@
 import Backends
 import Crypto
 import Foundation
+import Domain
 import Registration
 import Support
 import WorkerRuntime

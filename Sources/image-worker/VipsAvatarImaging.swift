@@ -1,4 +1,5 @@
 import Imaging
+import Domain
 import Registration
 
 /// The image worker's `AvatarImaging`: libvips through the `Imaging` module, with its

@@ -1,6 +1,7 @@
 import Backends
 import Crypto
 import Imaging
+import Domain
 import Registration
 import Support
 import WorkerRuntime

@@ -1,4 +1,5 @@
 import Backends
+import Domain
 import Registration
 import Support
 import WorkerRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import KafkaCommands
+import Domain
 import Registration
 import Support
 

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Imaging
 import Kafka
+import Domain
 import Registration
 import Support
 import WorkerRuntime

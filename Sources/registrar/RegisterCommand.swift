@@ -1,5 +1,6 @@
 import Backends
 import Foundation
+import Domain
 import Registration
 import Support
 import WorkerRuntime

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Kafka
+import Domain
 import Registration
 import WorkerRuntime
 

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Domain
 import Registration
 import WorkerRuntime
 

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Domain
 import Registration
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 import Testing
 @testable import EmbeddedStores

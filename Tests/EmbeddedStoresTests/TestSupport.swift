@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 
 /// Runs `body` with a new empty directory, removed afterwards.

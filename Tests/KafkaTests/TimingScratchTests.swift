@@ -5,7 +5,9 @@ import Testing
 @Test func timingScratch() async throws {
     let cluster = try MockCluster(brokers: 1)
     try cluster.createTopic("t", partitions: 1, replicationFactor: 1)
-    let configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "test")
+    var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "test")
+    configuration.enableIdempotence = ProcessInfo.processInfo.environment["IDEMP"] != nil
+    configuration.properties["debug"] = ProcessInfo.processInfo.environment["KDEBUG"]
     let clock = ContinuousClock()
     var t = clock.now
     let producer = try KafkaProducer(configuration: configuration)

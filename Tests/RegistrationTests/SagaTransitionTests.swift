@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Domain
 @testable import Registration
 
 @Suite struct SagaTransitionTests {

@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 
 /// Objects as files under one root directory (e.g. `<data>/objects`): key `ProfileImages/x.jpg` is

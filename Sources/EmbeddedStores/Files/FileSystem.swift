@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Domain
 import Registration
 
 /// The POSIX file operations of the embedded stores, failing with classified `StoreError`s.

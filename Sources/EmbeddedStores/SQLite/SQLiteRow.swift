@@ -1,4 +1,5 @@
 import CSQLite
+import Domain
 import Registration
 
 /// The row a statement has stepped to; valid only inside the closure it is passed to.

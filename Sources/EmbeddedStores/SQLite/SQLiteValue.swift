@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Registration
 
 /// A value as SQLite stores it in a column (the stores keep no blobs).

@@ -1,4 +1,5 @@
 import CSQLite
+import Domain
 import Registration
 
 extension StoreError {

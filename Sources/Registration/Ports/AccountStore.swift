@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Whether an account may sign in yet.

@@ -1,3 +1,4 @@
+import Domain
 /// Decodes, validates and re-encodes avatars; implemented with libvips outside the domain.
 public protocol AvatarImaging: Sendable {
     /// The JPEG to store, or the reason the image is refused.

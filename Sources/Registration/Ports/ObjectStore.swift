@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// An object's key, size and last change.

@@ -1,3 +1,4 @@
+import Domain
 /// Opens sealed passwords and hashes them; implemented with libsodium outside the domain.
 public protocol PasswordVault: Sendable {
     /// The plaintext of a base64 sealed box, or nil when it cannot be opened.

@@ -1,3 +1,4 @@
+import Domain
 /// A profile as stored under `users/<uid>`.
 public struct StoredProfile: Sendable, Equatable {
     public var uid: String

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Where a registration saga stands.

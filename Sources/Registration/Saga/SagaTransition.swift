@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// The pure saga logic: what a reply does to a saga, with no store or broker in sight.

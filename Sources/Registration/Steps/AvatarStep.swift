@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// The image worker's step: stores the processed avatar as `ProfileImages/<imageId>.jpg`, or

@@ -1,3 +1,4 @@
+import Domain
 /// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation.
 public struct ProfileStep: EventHandler {
     public var profiles: any ProfileStore

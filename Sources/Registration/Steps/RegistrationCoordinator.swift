@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// The account worker's step, which also drives the registration saga: it validates a request,

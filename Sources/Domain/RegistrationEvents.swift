@@ -26,12 +26,23 @@ public struct StoreAvatar: Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
     public var avatar: AvatarSource?
+
+    public init(registrationId: String, imageId: String, avatar: AvatarSource?) {
+        self.registrationId = registrationId
+        self.imageId = imageId
+        self.avatar = avatar
+    }
 }
 
 /// Asks the image worker to delete a stored avatar (compensation).
 public struct DeleteAvatar: Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
+
+    public init(registrationId: String, imageId: String) {
+        self.registrationId = registrationId
+        self.imageId = imageId
+    }
 }
 
 /// The image worker stored `ProfileImages/<imageId>.jpg`, reachable at `url`.
@@ -39,6 +50,12 @@ public struct AvatarStored: Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
     public var url: String
+
+    public init(registrationId: String, imageId: String, url: String) {
+        self.registrationId = registrationId
+        self.imageId = imageId
+        self.url = url
+    }
 }
 
 /// The image worker refused the avatar; nothing was stored.
@@ -47,12 +64,24 @@ public struct AvatarRejected: Codable, Sendable, Equatable {
     public var imageId: String
     public var reason: ReasonCode
     public var message: String
+
+    public init(registrationId: String, imageId: String, reason: ReasonCode, message: String) {
+        self.registrationId = registrationId
+        self.imageId = imageId
+        self.reason = reason
+        self.message = message
+    }
 }
 
 /// The image worker deleted the avatar (or it was already gone).
 public struct AvatarDeleted: Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
+
+    public init(registrationId: String, imageId: String) {
+        self.registrationId = registrationId
+        self.imageId = imageId
+    }
 }
 
 /// Asks the profile worker to write `users/<uid>`.
@@ -60,18 +89,34 @@ public struct WriteProfile: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
     public var profile: Profile
+
+    public init(registrationId: String, uid: String, profile: Profile) {
+        self.registrationId = registrationId
+        self.uid = uid
+        self.profile = profile
+    }
 }
 
 /// Asks the profile worker to delete `users/<uid>` (compensation).
 public struct DeleteProfile: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
+
+    public init(registrationId: String, uid: String) {
+        self.registrationId = registrationId
+        self.uid = uid
+    }
 }
 
 /// The profile worker wrote the profile.
 public struct ProfileWritten: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
+
+    public init(registrationId: String, uid: String) {
+        self.registrationId = registrationId
+        self.uid = uid
+    }
 }
 
 /// The profile worker could not write the profile; nothing was written.
@@ -80,12 +125,24 @@ public struct ProfileRejected: Codable, Sendable, Equatable {
     public var uid: String
     public var reason: ReasonCode
     public var message: String
+
+    public init(registrationId: String, uid: String, reason: ReasonCode, message: String) {
+        self.registrationId = registrationId
+        self.uid = uid
+        self.reason = reason
+        self.message = message
+    }
 }
 
 /// The profile worker deleted the profile (or it was already gone).
 public struct ProfileDeleted: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
+
+    public init(registrationId: String, uid: String) {
+        self.registrationId = registrationId
+        self.uid = uid
+    }
 }
 
 /// The registration completed: the account is active and the profile complete.
@@ -93,6 +150,12 @@ public struct RegistrationCompleted: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
     public var profile: Profile
+
+    public init(registrationId: String, uid: String, profile: Profile) {
+        self.registrationId = registrationId
+        self.uid = uid
+        self.profile = profile
+    }
 }
 
 /// The registration failed; everything it had created was undone.
@@ -100,6 +163,12 @@ public struct RegistrationFailed: Codable, Sendable, Equatable {
     public var registrationId: String
     public var reason: ReasonCode
     public var message: String
+
+    public init(registrationId: String, reason: ReasonCode, message: String) {
+        self.registrationId = registrationId
+        self.reason = reason
+        self.message = message
+    }
 }
 
 /// What every event of the registration flow has: the id of its registration.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Registration
+@testable import Domain
 
 @Suite struct ValidationTests {
     let rules = RegistrationRules()

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Registration
+@testable import Domain
 
 @Suite struct EventCodecTests {
     static let samples: [Event] = [
