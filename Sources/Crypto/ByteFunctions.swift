@@ -9,12 +9,17 @@ public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     }
 }
 
-/// The SHA-256 digest of `bytes` as lowercase hex (`crypto_hash_sha256`).
-public func sha256Hex(_ bytes: [UInt8]) -> String {
+/// The SHA-256 digest of `bytes` (`crypto_hash_sha256`).
+public func sha256(_ bytes: [UInt8]) -> [UInt8] {
     Sodium.initialize()
     var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_bytes()))
     _ = crypto_hash_sha256(&digest, bytes, UInt64(bytes.count))
-    return hex(digest)
+    return digest
+}
+
+/// The SHA-256 digest of `bytes` as lowercase hex.
+public func sha256Hex(_ bytes: [UInt8]) -> String {
+    hex(sha256(bytes))
 }
 
 /// Lowercase hex of `bytes` (`sodium_bin2hex`).

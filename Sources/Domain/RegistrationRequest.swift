@@ -2,10 +2,12 @@
 public enum RegistrationRequest {
     /// Ids are 1–128 characters of letters, digits, `-`, `_` and `.` (a UUID fits).
     public static func validateId(_ id: String) -> Failure? {
+        isWellFormed(id) ? nil : Failure(.registrationIdInvalid, "The registration id must be 1–128 letters, digits, '-', '_' or '.'.")
+    }
+
+    /// Whether `id` is 1–128 letters, digits, `-`, `_` and `.`: the rule for every id that keys a flow.
+    public static func isWellFormed(_ id: String) -> Bool {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-        guard (1...128).contains(id.count), id.allSatisfy({ allowed.contains($0) }) else {
-            return Failure(.registrationIdInvalid, "The registration id must be 1–128 letters, digits, '-', '_' or '.'.")
-        }
-        return nil
+        return (1...128).contains(id.count) && id.allSatisfy { allowed.contains($0) }
     }
 }

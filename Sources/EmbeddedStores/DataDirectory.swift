@@ -19,6 +19,8 @@ public struct DataDirectory: Sendable, Equatable {
     public var profilesDatabase: String { "\(path)/profiles.sqlite" }
     /// The object store's root.
     public var objects: String { "\(path)/objects" }
+    /// The outbox's directory.
     public var outbox: String { "\(path)/outbox" }
+    /// The key files' directory (mode 0700).
     public var keys: String { "\(path)/keys" }
 }

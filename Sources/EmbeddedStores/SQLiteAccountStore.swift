@@ -60,7 +60,7 @@ public struct SQLiteAccountStore: AccountStore {
         guard !stages.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: stages.count).joined(separator: ", ")
         let sql = SagaRecord.select + " WHERE stage IN (\(placeholders)) AND updated_at < ? ORDER BY updated_at, registration_id"
-        let values: [any SQLiteValueConvertible] = stages.sorted { $0.rawValue < $1.rawValue } + [date]
+        let values: [any SQLiteValueConvertible] = Array(stages) + [date]
         return try database.withConnection { (db) throws(StoreError) in try db.query(sql, values, SagaRecord.init) }
     }
 

@@ -45,6 +45,8 @@ import Testing
         #expect(RegistrationRequest.validateId("3f1c2a9e-0b7d-4c1e-9a8b-123456789abc") == nil)
         #expect(RegistrationRequest.validateId("")?.reason == .registrationIdInvalid)
         #expect(RegistrationRequest.validateId("has space")?.reason == .registrationIdInvalid)
+        #expect(RegistrationRequest.validateId("..")?.reason == .registrationIdInvalid)
+        #expect(RegistrationRequest.validateId(".hidden")?.reason == .registrationIdInvalid)
         #expect(RegistrationRequest.validateId(String(repeating: "x", count: 129))?.reason == .registrationIdInvalid)
     }
 }

@@ -47,10 +47,12 @@ public struct FileObjectStore: ObjectStore {
     /// names (up to its last "/") is walked.
     public func list(prefix: String) throws(StoreError) -> [StoredObject] {
         let directory = prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
-        let files = try FileSystem.files(under: directory.isEmpty ? root : path(of: directory))
+        let files = directory.isEmpty
+            ? try FileSystem.files(under: root)
+            : try FileSystem.files(under: path(of: directory), naming: directory + "/")
         return files
-            .map { StoredObject(key: directory.isEmpty ? $0.path : "\(directory)/\($0.path)", size: $0.size, modifiedAt: $0.modifiedAt) }
-            .filter { $0.key.hasPrefix(prefix) }
+            .filter { $0.path.hasPrefix(prefix) }
+            .map { StoredObject(key: $0.path, size: $0.size, modifiedAt: $0.modifiedAt) }
             .sorted { $0.key < $1.key }
     }
 
@@ -67,7 +69,8 @@ public struct FileObjectStore: ObjectStore {
     private func path(of key: String) throws(StoreError) -> String {
         let segments = key.split(separator: "/", omittingEmptySubsequences: false)
         guard !key.isEmpty, !key.contains("\0"), segments.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }) else {
-            throw StoreError(.permanent, "invalid object key \"\(key)\": it must be a relative path of non-empty segments not starting with \".\"")
+            throw StoreError(.permanent,
+                             "invalid object key \"\(key)\": not a relative path of non-empty segments that do not start with \".\"")
         }
         return "\(root)/\(key)"
     }

@@ -9,9 +9,9 @@ import Registration
 
 /// The POSIX file operations of the embedded stores, failing with classified `StoreError`s.
 enum FileSystem {
-    /// A regular file found by `files(under:)`.
+    /// A regular file found by `files(under:naming:)`.
     struct File {
-        /// The path relative to the directory walked.
+        /// The path relative to the directory walked, after the prefix asked for.
         var path: String
         var size: Int
         var modifiedAt: Date
@@ -30,7 +30,7 @@ enum FileSystem {
     /// and renamed over `path`; then the directory is flushed too.
     static func replace(_ path: String, with bytes: [UInt8]) throws(StoreError) {
         let directory = parent(of: path)
-        let temporary = "\(directory)/.\(name(of: path)).\(String(UInt64.random(in: .min ... .max), radix: 16)).tmp"
+        let temporary = "\(directory)/.\(String(UInt64.random(in: .min ... .max), radix: 16)).tmp"
         do throws(StoreError) {
             try create(temporary, with: bytes)
             guard rename(temporary, path) == 0 else { throw failure("rename to", path) }
@@ -80,8 +80,8 @@ enum FileSystem {
     }
 
     /// The regular files in `directory` and its subdirectories, skipping hidden ones (names starting
-    /// with "."); none when `directory` does not exist.
-    static func files(under directory: String) throws(StoreError) -> [File] {
+    /// with "."), each named `prefix` + its path relative to `directory`; none when `directory` does not exist.
+    static func files(under directory: String, naming prefix: String = "") throws(StoreError) -> [File] {
         guard let stream = opendir(directory) else {
             if errno == ENOENT || errno == ENOTDIR { return [] }
             throw failure("list", directory)
@@ -98,9 +98,9 @@ enum FileSystem {
                 throw failure("stat", path)
             }
             if isRegular(info) {
-                files.append(File(path: name, size: Int(info.st_size), modifiedAt: modificationDate(info)))
+                files.append(File(path: prefix + name, size: Int(info.st_size), modifiedAt: modificationDate(info)))
             } else if info.st_mode & S_IFMT == S_IFDIR {
-                files += try self.files(under: path).map { File(path: "\(name)/\($0.path)", size: $0.size, modifiedAt: $0.modifiedAt) }
+                files += try self.files(under: path, naming: "\(prefix)\(name)/")
             }
         }
         return files
@@ -110,10 +110,6 @@ enum FileSystem {
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
-    private static func name(of path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 
     /// Creates `path`, which must not exist, with `bytes`, flushed to disk.

@@ -1,0 +1,39 @@
+import Domain
+import Foundation
+import Registration
+import Testing
+
+/// The operator's commands: status shows the path, audit finds half-registered users, usage errors exit 2.
+@Suite(.serialized) struct CommandLineTests {
+    @Test func statusShowsThePathAndAuditFindsOrphans() async throws {
+        try await LocalSystem.with { system in
+            let registered = try await system.registrar(["register", "--email", "status@example.com", "--password", "long enough password",
+                                                         "--name", "Status", "--registration-id", "status-1", "--map-location", "on"])
+            #expect(registered.status == 0, "\(registered.output)")
+            let status = try await system.registrar(["status", "status-1"])
+            #expect(status.status == 0)
+            for step in ["RegistrationRequested", "StoreAvatar", "AvatarStored", "WriteProfile", "ProfileWritten", "RegistrationCompleted", "completed"] {
+                #expect(status.output.contains(step), "status lacks \(step): \(status.output)")
+            }
+            #expect(try await system.registrar(["status", "never-registered"]).status == 1)
+
+            #expect(try await system.registrar(["audit", "--grace", "0"]).status == 0)
+            try system.backends.profiles().write(Profile(name: "Ghost", email: "ghost@example.com", profileImage: "x", isMapLocationEnabled: false),
+                                                 uid: "00000000-0000-0000-0000-000000000000")
+            let audit = try await system.registrar(["audit", "--grace", "0"])
+            #expect(audit.status == 1)
+            #expect(audit.output.contains("profile_without_account"))
+        }
+    }
+
+    @Test func usageErrorsExitWithTwoAndHelpWithZero() async throws {
+        try await LocalSystem.with(workers: []) { system in
+            #expect(try await system.registrar(["register", "--bogus"]).status == 2)
+            #expect(try await system.registrar(["register", "--email"]).status == 2)
+            let help = try await system.registrar(["register", "--help"])
+            #expect(help.status == 0)
+            #expect(help.output.contains("--avatar"))
+            #expect(try await system.registrar(["no-such-command"]).status == 2)
+        }
+    }
+}

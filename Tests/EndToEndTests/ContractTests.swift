@@ -1,0 +1,61 @@
+import Domain
+import Foundation
+import Kafka
+import Registration
+import Support
+import Testing
+
+/// Every event the workers emit validates against the published JSON Schemas (a real validator:
+/// Python's jsonschema, Draft 2020-12), and undecodable input goes to the dead-letter topic.
+@Suite(.serialized) struct ContractTests {
+    @Test func emittedEventsValidateAgainstTheSchemas() async throws {
+        try await LocalSystem.with { system in
+            let photo = try await Fixtures.noiseJPEG(width: 100, height: 100)
+            let requests = [system.request(email: "one@example.com", avatar: photo), system.request(email: "two@example.com"),
+                            system.request(email: "three@example.com", avatar: Array("not an image".utf8)),
+                            system.request(email: "ONE@example.com")]
+            try await system.publish(requests)
+            _ = try await system.waitForOutcomes(requests.map(\.registrationId))
+            let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
+            #expect(Set(events.compactMap { try? EventCodec.decode($0.value).type }).count >= 8)
+
+            let input = system.directory + "/events.jsonl"
+            try Data(events.flatMap { $0.value + [0x0A] }).write(to: URL(fileURLWithPath: input))
+            let validator = try ChildProcess("/bin/sh", ["-c", "/usr/bin/python3 \(Binaries.packageRoot)/contract/validate.py < \(input)"])
+            var report: [String] = []
+            while let line = await validator.nextLine() { report.append(line) }
+            #expect(await validator.waitForExit() == 0, "\(report.joined(separator: "\n"))")
+            #expect(report.last?.hasSuffix(" 0 invalid") == true)
+        }
+    }
+
+    @Test func malformedMessagesAreDeadLetteredAndTheWorkerGoesOn() async throws {
+        try await LocalSystem.with { system in
+            let hostile: [(String, String)] = [
+                ("not json at all", "not_json"),
+                (#"{"type":"RegistrationRequested","version":1,"registrationId":"x"}"#, "invalid_fields"),
+                (#"{"type":"SomethingElse","version":1}"#, "unknown_type"),
+                (#"{"type":"RegistrationRequested","version":7}"#, "unsupported_version"),
+                (#"{"type":"WriteProfile","version":1,"registrationId":"r","uid":"u","profile":{"name":"n","email":"e","profileImage":"i","isMapLocationEnabled":true}}"#, "unexpected_type"),
+            ]
+            for (index, (body, _)) in hostile.enumerated() {
+                try await system.publish(Array(body.utf8), to: Topic.registrationRequests, key: "hostile-\(index)")
+            }
+            let good = system.request(email: "after@example.com")
+            try await system.publish([good])
+            let outcomes = try await system.waitForOutcomes([good.registrationId])
+            guard case .registrationCompleted = outcomes[good.registrationId]?.first else { Issue.record("worker stopped working"); return }
+
+            let letters = try await system.allTopicMessages().filter { $0.topic == Topic.deadLetters(of: Topic.registrationRequests) }
+            #expect(letters.count == hostile.count)
+            for (index, (body, reason)) in hostile.enumerated() {
+                let letter = try #require(letters.first { $0.keyString == "hostile-\(index)" })
+                #expect(letter.value == Array(body.utf8), "original bytes kept")
+                #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == reason)
+                #expect(letter.header("dlq.worker").map { String(decoding: $0, as: UTF8.self) } == "account-worker")
+                #expect(letter.header("dlq.error") != nil)
+            }
+            #expect(system.allWorkersRunning)
+        }
+    }
+}

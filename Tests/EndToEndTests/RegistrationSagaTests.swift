@@ -1,0 +1,161 @@
+import Backends
+import Domain
+import Foundation
+import Registration
+import Testing
+
+/// The registration saga across the real worker processes on a local broker.
+@Suite(.serialized) struct RegistrationSagaTests {
+    @Test func completesWithAndWithoutAnAvatar() async throws {
+        try await LocalSystem.with { system in
+            let photo = try await Fixtures.noiseJPEG(width: 640, height: 480)
+            let withAvatar = system.request(email: "Ada@Example.com", name: "Ada", avatar: photo)
+            let withoutAvatar = system.request(email: "grace@example.com", name: "Grace")
+            try await system.publish([withAvatar, withoutAvatar])
+            let outcomes = try await system.waitForOutcomes([withAvatar.registrationId, withoutAvatar.registrationId])
+
+            for request in [withAvatar, withoutAvatar] {
+                guard case .registrationCompleted(let completed) = outcomes[request.registrationId]?.first else {
+                    Issue.record("\(request.email): \(String(describing: outcomes[request.registrationId]))")
+                    continue
+                }
+                let account = try #require(try system.backends.accounts().account(uid: completed.uid))
+                #expect(account.status == .active)
+                #expect(account.email == RegistrationRules.normalizedEmail(request.email))
+                #expect(account.passwordHash.hasPrefix("$argon2id$"))
+                let profile = try #require(try system.backends.profiles().profile(uid: completed.uid))
+                #expect(profile == completed.profile)
+                #expect(profile.isComplete)
+                let key = try #require(profile.profileImage.range(of: "ProfileImages/").map { String(profile.profileImage[$0.lowerBound...]) })
+                #expect(key.hasSuffix(".jpg"))
+                let image = try #require(try system.backends.objects().get(key))
+                #expect(Fixtures.isJPEG(image))
+            }
+            #expect(try system.audit().isEmpty)
+        }
+    }
+
+    @Test func refusesAnEmailAlreadyUsedInAnyLetterCase() async throws {
+        try await LocalSystem.with { system in
+            let first = system.request(email: "taken@example.com")
+            try await system.publish([first])
+            _ = try await system.waitForOutcomes([first.registrationId])
+            let second = system.request(email: "  TAKEN@Example.COM ")
+            try await system.publish([second])
+            let outcomes = try await system.waitForOutcomes([second.registrationId])
+            guard case .registrationFailed(let failed) = outcomes[second.registrationId]?.first else {
+                Issue.record("second registration did not fail"); return
+            }
+            #expect(failed.reason == .emailTaken)
+            #expect(try system.backends.accounts().accounts().count == 1)
+        }
+    }
+
+    @Test func corruptAvatarLeavesNothingBehind() async throws {
+        try await LocalSystem.with { system in
+            let photo = try await Fixtures.noiseJPEG(width: 300, height: 300)
+            let truncated = system.request(email: "corrupt@example.com", avatar: Array(photo.prefix(photo.count / 2)))
+            let garbage = system.request(email: "garbage@example.com", avatar: Array("definitely not an image".utf8))
+            try await system.publish([truncated, garbage])
+            let outcomes = try await system.waitForOutcomes([truncated.registrationId, garbage.registrationId])
+            #expect(reason(outcomes[truncated.registrationId]) == .imageCorrupt)
+            #expect(reason(outcomes[garbage.registrationId]) == .imageNotAnImage)
+            #expect(try system.backends.accounts().accounts().isEmpty)
+            #expect(try system.backends.profiles().profiles().isEmpty)
+            #expect(try system.backends.objects().list(prefix: "").isEmpty)
+            #expect(try system.audit().isEmpty)
+        }
+    }
+
+    @Test func largeAvatarsTravelByClaimCheckAndOversizedOnesAreRefused() async throws {
+        try await LocalSystem.with { system in
+            // ~3 MB: far above what goes inline in a message, staged in the object store instead.
+            let large = try await Fixtures.noiseJPEG(width: 2400, height: 1800)
+            #expect(large.count > 1_500_000)
+            let avatarPath = system.directory + "/large.jpg"
+            try Data(large).write(to: URL(fileURLWithPath: avatarPath))
+            let accepted = try await system.registrar(["register", "--email", "large@example.com", "--password", "long enough password",
+                                                       "--name", "Large", "--avatar", avatarPath, "--registration-id", "large-1"])
+            #expect(accepted.status == 0, "\(accepted.output)")
+            #expect(accepted.output.contains("completed large-1"))
+
+            let hugePath = system.directory + "/huge.bin"
+            try Data(Array(large.prefix(4)) + [UInt8](repeating: 0x42, count: 21 * 1024 * 1024)).write(to: URL(fileURLWithPath: hugePath))
+            let refused = try await system.registrar(["register", "--email", "huge@example.com", "--password", "long enough password",
+                                                      "--name", "Huge", "--avatar", hugePath, "--registration-id", "huge-1"])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("image_too_large"), "\(refused.output)")
+            // The staged uploads are gone, and nothing of the refused registration remains.
+            #expect(try system.backends.objects().list(prefix: "staging/").isEmpty)
+            #expect(try system.backends.accounts().account(email: "huge@example.com") == nil)
+            #expect(try system.audit().isEmpty)
+            // No message carried the megabytes.
+            #expect(try await system.allTopicMessages().allSatisfy { $0.value.count < 512 * 1024 })
+        }
+    }
+
+    @Test func failingProfileStoreUndoesTheAccountAndTheImage() async throws {
+        try await LocalSystem.with { system in
+            let probe = system.request(email: "before@example.com")
+            try await system.publish([probe])
+            _ = try await system.waitForOutcomes([probe.registrationId])
+            try await system.sqlite("profiles.sqlite", "CREATE TRIGGER refuse BEFORE INSERT ON profiles BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;")
+
+            let photo = try await Fixtures.noiseJPEG(width: 200, height: 200)
+            let doomed = system.request(email: "doomed@example.com", avatar: photo)
+            try await system.publish([doomed])
+            let outcomes = try await system.waitForOutcomes([doomed.registrationId])
+            #expect(reason(outcomes[doomed.registrationId]) == .profileStoreRejected)
+            #expect(try system.backends.accounts().account(email: "doomed@example.com") == nil)
+            #expect(try system.backends.accounts().accounts().count == 1)
+            #expect(try system.backends.objects().list(prefix: "ProfileImages/").count == 1, "only the first user's image is left")
+            #expect(try system.audit().isEmpty)
+        }
+    }
+
+    @Test func republishingARequestReturnsTheSameOutcomeAndCreatesNothingTwice() async throws {
+        try await LocalSystem.with { system in
+            let request = system.request(email: "twice@example.com")
+            try await system.publish([request])
+            let first = try await system.waitForOutcomes([request.registrationId])
+            try await system.publish([request])
+            let deadline = ContinuousClock.now + .seconds(60)
+            var outcomes = first
+            while (outcomes[request.registrationId]?.count ?? 0) < 2 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                outcomes = try await system.outcomes()
+            }
+            let all = try #require(outcomes[request.registrationId])
+            #expect(all.count == 2)
+            #expect(Set(all.map(EventCodec.encode)).count == 1, "both outcomes are the same")
+            #expect(try system.backends.accounts().accounts().count == 1)
+            #expect(try system.backends.profiles().profiles().count == 1)
+            #expect(try system.backends.objects().list(prefix: "ProfileImages/").count == 1)
+        }
+    }
+
+    @Test func twentyConcurrentRegistrationsOfOneEmailMakeOneAccount() async throws {
+        try await LocalSystem.with { system in
+            let spellings = ["same@example.com", "SAME@example.com", "Same@Example.Com", " same@EXAMPLE.com "]
+            let requests = (0..<20).map { system.request(email: spellings[$0 % spellings.count], name: "Racer \($0)") }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for chunk in stride(from: 0, to: requests.count, by: 5) {
+                    group.addTask { try await system.publish(Array(requests[chunk..<chunk + 5])) }
+                }
+                try await group.waitForAll()
+            }
+            let outcomes = try await system.waitForOutcomes(requests.map(\.registrationId))
+            let completed = requests.filter { if case .registrationCompleted = outcomes[$0.registrationId]?.first { true } else { false } }
+            #expect(completed.count == 1)
+            #expect(requests.filter { reason(outcomes[$0.registrationId]) == .emailTaken }.count == 19)
+            #expect(try system.backends.accounts().accounts().count == 1)
+            #expect(try system.backends.profiles().profiles().count == 1)
+            #expect(try system.audit().isEmpty)
+        }
+    }
+
+    private func reason(_ outcomes: [Event]?) -> ReasonCode? {
+        guard case .registrationFailed(let failed) = outcomes?.first else { return nil }
+        return failed.reason
+    }
+}
