@@ -12,6 +12,7 @@ await CommandLineTool.exit {
             .init("register", "Publish a registration and wait for its outcome", run: RegisterCommand.run),
             .init("status", "Show where a registration stands: its path through the topics", run: StatusCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
+            .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
             .init("demo", "Start a broker and the four workers, register sample users, print each saga", run: DemoCommand.run),
         ])
 }

@@ -56,6 +56,21 @@ import Testing
                 #expect(letter.header("dlq.error") != nil)
             }
             #expect(system.allWorkersRunning)
+
+            let listed = try await system.registrar(["dlq", "list"])
+            #expect(listed.output.contains("\(hostile.count) dead letters"), "\(listed.output)")
+            #expect(listed.output.contains("not_json"))
+            // Replaying a letter sends its original bytes back: undecodable still, it is dead-lettered again.
+            let first = try #require(letters.first { $0.keyString == "hostile-0" })
+            let replayed = try await system.registrar(["dlq", "replay", first.topic, "\(first.partition):\(first.offset)"])
+            #expect(replayed.status == 0, "\(replayed.output)")
+            let deadline = ContinuousClock.now + .seconds(30)
+            var count = 0
+            while count <= hostile.count && ContinuousClock.now < deadline {
+                count = try await system.allTopicMessages().filter { $0.topic == first.topic }.count
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(count == hostile.count + 1)
         }
     }
 }
