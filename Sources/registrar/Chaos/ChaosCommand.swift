@@ -1,0 +1,107 @@
+import Domain
+import Foundation
+import Imaging
+import Kafka
+import Registration
+import Support
+import WorkerRuntime
+
+/// `registrar chaos`: registrations under faults, then checks that nothing was lost or half-done.
+enum ChaosCommand {
+    static let spec = CommandSpec(
+        name: "registrar chaos", summary: "register users while injecting faults, then check every promise",
+        options: [
+            .value("registrations", "How many registrations", default: "200"),
+            .value("rate", "Requests published per second", default: "40"),
+            .value("fault-interval", "Mean seconds between faults", default: "2"),
+            .value("brokers", "Brokers in the local cluster", default: "3"),
+            .value("settle", "Seconds to wait for every outcome once the faults stop", default: "300"),
+            .value("seed", "Random seed, to repeat a run"),
+            .value("data-dir", "Where the run keeps its stores and logs (emptied first)", default: "data/chaos"),
+        ])
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec) { parsed in
+            let count = try parsed.integer("registrations") ?? 200
+            let rate = max(1, try parsed.integer("rate") ?? 40)
+            let brokers = Int32(max(1, try parsed.integer("brokers") ?? 3))
+            let seed = UInt64(try parsed.integer("seed") ?? Int.random(in: 1...999_999))
+            var generator = SeededGenerator(seed: seed)
+            let logger = Logger(component: "chaos")
+            let installation = try await LocalInstallation(
+                at: parsed.value("data-dir") ?? "data/chaos", brokerArguments: ["--brokers", String(brokers)],
+                workerArguments: ["--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=500"])
+            print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed); data in \(installation.directory)")
+            do {
+                let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers,
+                                                faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
+                                                settle: .seconds(try parsed.integer("settle") ?? 300),
+                                                generator: &generator, logger: logger)
+                await installation.stop()
+                return passed ? .success : .failure
+            } catch {
+                await installation.stop()
+                throw error
+            }
+        }
+    }
+
+    private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, faultInterval: Double,
+                                 settle: Duration, generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
+        let kafka = KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-chaos")
+        let publicKey = installation.publicKey
+        let workload = ChaosWorkload(count: count, seal: { Data(publicKey.seal(Array($0.utf8))).base64EncodedString() },
+                                     photo: AvatarProcessor().defaultAvatar().jpeg, using: &generator)
+        let messages = workload.messages(using: &generator)
+        let injector = FaultInjector(installation: installation, brokers: brokers, logger: logger)
+        let started = ContinuousClock.now
+
+        // Publish at the given rate while faults happen; then let everything settle.
+        var faultCounts: [FaultInjector.Fault: Int] = [:]
+        var faultGenerator = SeededGenerator(seed: generator.next())
+        try await withThrowingTaskGroup(of: [FaultInjector.Fault].self) { group in
+            group.addTask {
+                let producer = try KafkaProducer(configuration: kafka)
+                for (index, message) in messages.enumerated() {
+                    _ = try await producer.enqueue(message)
+                    if index.isMultiple(of: rate) { try await Task.sleep(for: .seconds(1)) }
+                }
+                try await producer.flush(timeout: .seconds(120))
+                await producer.close()
+                return []
+            }
+            let publishing = Double(messages.count) / Double(rate)
+            group.addTask { [faultGenerator] in
+                var generator = faultGenerator
+                var faults: [FaultInjector.Fault] = []
+                while ContinuousClock.now - started < .seconds(publishing + 5) {
+                    try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.5...1.5, using: &generator) * faultInterval * 1000)))
+                    faults.append(try await injector.injectOne(using: &generator))
+                }
+                return faults
+            }
+            for try await faults in group { for fault in faults { faultCounts[fault, default: 0] += 1 } }
+        }
+        _ = faultGenerator.next()
+        for name in installation.stoppedWorkers { try installation.start(name) }
+        print("faults: " + FaultInjector.Fault.allCases.map { "\(faultCounts[$0] ?? 0) × \($0.rawValue)" }.joined(separator: ", "))
+
+        let report = try await ChaosReport.collect(installation, workload: workload, kafka: kafka, settle: settle)
+        print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
+        report.lines.forEach { print($0) }
+        return report.passed
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that a run can be repeated with `--seed`.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,74 @@
+import Domain
+import Foundation
+import Kafka
+import Registration
+import WorkerRuntime
+
+/// The checks after a chaos run: every request one outcome, nothing half-registered, no email twice,
+/// every hostile message dead-lettered with its reason, every worker alive.
+struct ChaosReport {
+    var lines: [String] = []
+    var passed = true
+
+    private mutating func check(_ condition: Bool, _ text: String) {
+        lines.append((condition ? "PASS " : "FAIL ") + text)
+        passed = passed && condition
+    }
+
+    static func collect(_ installation: LocalInstallation, workload: ChaosWorkload, kafka: KafkaConfiguration,
+                        settle: Duration) async throws -> ChaosReport {
+        var report = ChaosReport()
+        let ids = workload.registrations.map(\.request.registrationId)
+        let deadline = ContinuousClock.now + settle
+        var outcomes: [String: [Event]] = [:]
+        repeat {
+            outcomes = [:]
+            for message in try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka) {
+                if let event = try? EventCodec.decode(message.value) { outcomes[event.registrationId, default: []].append(event) }
+            }
+            if ids.allSatisfy({ outcomes[$0] != nil }) { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
+
+        let missing = ids.filter { outcomes[$0] == nil }
+        let conflicting = ids.filter { Set((outcomes[$0] ?? []).map(EventCodec.encode)).count > 1 }
+        let copies = outcomes.values.reduce(0) { $0 + $1.count } - outcomes.count
+        report.check(missing.isEmpty, "every request has an outcome (\(ids.count - missing.count)/\(ids.count)\(missing.isEmpty ? "" : "; missing: \(missing.prefix(5))"))")
+        report.check(conflicting.isEmpty, "no request has two different outcomes (\(conflicting.count) conflicting; \(copies) identical redelivered copies)")
+
+        var completed = 0
+        var failures: [ReasonCode: Int] = [:]
+        var wrong: [String] = []
+        for registration in workload.registrations {
+            switch outcomes[registration.request.registrationId]?.first {
+            case .registrationCompleted:
+                completed += 1
+                if registration.expectedFailure != nil { wrong.append(registration.request.registrationId) }
+            case .registrationFailed(let failed):
+                failures[failed.reason, default: 0] += 1
+                let allowed = registration.expectedFailure == failed.reason || (registration.racesForEmail && failed.reason == .emailTaken)
+                if !allowed { wrong.append("\(registration.request.registrationId): \(failed.reason.rawValue)") }
+            default: break
+            }
+        }
+        report.lines.append("     outcomes: \(completed) completed, " + failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", "))
+        report.check(wrong.isEmpty, "every outcome is the one its request called for\(wrong.isEmpty ? "" : ": \(wrong.prefix(5))")")
+
+        let findings = try RegistrationAudit(accounts: try installation.backends.accounts(), profiles: try installation.backends.profiles(),
+                                             images: try installation.backends.objects()).run(grace: .zero)
+        report.check(findings.isEmpty, "audit: \(findings.count) half-registered users, orphan images or stale pending accounts\(findings.isEmpty ? "" : ": \(findings.prefix(3))")")
+        let accounts = try installation.backends.accounts().accounts()
+        report.check(Set(accounts.map(\.email)).count == accounts.count, "no email address has two accounts (\(accounts.count) accounts)")
+        report.check(accounts.count == completed, "one account per completed registration")
+
+        let letters = try await TopicSnapshot.read(Topic.inputs.map(Topic.deadLetters(of:)), configuration: kafka)
+        let reasons = Dictionary(grouping: letters) { $0.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } ?? "none" }
+        report.lines.append("     dead letters: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", "))
+        let hostileLettered = letters.filter { $0.keyString?.hasPrefix("hostile-") == true }.count
+        report.check(hostileLettered >= workload.hostile.count && reasons["none"] == nil,
+                     "every hostile message dead-lettered with a reason (\(hostileLettered)/\(workload.hostile.count))")
+        let stopped = installation.stoppedWorkers
+        report.check(stopped.isEmpty, "all workers still running\(stopped.isEmpty ? "" : "; stopped: \(stopped)")")
+        return report
+    }
+}

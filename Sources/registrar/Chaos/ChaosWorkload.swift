@@ -1,0 +1,69 @@
+import Domain
+import Foundation
+import Kafka
+
+/// The chaos run's traffic: registrations of every kind, some re-published, some for emails used
+/// twice, plus hostile messages that must end in the dead-letter topics.
+struct ChaosWorkload {
+    /// One registration and the outcome it must end with.
+    struct Registration {
+        var request: RegistrationRequested
+        /// The reason it must fail with, or nil when it must complete (or lose a race for its email).
+        var expectedFailure: ReasonCode?
+        var racesForEmail: Bool
+    }
+
+    var registrations: [Registration] = []
+    var republished: [RegistrationRequested] = []
+    var hostile: [(topic: String, value: [UInt8])] = []
+
+    init(count: Int, seal: (String) -> String, photo: [UInt8], using generator: inout some RandomNumberGenerator) {
+        for index in 0..<count {
+            let id = "chaos-\(index)-\(UUID().uuidString.prefix(8).lowercased())"
+            let roll = Int.random(in: 0..<100, using: &generator)
+            var email = "user\(index)@example.com"
+            var avatar: AvatarSource?
+            var expected: ReasonCode?
+            var races = false
+            switch roll {
+            case 0..<10: avatar = .inline(Data(photo).base64EncodedString())
+            case 10..<15:
+                avatar = .inline(Data(photo.prefix(photo.count / 2)).base64EncodedString())
+                expected = .imageCorrupt
+            case 15..<25 where index > 0:
+                email = "USER\(Int.random(in: 0..<index, using: &generator))@Example.com"
+                races = true
+            default: break
+            }
+            let request = RegistrationRequested(registrationId: id, email: email, name: "Chaos \(index)",
+                                                sealedPassword: seal("password-\(id)"), avatar: avatar,
+                                                isMapLocationEnabled: roll.isMultiple(of: 2))
+            registrations.append(Registration(request: request, expectedFailure: expected, racesForEmail: races))
+            if Int.random(in: 0..<100, using: &generator) < 5 { republished.append(request) }
+        }
+        for registration in registrations where registration.racesForEmail {
+            // The other registration of this email races too: whichever comes first wins.
+            let email = RegistrationRules.normalizedEmail(registration.request.email)
+            for index in registrations.indices where RegistrationRules.normalizedEmail(registrations[index].request.email) == email {
+                registrations[index].racesForEmail = true
+            }
+        }
+        let garbage = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for topic in Topic.inputs {
+            hostile += [(topic, garbage), (topic, Array(#"{"type":"RegistrationRequested","version":1}"#.utf8)),
+                        (topic, Array(#"{"type":"Unknown","version":1,"registrationId":"x"}"#.utf8))]
+        }
+    }
+
+    /// Every message to publish, in a shuffled order with the hostile ones spread through.
+    func messages(using generator: inout some RandomNumberGenerator) -> [OutgoingMessage] {
+        let requests = (registrations.map(\.request) + republished).map { request in
+            OutgoingMessage(topic: Topic.registrationRequests, key: Array(request.registrationId.utf8),
+                            value: EventCodec.encode(.registrationRequested(request)), headers: [])
+        }
+        let bad = hostile.enumerated().map { index, message in
+            OutgoingMessage(topic: message.topic, key: Array("hostile-\(index)".utf8), value: message.value, headers: [])
+        }
+        return (requests + bad).shuffled(using: &generator)
+    }
+}
