@@ -4,13 +4,19 @@ import PackageDescription
 /// Registrar: sign-up and sign-in workers chained through Kafka topics.
 ///
 /// Layers, bottom up:
-/// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`): thin wrappers, nothing else.
+/// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`):
+///   thin wrappers, nothing else.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `Support`: command-line conventions, JSON logs, signals.
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
 /// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
+/// - `Courier`: email messages (RFC 5322, multipart/alternative) and the `Mailer` port. No I/O library.
+/// - `Verification`, `SignIn`, `AccountChanges`: one-time codes, token requests and account changes — rules,
+///   steps and ports, like `Registration`. No I/O library.
+/// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
 /// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
+/// - `PostgresStores`, `S3Store`: the production implementations of the store protocols (libpq, libcurl).
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - Executables, whose `main` only wires the above together.
@@ -33,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "VipsShim", dependencies: ["CVips"]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CurlShim", dependencies: ["CCurl"]),
 
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka"]),
@@ -42,26 +51,41 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["VipsShim"]),
         .target(name: "Domain"),
         .target(name: "Registration", dependencies: ["Domain"]),
-        .target(name: "EmbeddedStores", dependencies: ["CSQLite", "Domain", "Registration"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain"]),
-        .target(name: "Backends", dependencies: ["EmbeddedStores", "Domain", "Registration"]),
+        .target(name: "Courier", dependencies: ["Domain"]),
+        .target(name: "Verification", dependencies: ["Domain", "Courier"]),
+        .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification"]),
+        .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
+        .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
+        .target(name: "EmbeddedStores", dependencies: [
+            "CSQLite", "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges",
+        ]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "KafkaCommands", "Support", "Domain"]),
+        .target(name: "PostgresStores", dependencies: ["CPostgres", "Domain", "Registration"]),
+        .target(name: "S3Store", dependencies: ["CurlShim", "Crypto", "Domain", "Registration"]),
+        .target(name: "Backends", dependencies: [
+            "EmbeddedStores", "PostgresStores", "S3Store", "Domain", "Registration", "Support",
+            "Courier", "Verification", "SignIn", "AccountChanges",
+        ]),
 
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
+            "SignIn",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
             "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters",
         ]),
         .executableTarget(name: "image-worker", dependencies: [
             "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "profile-worker", dependencies: [
-            "Support", "Domain", "Registration", "Backends", "WorkerRuntime",
+            "Support", "Domain", "Registration", "Backends", "WorkerRuntime", "AccountChanges",
         ]),
         .executableTarget(name: "code-dispatch-worker", dependencies: [
             "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
+            "Courier", "Verification", "CryptoAdapters",
         ]),
 
         // MARK: Tests
@@ -69,9 +93,21 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "Domain", "Registration"]),
+        .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
+        .testTarget(name: "PostgresStoresTests", dependencies: [
+            "PostgresStores", "EmbeddedStores", "StoreTesting", "Backends", "Domain", "Registration",
+        ]),
+        .testTarget(name: "S3StoreTests", dependencies: [
+            "S3Store", "CurlShim", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime"]),
+        .testTarget(name: "VerificationTests", dependencies: ["Domain", "Courier", "Verification"]),
+        .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
+        .testTarget(name: "SignInEndToEndTests", dependencies: [
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn",
+        ]),
     ]
 )

@@ -23,7 +23,7 @@ public func sha256Hex(_ bytes: [UInt8]) -> String {
 }
 
 /// Lowercase hex of `bytes` (`sodium_bin2hex`).
-func hex(_ bytes: [UInt8]) -> String {
+public func hex(_ bytes: [UInt8]) -> String {
     let capacity = bytes.count * 2 + 1
     return String(unsafeUninitializedCapacity: capacity) { text in
         text.withMemoryRebound(to: CChar.self) { chars in

@@ -96,6 +96,20 @@ public enum EventCodec {
         "ProfileDeleted": entry(Event.profileDeleted),
         "RegistrationCompleted": entry(Event.registrationCompleted),
         "RegistrationFailed": entry(Event.registrationFailed),
+        "CodeRequested": entry(Event.codeRequested),
+        "CodeSent": entry(Event.codeSent),
+        "CodeRefused": entry(Event.codeRefused),
+        "TokenRequested": entry(Event.tokenRequested),
+        "TokenIssued": entry(Event.tokenIssued),
+        "TokenRefused": entry(Event.tokenRefused),
+        "PasswordChangeRequested": entry(Event.passwordChangeRequested),
+        "PasswordResetRequested": entry(Event.passwordResetRequested),
+        "EmailChangeRequested": entry(Event.emailChangeRequested),
+        "UpdateProfileEmail": entry(Event.updateProfileEmail),
+        "ProfileEmailUpdated": entry(Event.profileEmailUpdated),
+        "ProfileEmailRejected": entry(Event.profileEmailRejected),
+        "AccountChangeCompleted": entry(Event.accountChangeCompleted),
+        "AccountChangeFailed": entry(Event.accountChangeFailed),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -118,7 +132,7 @@ public enum EventCodec {
 
 extension Event {
     /// The event's own fields, without the type tag.
-    var payload: any RegistrationMessage {
+    var payload: any FlowMessage {
         switch self {
         case .registrationRequested(let e): e
         case .storeAvatar(let e): e
@@ -133,6 +147,20 @@ extension Event {
         case .profileDeleted(let e): e
         case .registrationCompleted(let e): e
         case .registrationFailed(let e): e
+        case .codeRequested(let e): e
+        case .codeSent(let e): e
+        case .codeRefused(let e): e
+        case .tokenRequested(let e): e
+        case .tokenIssued(let e): e
+        case .tokenRefused(let e): e
+        case .passwordChangeRequested(let e): e
+        case .passwordResetRequested(let e): e
+        case .emailChangeRequested(let e): e
+        case .updateProfileEmail(let e): e
+        case .profileEmailUpdated(let e): e
+        case .profileEmailRejected(let e): e
+        case .accountChangeCompleted(let e): e
+        case .accountChangeFailed(let e): e
         }
     }
 }

@@ -25,6 +25,15 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case profileInvalid = "profile_invalid"
     case profileStoreRejected = "profile_store_rejected"
     case deadlineExceeded = "deadline_exceeded"
+    // Codes, sign-in and account changes
+    case requestIdInvalid = "request_id_invalid"
+    case codeRateLimited = "code_rate_limited"
+    /// Any wrong, unknown, expired, used or locked-out credential: the requester learns nothing more.
+    case invalidCredentials = "invalid_credentials"
+    case credentialUnsealable = "credential_unsealable"
+    case replyKeyInvalid = "reply_key_invalid"
+    case profileIncomplete = "profile_incomplete"
+    case emailUnchanged = "email_unchanged"
 }
 
 /// A failed step: a reason code and a message for people.

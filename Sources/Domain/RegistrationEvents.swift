@@ -172,7 +172,7 @@ public struct RegistrationFailed: Codable, Sendable, Equatable {
 }
 
 /// What every event of the registration flow has: the id of its registration.
-public protocol RegistrationMessage: Codable, Sendable {
+public protocol RegistrationMessage: FlowMessage {
     var registrationId: String { get }
 }
 

@@ -1,5 +1,5 @@
 /// The topic contract of Registrar. Every message is keyed by the id of the flow it belongs to
-/// (the registration id), so that one flow's events stay in order on one partition.
+/// (the registration id or the client's request id), so that one flow's events stay in order on one partition.
 /// The contract is documented in `contract/asyncapi.yaml`.
 public enum Topic {
     /// Public input: `RegistrationRequested`, published by the CLI or any Kafka client.
@@ -14,17 +14,30 @@ public enum Topic {
     public static let registrationReplies = "registration.replies"
     /// Public input of the code dispatch worker: `CodeRequested`.
     public static let codeRequests = "code.requests"
-    /// Public output of the code dispatch worker: `CodeRequestAnswered`.
+    /// Public output of the code dispatch worker: `CodeSent` or `CodeRefused`, one per request.
     public static let codeOutcomes = "code.outcomes"
+    /// Public input of the account worker's sign-in: `TokenRequested`.
+    public static let authRequests = "auth.requests"
+    /// Public output of sign-in: `TokenIssued` or `TokenRefused`, one per request.
+    public static let authOutcomes = "auth.outcomes"
+    /// Public input of account changes: `PasswordChangeRequested`, `PasswordResetRequested`, `EmailChangeRequested`.
+    public static let accountRequests = "account.requests"
+    /// Public output of account changes: `AccountChangeCompleted` or `AccountChangeFailed`, one per request.
+    public static let accountOutcomes = "account.outcomes"
+    /// Replies of the profile worker to the email change saga: `ProfileEmailUpdated`, `ProfileEmailRejected`.
+    public static let accountReplies = "account.replies"
 
     /// Every topic with the partition count the local broker creates it with.
     public static let all: [(name: String, partitions: Int32)] = [
         (registrationRequests, 6), (registrationOutcomes, 6), (imageCommands, 6), (profileCommands, 6),
-        (registrationReplies, 6), (codeRequests, 6), (codeOutcomes, 6),
+        (registrationReplies, 6), (codeRequests, 6), (codeOutcomes, 6), (authRequests, 6), (authOutcomes, 6),
+        (accountRequests, 6), (accountOutcomes, 6), (accountReplies, 6),
     ] + inputs.map { (deadLetters(of: $0), 1) }
 
     /// The topics workers consume, each of which has a dead-letter topic.
-    public static let inputs = [registrationRequests, registrationReplies, imageCommands, profileCommands, codeRequests]
+    /// (The account worker also reads `registration.outcomes`, to answer sign-ins that registered an account.)
+    public static let inputs = [registrationRequests, registrationReplies, imageCommands, profileCommands, codeRequests,
+                                authRequests, accountRequests, accountReplies, registrationOutcomes]
 
     /// The dead-letter topic of `topic`: messages that could not be processed at all, with the reason.
     public static func deadLetters(of topic: String) -> String { topic + ".dlq" }

@@ -30,6 +30,25 @@ let accountStoreMigrations = [
     ) STRICT;
     CREATE INDEX sagas_by_stage ON sagas (stage, updated_at);
     """,
+    """
+    CREATE TABLE sign_in_failures (
+        uid TEXT PRIMARY KEY NOT NULL,
+        consecutive INTEGER NOT NULL,
+        locked_until REAL
+    ) STRICT;
+    CREATE TABLE account_changes (
+        request_id TEXT PRIMARY KEY NOT NULL,
+        uid TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        old_email TEXT NOT NULL,
+        new_email TEXT NOT NULL,
+        stage TEXT NOT NULL,
+        failure_reason TEXT,
+        failure_message TEXT,
+        updated_at REAL NOT NULL
+    ) STRICT;
+    CREATE INDEX account_changes_by_stage ON account_changes (stage, updated_at);
+    """,
 ]
 
 extension Account: TableRecord {

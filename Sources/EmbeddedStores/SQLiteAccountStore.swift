@@ -5,7 +5,7 @@ import Registration
 /// Accounts and registration sagas in one SQLite file (e.g. `<data>/accounts.sqlite`), so that a saga
 /// step and its account change commit together. Several processes may share the file.
 public struct SQLiteAccountStore: AccountStore {
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     /// Opens the store at `path`, creating and migrating the file as needed.
     public init(path: String) throws(StoreError) {

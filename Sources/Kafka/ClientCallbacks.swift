@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 
 /// The Swift side of librdkafka's callbacks for one client, reached through the configuration's
 /// opaque pointer. `ClientHandle` keeps it alive until `rd_kafka_destroy` has returned.

@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 
 /// Owns one `rd_kafka_t` and destroys it when the last reference goes.
 ///

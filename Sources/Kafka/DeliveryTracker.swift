@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 import Synchronization
 
 /// Matches delivery reports to the messages a producer enqueued: resumes `send` callers, feeds the

@@ -14,6 +14,15 @@ public struct KafkaConfiguration: Sendable {
         case none, gzip, snappy, lz4, zstd
     }
 
+    /// How a consumer group shares partitions among its members.
+    public enum AssignmentStrategy: String, Sendable {
+        /// Incremental (COOPERATIVE protocol): only partitions that move are revoked, and members keep
+        /// consuming the others during a rebalance.
+        case cooperativeSticky = "cooperative-sticky"
+        /// EAGER protocol: every member gives up all partitions at each rebalance.
+        case range, roundRobin = "roundrobin"
+    }
+
     /// Where a consumer group starts on a partition without a committed offset.
     public enum OffsetReset: String, Sendable {
         case earliest, latest, error
@@ -39,6 +48,8 @@ public struct KafkaConfiguration: Sendable {
     /// How long the broker may hold a fetch request waiting for data.
     public var fetchWaitMax: Duration = .milliseconds(10)
     public var autoOffsetReset: OffsetReset = .earliest
+    /// All members of a group must use the same protocol (cooperative, or range/round-robin).
+    public var assignmentStrategy: AssignmentStrategy = .cooperativeSticky
     /// Any librdkafka property (see its CONFIGURATION.md); applied last, so it overrides the fields above.
     public var properties: [String: String] = [:]
     /// Called with non-fatal errors that librdkafka recovers from by itself (broker down, transport
@@ -89,6 +100,7 @@ extension KafkaConfiguration {
                 ("session.timeout.ms", String(sessionTimeout.milliseconds)),
                 ("fetch.wait.max.ms", String(fetchWaitMax.milliseconds)),
                 ("auto.offset.reset", autoOffsetReset.rawValue),
+                ("partition.assignment.strategy", assignmentStrategy.rawValue),
                 // Offsets are stored only for processed messages (`commit`), and committed explicitly.
                 ("enable.auto.commit", "false"),
                 ("enable.auto.offset.store", "false"),

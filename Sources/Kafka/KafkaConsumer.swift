@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 import Dispatch
 import Synchronization
 
@@ -10,8 +10,12 @@ import Synchronization
 /// dispatch queue, never on Swift's cooperative pool.
 public final class KafkaConsumer: Sendable {
     private let client: ClientHandle
+    /// Woken to interrupt a waiting `rd_kafka_consumer_poll`.
+    private let queue: QueueHandle
     private let errorHandler: (@Sendable (KafkaError) -> Void)?
     private let isClosed = Atomic(false)
+    /// Left once `rd_kafka_consumer_close` has returned.
+    private let closeCompletion = DispatchGroup()
     /// Serializes `rd_kafka_consumer_poll` and `rd_kafka_consumer_close`, which may block.
     private let pollQueue = DispatchQueue(label: "kafka-consumer-poll")
     private static let pollQueueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -49,9 +53,11 @@ public final class KafkaConsumer: Sendable {
             type: RD_KAFKA_CONSUMER, properties: configuration.librdkafkaProperties(for: .consumer),
             callbacks: callbacks)
         errorHandler = configuration.errorHandler
+        queue = .consumer(of: client)
         // Serve errors, commit results and rebalances from the consumer queue, in `rd_kafka_consumer_poll`.
         rd_kafka_poll_set_consumer(client.pointer)
         pollQueue.setSpecific(key: Self.pollQueueKey, value: ObjectIdentifier(pollQueue))
+        closeCompletion.enter()
     }
 
     deinit { close() }
@@ -110,11 +116,16 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Commits processed offsets and leaves the group at once (no session timeout for the others
-    /// to wait out); then `messages` ends. Blocks until done (bounded by the socket timeout); idempotent.
+    /// to wait out); then `messages` ends. Blocks until done (bounded by the socket timeout), also
+    /// when another thread is already closing; idempotent.
     public func close() {
-        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        rd_kafka_yield(client.pointer)  // wakes a waiting poll
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else {
+            closeCompletion.wait()
+            return
+        }
+        queue.wakeUp()
         onPollQueue { _ = rd_kafka_consumer_close(client.pointer) }
+        closeCompletion.leave()
     }
 
     /// The oldest and next offsets of a partition, asked of its leader. Blocks for at most `timeout`.
@@ -128,8 +139,15 @@ public final class KafkaConsumer: Sendable {
         try client.partitionCount(topic: topic, timeout: timeout)
     }
 
-    /// Waits on the poll queue for the next message; nil once closed or `interrupt` is set.
-    func nextMessage() async throws(KafkaError) -> KafkaMessage? {
+    /// Messages handed over per trip to the poll queue: what has already arrived, up to this many.
+    private static let batchLimit = 64
+
+    /// Whether `close()` has begun; buffered messages are not handed out after it.
+    var isClosing: Bool { isClosed.load(ordering: .acquiring) }
+
+    /// Waits on the poll queue for the next messages (the first that arrives, plus any already
+    /// waiting behind it); empty once closed or when the calling task is cancelled.
+    func nextMessages() async throws(KafkaError) -> [KafkaMessage] {
         let interrupt = Interrupt()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -137,25 +155,31 @@ public final class KafkaConsumer: Sendable {
             }
         } onCancel: {
             interrupt.isSet.store(true, ordering: .releasing)
-            rd_kafka_yield(client.pointer)
+            queue.wakeUp()
         }
         return try result.get()
     }
 
-    /// Runs on the poll queue. Each `rd_kafka_consumer_poll` sleeps until a message, an event, a
-    /// yield (from `close` or cancellation) or its timeout.
-    private func poll(until interrupt: Interrupt) -> Result<KafkaMessage?, KafkaError> {
-        while !isClosed.load(ordering: .acquiring), !interrupt.isSet.load(ordering: .acquiring) {
-            guard let message = rd_kafka_consumer_poll(client.pointer, 500) else { continue }
+    /// Runs on the poll queue. The first `rd_kafka_consumer_poll` sleeps until a message, an event,
+    /// a yield (from `close` or cancellation) or its timeout; then it takes what is already there.
+    private func poll(until interrupt: Interrupt) -> Result<[KafkaMessage], KafkaError> {
+        var messages: [KafkaMessage] = []
+        while messages.count < Self.batchLimit, !isClosing, !interrupt.isSet.load(ordering: .acquiring) {
+            guard let message = rd_kafka_consumer_poll(client.pointer, messages.isEmpty ? 500 : 0) else {
+                if messages.isEmpty { continue } else { break }
+            }
             defer { rd_kafka_message_destroy(message) }
             let err = message.pointee.err
-            if err == RD_KAFKA_RESP_ERR_NO_ERROR { return .success(KafkaMessage(copying: message)) }
-            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { continue }
-            let error = client.resolvingFatal(KafkaError(err, message: String(cString: rd_kafka_message_errstr(message)))!)
-            if error.isFatal { return .failure(error) }
-            errorHandler?(error)
+            if err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                messages.append(KafkaMessage(copying: message))
+            } else if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                let text = String(cString: rd_kafka_message_errstr(message))
+                let error = client.resolvingFatal(KafkaError(err, message: text)!)
+                if error.isFatal { return .failure(error) }
+                errorHandler?(error)
+            }
         }
-        return .success(nil)
+        return .success(isClosing ? [] : messages)
     }
 
     private func checkOpen() throws(KafkaError) {

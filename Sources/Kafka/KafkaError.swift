@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 
 /// An error reported by librdkafka or by this library, with librdkafka's code and text.
 public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 import Foundation
 
 /// A consumed message.

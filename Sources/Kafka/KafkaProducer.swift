@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 import Dispatch
 
 /// Produces messages; idempotent (exactly once, in order per partition) unless configured otherwise.
@@ -31,6 +31,7 @@ public final class KafkaProducer: Sendable {
 
     /// Produces `message` and returns once the broker has acknowledged it.
     /// Throws the delivery error (e.g. `_MSG_TIMED_OUT` after `deliveryTimeout` without a broker).
+    @discardableResult
     public func send(_ message: OutgoingMessage) async throws(KafkaError) -> DeliveryReport {
         while true {
             let delivered = tracker.deliveredCount

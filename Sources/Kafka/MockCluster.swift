@@ -1,35 +1,23 @@
-import CRDKafka
+internal import CRDKafka
 
 /// A Kafka cluster simulated by librdkafka's mock broker, hosted in this process.
 ///
 /// Its brokers (IDs 1…N) listen on real TCP ports on 127.0.0.1, so any Kafka client — other
 /// processes, kcat — can use it while this object lives. For tests and benchmarks only.
-///
-/// `@unchecked Sendable`: the pointer never changes and the `rd_kafka_mock_*` functions are
-/// thread-safe (they hand work to the mock cluster's own thread); destroyed only in `deinit`.
-public final class MockCluster: @unchecked Sendable {
-    private let cluster: OpaquePointer
-    /// The client instance that hosts the mock cluster's thread; outlives `cluster`.
-    private let host: ClientHandle
+public final class MockCluster: Sendable {
+    private let handle: MockClusterHandle
+    private var cluster: OpaquePointer { handle.pointer }
 
     /// Starts `brokers` mock brokers.
     public init(brokers: Int) throws(KafkaError) {
-        host = try ClientHandle(
-            type: RD_KAFKA_PRODUCER, properties: [("log_level", "3")],
-            callbacks: ClientCallbacks(configuration: KafkaConfiguration(bootstrapServers: "", clientID: "mock")))
-        guard let cluster = rd_kafka_mock_cluster_new(host.pointer, Int32(clamping: brokers)) else {
-            throw .state("cannot start a mock cluster of \(brokers) brokers")
-        }
-        self.cluster = cluster
+        handle = try MockClusterHandle(brokers: brokers)
     }
-
-    deinit { rd_kafka_mock_cluster_destroy(cluster) }
 
     /// `host:port,…` of all brokers.
     public var bootstrapServers: String { String(cString: rd_kafka_mock_cluster_bootstraps(cluster)) }
 
-    /// Creates a topic. Topics a producer writes to are otherwise created on first use with the
-    /// mock's defaults.
+    /// Creates a topic. Otherwise a topic is created when a producer first asks for it, with the
+    /// mock's default of 4 partitions (librdkafka 2.0.2 offers no way to change that default).
     public func createTopic(_ name: String, partitions: Int32, replicationFactor: Int32 = 1) throws(KafkaError) {
         try KafkaError.check(rd_kafka_mock_topic_create(cluster, name, partitions, replicationFactor))
     }
@@ -74,4 +62,26 @@ public final class MockCluster: @unchecked Sendable {
     public func setCoordinator(keyType: String = "group", key: String, broker id: Int32) throws(KafkaError) {
         try KafkaError.check(rd_kafka_mock_coordinator_set(cluster, keyType, key, id))
     }
+}
+
+/// Owns an `rd_kafka_mock_cluster_t` and the client instance whose thread runs it.
+///
+/// `@unchecked Sendable`: the pointer never changes, the `rd_kafka_mock_*` functions are thread-safe
+/// (they hand work to the mock cluster's thread), and it is destroyed only in `deinit`.
+private final class MockClusterHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// Outlives `pointer`: stored properties are released after `deinit` runs.
+    private let host: ClientHandle
+
+    init(brokers: Int) throws(KafkaError) {
+        host = try ClientHandle(
+            type: RD_KAFKA_PRODUCER, properties: [("log_level", "3")],
+            callbacks: ClientCallbacks(configuration: KafkaConfiguration(bootstrapServers: "", clientID: "mock")))
+        guard let pointer = rd_kafka_mock_cluster_new(host.pointer, Int32(clamping: brokers)) else {
+            throw .state("cannot start a mock cluster of \(brokers) brokers")
+        }
+        self.pointer = pointer
+    }
+
+    deinit { rd_kafka_mock_cluster_destroy(pointer) }
 }

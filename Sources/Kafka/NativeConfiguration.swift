@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 
 /// Owns an `rd_kafka_conf_t` until `makeClient` hands it to `rd_kafka_new`; destroys it otherwise.
 struct NativeConfiguration: ~Copyable {

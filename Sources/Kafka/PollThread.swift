@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 import Dispatch
 import Foundation
 import Synchronization
@@ -7,11 +7,13 @@ import Synchronization
 /// Swift's cooperative pool. Each poll blocks until an event arrives or a timeout passes: no spinning.
 final class PollThread: Sendable {
     private let client: ClientHandle
+    private let queue: QueueHandle
     private let isStopped = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
     init(client: ClientHandle, name: String) {
         self.client = client
+        self.queue = .main(of: client)
         let thread = Thread { [self] in
             while !isStopped.load(ordering: .acquiring) {
                 rd_kafka_poll(client.pointer, 500)
@@ -25,7 +27,7 @@ final class PollThread: Sendable {
     /// Stops the thread and waits for it to exit; idempotent.
     func stop() {
         guard !isStopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        rd_kafka_yield(client.pointer)
+        queue.wakeUp()
         finished.wait()
     }
 }

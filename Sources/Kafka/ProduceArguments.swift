@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 import Foundation
 
 /// The `rd_kafka_vu_t` array describing one message, with the C memory it points to.

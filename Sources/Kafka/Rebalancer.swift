@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 
 /// The consumer's rebalance callback: commits what was processed before partitions go away, then
 /// applies the new assignment with the protocol the group uses (EAGER or COOPERATIVE).

@@ -1,4 +1,4 @@
-import CRDKafka
+internal import CRDKafka
 
 /// Owns an `rd_kafka_topic_partition_list_t` for the duration of one call.
 struct TopicPartitionList: ~Copyable {

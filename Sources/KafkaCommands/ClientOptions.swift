@@ -4,7 +4,7 @@ import Support
 /// The options every command that talks to Kafka shares, and the configuration they make.
 enum ClientOptions {
     static let bootstrap = CommandSpec.Option.value(
-        "bootstrap", "Brokers, host:port[,host:port…]", environment: "KAFKA_BOOTSTRAP")
+        "bootstrap", "Brokers, host:port[,host:port…]", environment: "KAFKA_BOOTSTRAP_SERVERS")
     static let common: [CommandSpec.Option] = [
         bootstrap,
         .value("client-id", "Client ID", default: "kafka-tool"),
@@ -13,21 +13,19 @@ enum ClientOptions {
 
     /// A configuration from `--bootstrap`, `--client-id` and `--property`; librdkafka's errors and
     /// logs go to `logger`.
-    static func configuration(_ arguments: ParsedArguments, logger: Logger) throws(UsageError) -> KafkaConfiguration {
+    static func configuration(
+        _ arguments: ParsedArguments, spec: CommandSpec, logger: Logger
+    ) throws(UsageError) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(
             bootstrapServers: try arguments.required("bootstrap"),
             clientID: arguments.value("client-id") ?? "kafka-tool")
         for property in arguments.values("property") {
             guard let equals = property.firstIndex(of: "=") else {
-                throw .invalid("--property expects name=value, got '\(property)'", "")
+                throw .invalid("--property expects name=value, got '\(property)'", spec.helpText)
             }
             configuration.properties[String(property[..<equals])] = String(property[property.index(after: equals)...])
         }
-        configuration.errorHandler = { error in logger.warning("kafka: \(error.message)", ["code": error.name]) }
-        configuration.logHandler = { entry in
-            logger.log(entry.level <= 3 ? .error : entry.level <= 5 ? .warning : .debug,
-                       "librdkafka: \(entry.message)", ["facility": entry.facility])
-        }
+        configuration.log(to: logger)
         return configuration
     }
 

@@ -20,7 +20,7 @@ enum ConsumeCommand {
     @Sendable static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { arguments in
             let logger = Logger(component: "consume")
-            var configuration = try ClientOptions.configuration(arguments, logger: logger)
+            var configuration = try ClientOptions.configuration(arguments, spec: spec, logger: logger)
             let topics = arguments.values("topic")
             guard !topics.isEmpty else { throw UsageError.invalid("missing --topic", spec.helpText) }
             let group = arguments.value("group")

@@ -14,6 +14,7 @@ enum ProduceCommand {
             .value("value", "Message value (otherwise one message per line of standard input)"),
             .value("header", "Header key=value", repeatable: true),
             .value("partition", "Explicit partition (otherwise chosen from the key)"),
+            .value("key-separator", "Split each input line at the first separator into key and value"),
             .flag("base64", "--key, --value, header values and input lines are base64"),
             .value("delivery-timeout-ms", "Give up on a message after this long", default: "30000"),
             .value("linger-ms", "Batching delay", default: "5"),
@@ -22,7 +23,7 @@ enum ProduceCommand {
     @Sendable static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { arguments in
             let logger = Logger(component: "produce")
-            var configuration = try ClientOptions.configuration(arguments, logger: logger)
+            var configuration = try ClientOptions.configuration(arguments, spec: spec, logger: logger)
             configuration.deliveryTimeout = try ClientOptions.milliseconds(arguments, "delivery-timeout-ms") ?? .seconds(30)
             configuration.linger = try ClientOptions.milliseconds(arguments, "linger-ms") ?? .milliseconds(5)
             let topic = try arguments.required("topic")
@@ -42,8 +43,17 @@ enum ProduceCommand {
                 return KafkaHeader(key: String(text[..<equals]), value: try bytes(String(text[text.index(after: equals)...]), "--header"))
             }
             let partition = try arguments.value("partition", as: "a partition number") { Int32($0) }
-            func message(_ value: [UInt8]) -> OutgoingMessage {
+            func message(_ value: [UInt8], key: [UInt8]? = key) -> OutgoingMessage {
                 OutgoingMessage(topic: topic, key: key, value: value, headers: headers, partition: partition)
+            }
+            let separator = arguments.value("key-separator")
+            func message(line: String) throws(UsageError) -> OutgoingMessage {
+                guard let separator, let range = line.range(of: separator) else {
+                    return message(try bytes(line, "an input line"))
+                }
+                return message(
+                    try bytes(String(line[range.upperBound...]), "an input value"),
+                    key: try bytes(String(line[..<range.lowerBound]), "an input key"))
             }
 
             let producer = try KafkaProducer(configuration: configuration)
@@ -67,7 +77,7 @@ enum ProduceCommand {
                     return failures
                 }
                 for await line in StandardInput.lines() {
-                    try await producer.enqueue(message(try bytes(line, "an input line")))
+                    try await producer.enqueue(message(line: line))
                 }
                 try? await producer.flush(timeout: configuration.deliveryTimeout + .seconds(5))
                 await producer.close()

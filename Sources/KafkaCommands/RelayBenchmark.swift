@@ -51,14 +51,14 @@ struct RelayBenchmark {
             let name = "bench-\(runID)-hop\(index + 1)"
             let route: [String] = ["--from", topics[index], "--to", topics[index + 1]]
             let arguments: [String] = ["relay", "--bootstrap", servers, "--group", name, "--client-id", name] + route + tuning
-            return try ChildProcess(arguments: arguments, environment: ["LOG_LEVEL": "warning"])
+            return try ChildProcess(ChildProcess.currentExecutable, arguments, environment: ["LOG_LEVEL": "warning"])
         }
         do {
             let result = try await measure(hops: hops, servers: servers, topics: topics, logger: logger)
-            for hop in hops { await hop.terminate() }
+            for hop in hops { await hop.stop() }
             return result
         } catch {
-            for hop in hops { await hop.terminate() }
+            for hop in hops { await hop.stop() }
             throw error
         }
     }
@@ -79,6 +79,7 @@ struct RelayBenchmark {
             TopicPartitionOffset(topic: topics.last!, partition: $0, offset: .beginning)
         })
         let producer = try KafkaProducer(configuration: configuration)
+        try await warmUp(producer: producer, sink: sink, source: topics[0])
 
         let cpuBefore = hops.map { $0.cpuTime ?? .zero }
         let start = ContinuousClock.now
@@ -106,6 +107,19 @@ struct RelayBenchmark {
             hopCPU: zip(cpuBefore, cpuAfter).map { $1 - $0 })
     }
 
+    /// Sends one message through the chain and waits for it, so that connection set-up and
+    /// librdkafka's first-message delays stay out of the measurement.
+    private func warmUp(producer: KafkaProducer, sink: KafkaConsumer, source: String) async throws {
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(30))
+            sink.close()
+        }
+        defer { deadline.cancel() }
+        _ = try await producer.send(OutgoingMessage(topic: source, key: "warm-up", value: []))
+        for try await message in sink.messages where message.keyString == "warm-up" { return }
+        throw KafkaError(code: KafkaError.Code.timedOut, message: "the warm-up message did not come through the relays")
+    }
+
     /// Reads until every message arrived (duplicates counted once) or the sink is closed.
     private func receive(from sink: KafkaConsumer) async throws -> ([Duration], ContinuousClock.Instant) {
         var seen = Set<String>()
@@ -117,7 +131,6 @@ struct RelayBenchmark {
                   let header = message.header(BenchCommand.sentAtHeader),
                   let sentAt = Int64(String(decoding: header, as: UTF8.self)) else { continue }
             latencies.append(.nanoseconds(now - sentAt))
-            if ProcessInfo.processInfo.environment["BENCH_DEBUG"] != nil, latencies.count % 50 == 1 { FileHandle.standardError.write(Data("\(key) \(Double(now - sentAt)/1e6) ms\n".utf8)) }
             finished = .now
             if latencies.count == settings.messages { break }
         }
@@ -128,10 +141,10 @@ struct RelayBenchmark {
     private static func waitForAssignment(_ hop: ChildProcess) async -> Bool {
         let timeout = Task {
             try await Task.sleep(for: .seconds(30))
-            await hop.terminate()
+            await hop.stop()
         }
         defer { timeout.cancel() }
-        for await line in hop.lines {
+        while let line = await hop.nextLine() {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   object["event"] as? String == "assigned",
                   let partitions = object["partitions"] as? [Any], !partitions.isEmpty else { continue }

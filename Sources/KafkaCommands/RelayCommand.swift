@@ -26,7 +26,7 @@ enum RelayCommand {
             let source = try arguments.required("from")
             let destination = try arguments.required("to")
             let logger = Logger(component: "relay", fields: ["from": source, "to": destination])
-            var configuration = try ClientOptions.configuration(arguments, logger: logger)
+            var configuration = try ClientOptions.configuration(arguments, spec: spec, logger: logger)
             configuration.groupID = arguments.value("group") ?? "relay-\(source)-\(destination)"
             configuration.linger = try ClientOptions.milliseconds(arguments, "linger-ms") ?? .milliseconds(1)
             configuration.fetchWaitMax = try ClientOptions.milliseconds(arguments, "fetch-wait-max-ms") ?? .milliseconds(10)

@@ -59,6 +59,20 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// User plus system CPU time the process has used so far (from `/proc/<pid>/stat`), while it runs.
+    public var cpuTime: Duration? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return .milliseconds((user + system) * 1000 / sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The path of the running executable, to start another process of the same binary.
+    public static let currentExecutable: String = {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }()
+
     /// Sends SIGTERM, waits up to `grace` for a clean exit, then SIGKILL.
     @discardableResult
     public func stop(grace: Duration = .seconds(10)) async -> Int32 {

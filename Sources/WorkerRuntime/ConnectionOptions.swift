@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaCommands
 import Support
 
 /// The options every Registrar binary shares: where the broker and the data are.
@@ -46,6 +47,7 @@ public struct ConnectionOptions: Sendable {
     public func kafka(clientID: String) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
         configuration.properties = kafkaProperties
+        configuration.log(to: Logger(component: clientID))
         return configuration
     }
 }

@@ -71,7 +71,7 @@ public final class Worker: Sendable {
         } catch {
             return try await deadLetter(message, reason: error.kind.rawValue, error: error.detail, attempts: 1, log: log)
         }
-        let flow = log.with(["registration_id": event.registrationId, "type": event.type])
+        let flow = log.with(["flow_id": event.key, "type": event.type])
         do {
             let outputs = try await retrying(event.type, log: flow) { try self.handler.handle(event) }
             try await publish(outputs)
@@ -103,7 +103,7 @@ public final class Worker: Sendable {
     private func publish(_ events: [Event]) async throws {
         // Send all, then wait for every acknowledgement: the order per key is kept by the producer.
         let messages = events.map { event in
-            OutgoingMessage(topic: event.topic, key: Array(event.registrationId.utf8), value: EventCodec.encode(event),
+            OutgoingMessage(topic: event.topic, key: Array(event.key.utf8), value: EventCodec.encode(event),
                             headers: [KafkaHeader(key: "type", value: Array(event.type.utf8)),
                                       KafkaHeader(key: "producer", value: Array(name.utf8))])
         }

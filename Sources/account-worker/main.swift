@@ -1,16 +1,24 @@
+import AccountChanges
 import Backends
+import Courier
 import Crypto
+import CryptoAdapters
 import Foundation
 import Domain
 import Registration
+import SignIn
 import Support
+import Verification
 import WorkerRuntime
 
 let spec = CommandSpec(
-    name: "account-worker", summary: "create accounts and drive the registration saga",
-    options: ConnectionOptions.specs + [
+    name: "account-worker", summary: "create accounts, drive the registration saga, sign in and change accounts",
+    options: ConnectionOptions.specs + BackendOptions.specs + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
-        .value("saga-deadline", "Seconds a registration may take before it is failed and undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("lockout-base", "Seconds an account is locked after 5 failed sign-ins in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
+        .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
+        .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
     ])
 
 await CommandLineTool.exit {
@@ -19,14 +27,31 @@ await CommandLineTool.exit {
         let connection = try ConnectionOptions(parsed)
         let backends = EmbeddedBackends(connection.dataDirectory)
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
-        let coordinator = RegistrationCoordinator(
-            accounts: try backends.accounts(),
-            vault: SodiumPasswordVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()), hasher: PasswordHasher()),
-            rules: RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8))
+        let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8)
+        let stores = BackendOptions(parsed, dataDirectory: connection.dataDirectory)
+        guard let accounts = try stores.accountStore() as? any AccountChangeStore else {
+            throw UsageError.invalid("this account store does not support sign-in and account changes", spec.helpText)
+        }
+        let vault = SodiumCredentialVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()))
+        let minter = EdDSATokenMinter(key: try SigningKeyPair.loadOrCreate(at: backends.signingKey()))
+        try minter.jwks.write(toFile: backends.jwksFile, atomically: true, encoding: .utf8)
+        let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
+            base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
+        let codes = CodeVerifier(codes: try backends.codes(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()))
+        let tokens = try backends.tokens()
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules)
+        let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
+                                        mailer: try backends.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
+                                        rules: rules)
+        let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
+                                issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations)
         let worker = try Worker(name: "account-worker", configuration: connection.kafka(clientID: "account-worker"),
-                                topics: [Topic.registrationRequests, Topic.registrationReplies], handler: coordinator)
+                                topics: [Topic.registrationRequests, Topic.registrationReplies, Topic.registrationOutcomes,
+                                         Topic.authRequests, Topic.accountRequests, Topic.accountReplies],
+                                handler: CompositeHandler([registrations, signIn, changes]))
         try await worker.run(until: shutdown) {
-            try coordinator.expireSagas(notUpdatedSince: Date().addingTimeInterval(-deadline))
+            let cutoff = Date().addingTimeInterval(-deadline)
+            return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
         }
         return .success
     }

@@ -9,13 +9,13 @@ enum AuditCommand {
     static let spec = CommandSpec(
         name: "registrar audit", summary: "check every store for half-registered users",
         options: [.value("grace", "Seconds a registration may be in flight before it counts", default: "300"),
-                  ConnectionOptions.specs[1]])
+                  ConnectionOptions.specs[1]] + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let backends = EmbeddedBackends(parsed.value("data-dir") ?? "data")
-            let audit = RegistrationAudit(accounts: try backends.accounts(), profiles: try backends.profiles(),
-                                          images: try backends.objects())
+            let backends = BackendOptions(parsed, dataDirectory: parsed.value("data-dir") ?? "data")
+            let audit = RegistrationAudit(accounts: try backends.accountStore(), profiles: try backends.profileStore(),
+                                          images: try backends.objectStore())
             let findings = try audit.run(grace: .seconds(try parsed.integer("grace") ?? 300))
             findings.forEach { print($0) }
             print("audit: \(findings.count) finding\(findings.count == 1 ? "" : "s")")

@@ -23,6 +23,7 @@ enum DemoCommand {
             print("started \(LocalInstallation.workerNames.joined(separator: ", ")) as separate processes\n")
             do {
                 let findings = try await registerSamples(installation)
+                try await DemoSignIn.run(installation)
                 await installation.stop()
                 return findings.isEmpty ? .success : .failure
             } catch {

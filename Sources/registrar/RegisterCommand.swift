@@ -19,7 +19,7 @@ enum RegisterCommand {
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-        ] + ConnectionOptions.specs)
+        ] + ConnectionOptions.specs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -34,7 +34,7 @@ enum RegisterCommand {
             }
             let client = RegistrationClient(kafka: connection.kafka(clientID: "registrar-cli"),
                                             publicKey: try PublicKeySource.load(parsed),
-                                            objects: try EmbeddedBackends(connection.dataDirectory).objects())
+                                            objects: try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore())
             let registrationId = parsed.value("registration-id") ?? UUID().uuidString.lowercased()
             let outcome = try await client.register(
                 registrationId: registrationId, email: try parsed.required("email"), password: try parsed.required("password"),

@@ -11,8 +11,31 @@ await CommandLineTool.exit {
             .init("seal", "Print a password sealed to the account worker's public key", run: SealCommand.run),
             .init("register", "Publish a registration and wait for its outcome", run: RegisterCommand.run),
             .init("status", "Show where a registration stands: its path through the topics", run: StatusCommand.run),
+            .init("code", "One-time codes: `code request`", run: { arguments in
+                await CommandLineTool.dispatch(tool: "registrar code", summary: "one-time codes", arguments, to: [
+                    .init("request", "Send a one-time code to an email address", run: CodeRequestCommand.run),
+                ])
+            }),
+            .init("login", "Sign in with a password or an emailed code; prints the tokens", run: LoginCommand.run),
+            .init("token", "Tokens: `token refresh`", run: { arguments in
+                await CommandLineTool.dispatch(tool: "registrar token", summary: "tokens", arguments, to: [
+                    .init("refresh", "Rotate a refresh token into a new token pair", run: TokenRefreshCommand.run),
+                ])
+            }),
+            .init("password", "Passwords: `password change`, `password reset`", run: { arguments in
+                await CommandLineTool.dispatch(tool: "registrar password", summary: "passwords", arguments, to: [
+                    .init("change", "Change a password, re-authenticating with the old one", run: PasswordChangeCommand.run),
+                    .init("reset", "Set a new password with a reset_password code", run: PasswordResetCommand.run),
+                ])
+            }),
+            .init("email", "Email address: `email change`", run: { arguments in
+                await CommandLineTool.dispatch(tool: "registrar email", summary: "email address", arguments, to: [
+                    .init("change", "Move an account to a new email address", run: EmailChangeCommand.run),
+                ])
+            }),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
+            .init("chaos", "Register users while killing workers, failing brokers and stores; check nothing is lost", run: ChaosCommand.run),
             .init("demo", "Start a broker and the four workers, register sample users, print each saga", run: DemoCommand.run),
         ])
 }

@@ -19,12 +19,8 @@ import Testing
             let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
             #expect(Set(events.compactMap { try? EventCodec.decode($0.value).type }).count >= 8)
 
-            let input = system.directory + "/events.jsonl"
-            try Data(events.flatMap { $0.value + [0x0A] }).write(to: URL(fileURLWithPath: input))
-            let validator = try ChildProcess("/bin/sh", ["-c", "/usr/bin/python3 \(Binaries.packageRoot)/contract/validate.py < \(input)"])
-            var report: [String] = []
-            while let line = await validator.nextLine() { report.append(line) }
-            #expect(await validator.waitForExit() == 0, "\(report.joined(separator: "\n"))")
+            let (status, report) = try await ContractValidator.validate(events, in: system.directory)
+            #expect(status == 0, "\(report.joined(separator: "\n"))")
             #expect(report.last?.hasSuffix(" 0 invalid") == true)
         }
     }

@@ -51,13 +51,30 @@ public struct RegistrationCoordinator: EventHandler {
             return [failed(request, Failure(.passwordUnsealable, "The password could not be unsealed; seal it with the account worker's public key."))]
         }
         if let failure = rules.validate(password: password, email: email) { return [failed(request, failure)] }
+        return try begin(request, email: email, passwordHash: try vault.hash(password))
+    }
 
+    /// Starts the registration of an account without a password, for a sign-in by email code of a new
+    /// email (valid and normalised): the name is the email's local part, the avatar the default image.
+    /// Idempotent by `registrationId` like any registration.
+    public func startWithoutPassword(registrationId: String, email: String) throws -> [Event] {
+        let localPart = RegistrationRules.normalizedName(String(email.prefix { $0 != "@" }))
+        let request = RegistrationRequested(registrationId: registrationId, email: email,
+                                            name: String(localPart.prefix(rules.maximumNameLength)),
+                                            sealedPassword: "", avatar: nil, isMapLocationEnabled: false)
+        if let saga = try accounts.saga(registrationId) { return replay(saga, request) }
+        // An empty hash matches no password.
+        return try begin(request, email: email, passwordHash: "")
+    }
+
+    /// Creates the pending account and the saga, and asks for the avatar.
+    private func begin(_ request: RegistrationRequested, email: String, passwordHash: String) throws -> [Event] {
         let now = clock()
         let saga = SagaRecord(
             registrationId: request.registrationId, uid: UUID().uuidString.lowercased(), email: email,
             name: RegistrationRules.normalizedName(request.name), isMapLocationEnabled: request.isMapLocationEnabled,
             imageId: UUID().uuidString.lowercased(), stage: .awaitingAvatar, startedAt: now, updatedAt: now)
-        let account = Account(uid: saga.uid, email: email, passwordHash: try vault.hash(password), status: .pending,
+        let account = Account(uid: saga.uid, email: email, passwordHash: passwordHash, status: .pending,
                               registrationId: request.registrationId, createdAt: now)
         switch try accounts.start(saga, account: account) {
         case .started:

@@ -1,0 +1,157 @@
+import Courier
+import Domain
+import Foundation
+import Registration
+import SignIn
+import Verification
+
+/// The account worker's account-change step: password change (re-authenticated), password reset
+/// (by code), and the email change saga (re-authenticated, new address proven by code).
+///
+/// Each change is recorded with its request id in the same transaction as its account update, so a
+/// redelivered request repeats the answer (and the idempotent side effects) and changes nothing twice.
+public struct AccountChangeStep: EventHandler {
+    public var accounts: any AccountChangeStore
+    public var passwords: PasswordCheck
+    public var codes: CodeVerifier
+    public var tokens: any TokenStore
+    public var mailer: any Mailer
+    public var mail: MailSettings
+    public var rules: RegistrationRules
+    public var clock: @Sendable () -> Date
+
+    public init(accounts: any AccountChangeStore, passwords: PasswordCheck, codes: CodeVerifier, tokens: any TokenStore,
+                mailer: any Mailer, mail: MailSettings = .init(), rules: RegistrationRules = .init(),
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.accounts = accounts
+        self.passwords = passwords
+        self.codes = codes
+        self.tokens = tokens
+        self.mailer = mailer
+        self.mail = mail
+        self.rules = rules
+        self.clock = clock
+    }
+
+    public func handle(_ event: Event) throws -> [Event] {
+        switch event {
+        case .passwordChangeRequested(let request):
+            return try unlessRecorded(request.requestId) { try changePassword(request) }
+        case .passwordResetRequested(let request):
+            return try unlessRecorded(request.requestId) { try resetPassword(request) }
+        case .emailChangeRequested(let request):
+            return try unlessRecorded(request.requestId) { try changeEmail(request) }
+        case .profileEmailUpdated, .profileEmailRejected:
+            guard let change = try accounts.change(requestId: event.key) else { return [] }
+            let transition = EmailChangeSaga.on(event, change: change, at: clock())
+            guard let record = transition.record else { return try effects(of: change) }
+            try accounts.save(record, applying: transition.update)
+            return try effects(of: record)
+        default:
+            throw UnexpectedEvent(type: event.type, worker: "account-worker")
+        }
+    }
+
+    /// Undoes every email change that has waited for its profile since before `deadline`.
+    public func expireChanges(notUpdatedSince deadline: Date) throws -> [Event] {
+        var events: [Event] = []
+        for change in try accounts.changes(in: .awaitingProfile, updatedBefore: deadline) {
+            guard let transition = EmailChangeSaga.expire(change, at: clock()), let record = transition.record else { continue }
+            try accounts.save(record, applying: transition.update)
+            events += transition.events
+        }
+        return events
+    }
+
+    private func unlessRecorded(_ requestId: String, _ body: () throws -> [Event]) throws -> [Event] {
+        if let failure = RequestId.validate(requestId) { return [failed(requestId, failure)] }
+        if let change = try accounts.change(requestId: requestId) { return try effects(of: change) }
+        return try body()
+    }
+
+    private func changePassword(_ request: PasswordChangeRequested) throws -> [Event] {
+        let email = RegistrationRules.normalizedEmail(request.email)
+        guard let old = passwords.vault.unseal(request.sealedPassword), let new = passwords.vault.unseal(request.sealedNewPassword) else {
+            return [unsealable(request.requestId)]
+        }
+        if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
+        guard let account = try passwords.authenticate(email: email, password: old, at: clock()) else {
+            return [invalid(request.requestId)]
+        }
+        return try begin(.changePassword, request.requestId, account, newEmail: account.email,
+                         update: .passwordHash(try passwords.vault.hash(new)))
+    }
+
+    private func resetPassword(_ request: PasswordResetRequested) throws -> [Event] {
+        let email = RegistrationRules.normalizedEmail(request.email)
+        guard let code = passwords.vault.unseal(request.sealedCode), let new = passwords.vault.unseal(request.sealedNewPassword) else {
+            return [unsealable(request.requestId)]
+        }
+        if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
+        let now = clock()
+        let rejection = try codes.verify(code, email: email, purposes: [.resetPassword], requestId: request.requestId, at: now)
+        guard rejection == nil, let account = try accounts.account(email: email), account.status == .active else {
+            return [invalid(request.requestId)]
+        }
+        try passwords.record(true, for: account, at: now)
+        return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
+                         update: .passwordHash(try passwords.vault.hash(new)))
+    }
+
+    private func changeEmail(_ request: EmailChangeRequested) throws -> [Event] {
+        let email = RegistrationRules.normalizedEmail(request.email)
+        let newEmail = RegistrationRules.normalizedEmail(request.newEmail)
+        guard let password = passwords.vault.unseal(request.sealedPassword), let code = passwords.vault.unseal(request.sealedCode) else {
+            return [unsealable(request.requestId)]
+        }
+        if let failure = rules.validate(email: newEmail) { return [failed(request.requestId, failure)] }
+        if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
+        let now = clock()
+        guard let account = try passwords.authenticate(email: email, password: password, at: now),
+              try codes.verify(code, email: newEmail, purposes: [.changeEmail], requestId: request.requestId, at: now) == nil else {
+            return [invalid(request.requestId)]
+        }
+        return try begin(.changeEmail, request.requestId, account, newEmail: newEmail, update: .email(newEmail))
+    }
+
+    /// Records the change with its account update, then performs what its stage asks for.
+    private func begin(_ kind: AccountChangeKind, _ requestId: String, _ account: Account, newEmail: String,
+                       update: AccountUpdate) throws -> [Event] {
+        let record = AccountChangeRecord(requestId: requestId, uid: account.uid, kind: kind, oldEmail: account.email,
+                                         newEmail: newEmail, stage: kind == .changeEmail ? .awaitingProfile : .completed,
+                                         updatedAt: clock())
+        switch try accounts.begin(record, applying: update) {
+        case .started: return try effects(of: record)
+        case .existing(let existing): return try effects(of: existing)
+        case .emailTaken: return [failed(requestId, Failure(.emailTaken, "This email address is already in use."))]
+        }
+    }
+
+    /// The events of the change's stage, after the side effects of a completed change, which are
+    /// idempotent and so repeated on redelivery: password changes sign every session out, and the
+    /// account's (old) address is notified.
+    private func effects(of change: AccountChangeRecord) throws -> [Event] {
+        if change.stage == .completed {
+            let now = clock()
+            if change.kind == .changeEmail {
+                try mailer.send(Notices.emailChanged(change, settings: mail, date: now))
+            } else {
+                try tokens.revokeAll(uid: change.uid)
+                try mailer.send(Notices.passwordChanged(change, settings: mail, date: now))
+            }
+        }
+        return EmailChangeSaga.events(of: change)
+    }
+
+    private func unsealable(_ requestId: String) -> Event {
+        failed(requestId, Failure(.credentialUnsealable, "A secret could not be unsealed; seal it with the account worker's public key."))
+    }
+
+    private func invalid(_ requestId: String) -> Event {
+        failed(requestId, Failure(.invalidCredentials, "The email, password or code is not valid."))
+    }
+
+    private func failed(_ requestId: String, _ failure: Failure) -> Event {
+        .accountChangeFailed(RequestRefusal(requestId: requestId, reason: failure.reason, message: failure.message))
+    }
+}

@@ -1,0 +1,67 @@
+import Domain
+import Foundation
+import SignIn
+
+/// Where an account change stands. Password changes are recorded completed at once; an email
+/// change waits for the profile worker.
+public enum AccountChangeStage: String, Codable, Sendable, CaseIterable {
+    /// The account has the new email; the profile worker is setting it on the profile.
+    case awaitingProfile = "awaiting_profile"
+    /// The profile did not follow in time; the profile worker is setting the old email back.
+    case compensating
+    /// Terminal: the change is done everywhere.
+    case completed
+    /// Terminal: the account is as it was.
+    case failed
+}
+
+/// The account worker's record of one account change, keyed by its request id.
+public struct AccountChangeRecord: Sendable, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var kind: AccountChangeKind
+    public var oldEmail: String
+    /// The email after the change (the old one for password changes).
+    public var newEmail: String
+    public var stage: AccountChangeStage
+    public var failure: Failure?
+    public var updatedAt: Date
+
+    public init(requestId: String, uid: String, kind: AccountChangeKind, oldEmail: String, newEmail: String,
+                stage: AccountChangeStage, failure: Failure? = nil, updatedAt: Date) {
+        self.requestId = requestId
+        self.uid = uid
+        self.kind = kind
+        self.oldEmail = oldEmail
+        self.newEmail = newEmail
+        self.stage = stage
+        self.failure = failure
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What an account change writes to the account.
+public enum AccountUpdate: Sendable, Equatable {
+    case passwordHash(String)
+    case email(String)
+}
+
+/// The result of recording a new account change.
+public enum AccountChangeStart: Sendable, Equatable {
+    case started
+    /// A change with this request id exists (a redelivered request); nothing was written.
+    case existing(AccountChangeRecord)
+    /// Another account has the new email; nothing was written.
+    case emailTaken
+}
+
+/// Accounts with their change records, in one store so that a record and its account update commit together.
+public protocol AccountChangeStore: CredentialStore {
+    func change(requestId: String) throws(StoreError) -> AccountChangeRecord?
+    /// Atomically inserts `record` and applies `update` to the account `record.uid`.
+    func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart
+    /// Atomically replaces the stored record and applies `update`, if any.
+    func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError)
+    /// Changes in `stage` last updated before `date` (stuck sagas).
+    func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord]
+}

@@ -1,0 +1,61 @@
+import Domain
+import Foundation
+
+/// The pure logic of the email change saga: what a profile worker's reply (or a deadline) does to a change.
+///
+/// The account takes the new email first (its unique index reserves it); the profile follows. If the
+/// profile worker refuses, the account gets its old email back; if it does not answer in time, the
+/// profile is set back to the old email first (ordered after the forward command on the same key),
+/// then the account.
+public struct EmailChangeSaga: Sendable, Equatable {
+    public var record: AccountChangeRecord?
+    public var update: AccountUpdate?
+    public var events: [Event]
+
+    /// The transition for `reply` on `change`, at `date`.
+    public static func on(_ reply: Event, change: AccountChangeRecord, at date: Date) -> EmailChangeSaga {
+        switch (reply, change.stage) {
+        case (.profileEmailUpdated(let updated), .awaitingProfile) where updated.email == change.newEmail:
+            return advance(change, to: .completed, at: date)
+        case (.profileEmailUpdated(let updated), .compensating) where updated.email == change.oldEmail:
+            return advance(change, to: .failed, at: date, update: .email(change.oldEmail))
+        case (.profileEmailRejected(let rejected), .awaitingProfile):
+            return advance(change, to: .failed, at: date, update: .email(change.oldEmail),
+                           failure: Failure(rejected.reason, rejected.message))
+        default:
+            return EmailChangeSaga(record: nil, update: nil, events: events(of: change))
+        }
+    }
+
+    /// A change still awaiting its profile at its deadline: set the profile back, then fail.
+    public static func expire(_ change: AccountChangeRecord, at date: Date) -> EmailChangeSaga? {
+        guard change.stage == .awaitingProfile else { return nil }
+        return advance(change, to: .compensating, at: date,
+                       failure: Failure(.deadlineExceeded, "The email change did not finish in time and was undone."))
+    }
+
+    /// What a change in its stage asks for (published again on redelivery).
+    public static func events(of change: AccountChangeRecord) -> [Event] {
+        switch change.stage {
+        case .awaitingProfile:
+            [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.newEmail))]
+        case .compensating:
+            [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.oldEmail))]
+        case .completed:
+            [.accountChangeCompleted(AccountChangeCompleted(requestId: change.requestId, uid: change.uid, change: change.kind))]
+        case .failed:
+            [.accountChangeFailed(RequestRefusal(
+                requestId: change.requestId, reason: change.failure?.reason ?? .deadlineExceeded,
+                message: change.failure?.message ?? "The account change failed."))]
+        }
+    }
+
+    private static func advance(_ change: AccountChangeRecord, to stage: AccountChangeStage, at date: Date,
+                                update: AccountUpdate? = nil, failure: Failure? = nil) -> EmailChangeSaga {
+        var next = change
+        next.stage = stage
+        next.failure = failure ?? change.failure
+        next.updatedAt = date
+        return EmailChangeSaga(record: next, update: update, events: events(of: next))
+    }
+}

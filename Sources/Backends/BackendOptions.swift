@@ -1,0 +1,79 @@
+import EmbeddedStores
+import Domain
+import PostgresStores
+import Registration
+import S3Store
+import Support
+
+/// Where an installation keeps its accounts, profiles and images: each store is given by a URL whose
+/// scheme picks the implementation, and defaults to the embedded one in the data directory.
+///
+/// - Accounts and profiles: `postgres://user:password@host:5432/name?sslmode=require` (any libpq
+///   connection URI; `postgresql://` too) or `sqlite://path` (`sqlite:///absolute/path`).
+/// - Images: `s3://bucket?region=…&endpoint=…&path-style=true&public-url=…` (see `S3Configuration`)
+///   or `file://directory`.
+public struct BackendOptions: Sendable {
+    public var accounts: String?
+    public var profiles: String?
+    public var images: String?
+    /// Where the embedded defaults live.
+    public var dataDirectory: String
+
+    /// The options' specs, to add to a command's own.
+    public static let specs: [CommandSpec.Option] = [
+        .value("accounts", "Account store: postgres://… or sqlite://path (default: <data-dir>/accounts.sqlite)",
+               environment: "REGISTRAR_ACCOUNTS"),
+        .value("profiles", "Profile store: postgres://… or sqlite://path (default: <data-dir>/profiles.sqlite)",
+               environment: "REGISTRAR_PROFILES"),
+        .value("images", "Image store: s3://bucket?region=…&endpoint=…&path-style=true or file://dir (default: <data-dir>/objects)",
+               environment: "REGISTRAR_IMAGES"),
+    ]
+
+    public init(_ arguments: ParsedArguments, dataDirectory: String) {
+        self.init(accounts: arguments.value("accounts"), profiles: arguments.value("profiles"),
+                  images: arguments.value("images"), dataDirectory: dataDirectory)
+    }
+
+    public init(accounts: String? = nil, profiles: String? = nil, images: String? = nil, dataDirectory: String) {
+        self.accounts = accounts
+        self.profiles = profiles
+        self.images = images
+        self.dataDirectory = dataDirectory
+    }
+
+    public func accountStore() throws -> any AccountStore {
+        try accounts.map(Self.accountStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()
+    }
+
+    public func profileStore() throws -> any ProfileStore {
+        try profiles.map(Self.profileStore(at:)) ?? EmbeddedBackends(dataDirectory).profiles()
+    }
+
+    public func objectStore() throws -> any ObjectStore {
+        try images.map(Self.objectStore(at:)) ?? EmbeddedBackends(dataDirectory).objects()
+    }
+
+    /// The account store at `url`, created or migrated as needed.
+    public static func accountStore(at url: String) throws -> any AccountStore {
+        let location = try StoreURL(url, accepting: [.postgres, .sqlite])
+        return location.scheme == .postgres
+            ? try PostgresAccountStore(database: PostgresDatabase(url: url))
+            : try SQLiteAccountStore(path: location.path)
+    }
+
+    /// The profile store at `url`, created or migrated as needed.
+    public static func profileStore(at url: String) throws -> any ProfileStore {
+        let location = try StoreURL(url, accepting: [.postgres, .sqlite])
+        return location.scheme == .postgres
+            ? try PostgresProfileStore(database: PostgresDatabase(url: url))
+            : try SQLiteProfileStore(path: location.path)
+    }
+
+    /// The object store at `url`; S3 credentials come from the standard AWS environment variables.
+    public static func objectStore(at url: String) throws -> any ObjectStore {
+        let location = try StoreURL(url, accepting: [.s3, .file])
+        return location.scheme == .s3
+            ? try S3ObjectStore(S3Configuration(url: url))
+            : try FileObjectStore(root: location.path)
+    }
+}

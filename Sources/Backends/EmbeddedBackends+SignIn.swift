@@ -1,0 +1,28 @@
+import Courier
+import Domain
+import EmbeddedStores
+import SignIn
+import Verification
+
+/// The embedded stores and key files of codes and sign-in.
+extension EmbeddedBackends {
+    public func codes() throws -> any CodeStore {
+        try SQLiteCodeStore(path: try DataDirectory(directory).codesDatabase)
+    }
+
+    public func tokens() throws -> any TokenStore {
+        try SQLiteTokenStore(path: try DataDirectory(directory).tokensDatabase)
+    }
+
+    /// The file outbox: one `.eml` file per message in `<data>/outbox`.
+    public func mailer() throws -> any Mailer {
+        try FileOutbox(directory: try DataDirectory(directory).outbox)
+    }
+
+    /// The path of the server secret that keys code hashes (0600), shared by the code dispatch and account workers.
+    public func codeSecretKey() throws -> String { try DataDirectory(directory).keys + "/codes.hmac" }
+    /// The path of the account worker's access-token signing key (secret; 0600).
+    public func signingKey() throws -> String { try DataDirectory(directory).keys + "/access-tokens.ed25519" }
+    /// The JSON Web Key Set that verifies access tokens.
+    public var jwksFile: String { directory + "/keys/jwks.json" }
+}

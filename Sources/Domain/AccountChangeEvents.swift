@@ -1,0 +1,97 @@
+/// Which account change a request asks for.
+public enum AccountChangeKind: String, Codable, Sendable, CaseIterable {
+    case changePassword = "change_password"
+    case resetPassword = "reset_password"
+    case changeEmail = "change_email"
+}
+
+/// Published by a client to `account.requests`: change the password of `email`, re-authenticating
+/// with the old one. Both passwords are sealed to the account worker's public key.
+public struct PasswordChangeRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var email: String
+    public var sealedPassword: String
+    public var sealedNewPassword: String
+
+    public init(requestId: String, email: String, sealedPassword: String, sealedNewPassword: String) {
+        self.requestId = requestId
+        self.email = email
+        self.sealedPassword = sealedPassword
+        self.sealedNewPassword = sealedNewPassword
+    }
+}
+
+/// Published by a client to `account.requests`: set a new password, proven by a `reset_password` code.
+public struct PasswordResetRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var email: String
+    public var sealedCode: String
+    public var sealedNewPassword: String
+
+    public init(requestId: String, email: String, sealedCode: String, sealedNewPassword: String) {
+        self.requestId = requestId
+        self.email = email
+        self.sealedCode = sealedCode
+        self.sealedNewPassword = sealedNewPassword
+    }
+}
+
+/// Published by a client to `account.requests`: move the account of `email` to `newEmail`,
+/// re-authenticating with the password and proving `newEmail` with a `change_email` code sent there.
+public struct EmailChangeRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var email: String
+    public var sealedPassword: String
+    public var newEmail: String
+    public var sealedCode: String
+
+    public init(requestId: String, email: String, sealedPassword: String, newEmail: String, sealedCode: String) {
+        self.requestId = requestId
+        self.email = email
+        self.sealedPassword = sealedPassword
+        self.newEmail = newEmail
+        self.sealedCode = sealedCode
+    }
+}
+
+/// The email of `users/<uid>` in the email change saga: `UpdateProfileEmail` asks the profile
+/// worker to set it (forward or compensating), `ProfileEmailUpdated` says it is set.
+public struct ProfileEmail: RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var email: String
+
+    public init(requestId: String, uid: String, email: String) {
+        self.requestId = requestId
+        self.uid = uid
+        self.email = email
+    }
+}
+
+/// The profile worker could not set the profile's email; the profile is unchanged.
+public struct ProfileEmailRejected: RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var reason: ReasonCode
+    public var message: String
+
+    public init(requestId: String, uid: String, reason: ReasonCode, message: String) {
+        self.requestId = requestId
+        self.uid = uid
+        self.reason = reason
+        self.message = message
+    }
+}
+
+/// The account change is done (for an email change: account and profile both carry the new email).
+public struct AccountChangeCompleted: RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var change: AccountChangeKind
+
+    public init(requestId: String, uid: String, change: AccountChangeKind) {
+        self.requestId = requestId
+        self.uid = uid
+        self.change = change
+    }
+}

@@ -1,0 +1,65 @@
+/// How a token request proves who it is for (OAuth 2.0 `grant_type`).
+public enum GrantType: String, Codable, Sendable, CaseIterable {
+    /// Email and password.
+    case password
+    /// Email and a one-time code (purpose `login`, or `register` for a new account).
+    case email
+    /// A refresh token, which is rotated.
+    case refreshToken = "refresh_token"
+}
+
+/// Published by a client to `auth.requests`. `sealedCredential` is the password, the code or the
+/// refresh token (per `grantType`) sealed to the account worker's public key; `replyKey` is a fresh
+/// X25519 public key (base64) of the client, to which the issued tokens are sealed.
+public struct TokenRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var grantType: GrantType
+    /// The account's email; not used by `refresh_token`.
+    public var email: String?
+    public var sealedCredential: String
+    public var replyKey: String
+
+    public init(requestId: String, grantType: GrantType, email: String?, sealedCredential: String, replyKey: String) {
+        self.requestId = requestId
+        self.grantType = grantType
+        self.email = email
+        self.sealedCredential = sealedCredential
+        self.replyKey = replyKey
+    }
+}
+
+/// Tokens for `uid`. `sealedTokens` is `{"accessToken":…,"refreshToken":…}` sealed to the request's
+/// `replyKey`; the access token is an EdDSA JWT valid for `expiresIn` seconds. `accountCreated` says
+/// the sign-in registered the account just now.
+public struct TokenIssued: RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var sealedTokens: String
+    public var tokenType: String
+    public var expiresIn: Int
+    public var accountCreated: Bool
+
+    public init(requestId: String, uid: String, sealedTokens: String, tokenType: String = "Bearer", expiresIn: Int,
+                accountCreated: Bool) {
+        self.requestId = requestId
+        self.uid = uid
+        self.sealedTokens = sealedTokens
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.accountCreated = accountCreated
+    }
+}
+
+/// A request was refused: `TokenRefused` (no token; wrong, unknown, expired and locked-out
+/// credentials all give `invalid_credentials`) and `AccountChangeFailed` (the account is as it was).
+public struct RequestRefusal: RequestMessage, Equatable {
+    public var requestId: String
+    public var reason: ReasonCode
+    public var message: String
+
+    public init(requestId: String, reason: ReasonCode, message: String) {
+        self.requestId = requestId
+        self.reason = reason
+        self.message = message
+    }
+}

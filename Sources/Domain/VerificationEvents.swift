@@ -1,0 +1,49 @@
+/// What a one-time code proves; a code only ever counts for the purpose it was issued for.
+public enum CodePurpose: String, Codable, Sendable, CaseIterable {
+    case register
+    case login
+    case resetPassword = "reset_password"
+    case changeEmail = "change_email"
+}
+
+/// Published by a client to `code.requests`: send a one-time code to `email`.
+public struct CodeRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var email: String
+    public var purpose: CodePurpose
+
+    public init(requestId: String, email: String, purpose: CodePurpose) {
+        self.requestId = requestId
+        self.email = email
+        self.purpose = purpose
+    }
+}
+
+/// A code was sent; it is valid for `expiresIn` seconds. Looks the same whether or not an account
+/// has the email.
+public struct CodeSent: RequestMessage, Equatable {
+    public var requestId: String
+    public var purpose: CodePurpose
+    public var expiresIn: Int
+
+    public init(requestId: String, purpose: CodePurpose, expiresIn: Int) {
+        self.requestId = requestId
+        self.purpose = purpose
+        self.expiresIn = expiresIn
+    }
+}
+
+/// No code was sent. With `code_rate_limited`, `retryAfter` says in how many seconds one may be requested again.
+public struct CodeRefused: RequestMessage, Equatable {
+    public var requestId: String
+    public var reason: ReasonCode
+    public var message: String
+    public var retryAfter: Int?
+
+    public init(requestId: String, reason: ReasonCode, message: String, retryAfter: Int? = nil) {
+        self.requestId = requestId
+        self.reason = reason
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+}

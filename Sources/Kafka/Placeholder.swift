@@ -1,1 +1,0 @@
-// placeholder: removed when the module lands

@@ -1,0 +1,48 @@
+import Dispatch
+import Domain
+import Synchronization
+
+/// At most `capacity` connections to one server, each lent to one borrower at a time; connections are
+/// opened when first needed and reopened after the server went away.
+final class ConnectionPool: Sendable {
+    private let url: String
+    private let capacity: Int
+    private let waitLimit: Duration
+    private let permits: DispatchSemaphore
+    private let idle = Mutex<[PostgresConnection]>([])
+
+    /// - Parameter waitLimit: How long a borrower waits for a free connection before failing transiently.
+    init(url: String, capacity: Int, waitLimit: Duration) {
+        precondition(capacity >= 1, "a pool holds at least one connection")
+        self.url = url
+        self.capacity = capacity
+        self.waitLimit = waitLimit
+        permits = DispatchSemaphore(value: capacity)
+    }
+
+    /// Runs `body` with a connection of its own.
+    func withConnection<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
+        let (seconds, attoseconds) = waitLimit.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        guard permits.wait(timeout: deadline) == .success else {
+            throw PostgresError(.transient, "all \(capacity) PostgreSQL connections stayed busy for \(waitLimit)")
+        }
+        defer { permits.signal() }
+        let connection: PostgresConnection
+        if let reused = idle.withLock({ $0.popLast() }) {
+            connection = reused
+        } else {
+            connection = try PostgresConnection(url: url)
+        }
+        defer { release(connection) }
+        return try body(connection)
+    }
+
+    /// Keeps `connection` for the next borrower, unless it is lost: then the server probably went away
+    /// (restart, failover), which lost the idle ones too, so they are all closed and reopened on demand.
+    private func release(_ connection: PostgresConnection) {
+        idle.withLock { idle in
+            if connection.isBroken { idle.removeAll() } else { idle.append(connection) }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Domain
+import Foundation
+import Registration
+
+/// Passwords and sealed boxes for sign-in, implemented with libsodium outside the domain.
+public protocol CredentialVault: PasswordVault {
+    /// Whether `password` matches the encoded hash; false for an empty or malformed hash. Takes one hash's time.
+    func verify(_ password: String, against hash: String) -> Bool
+    /// Whether the hash was made with other parameters than today's, so it is replaced at the next sign-in.
+    func needsRehash(_ hash: String) -> Bool
+    /// `plaintext` sealed to the X25519 public key `publicKey` (base64), base64; nil when the key is not one.
+    func seal(_ plaintext: String, to publicKey: String) -> String?
+    /// Whether `publicKey` is an X25519 public key in base64.
+    func isPublicKey(_ publicKey: String) -> Bool
+}
+
+/// Access and refresh tokens, implemented with libsodium outside the domain.
+public protocol TokenMinter: Sendable {
+    /// A signed access token (EdDSA JWT) with the claims `sub`, `iat`, `exp` and `jti`.
+    func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String
+    /// A new opaque refresh token (random, URL-safe).
+    func newRefreshToken() -> String
+    /// What the token store keeps of a refresh token: its SHA-256 (hex).
+    func digest(of refreshToken: String) -> String
+}
+
+/// Accounts with what sign-in adds to them: failure counts and password rehashing.
+public protocol CredentialStore: AccountStore {
+    /// Runs `body` on the sign-in failures of `uid` in one transaction and saves what it leaves.
+    func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T
+    /// Replaces the password hash of `uid`.
+    func replacePasswordHash(uid: String, with hash: String) throws(StoreError)
+}

@@ -1,0 +1,120 @@
+import Domain
+import Foundation
+import Registration
+import Verification
+
+/// The account worker's sign-in step (OAuth-style token requests with the grants `password`,
+/// `email` and `refresh_token`).
+///
+/// Every credential failure (wrong, unknown, expired, used, locked out) gives the same
+/// `invalid_credentials` answer. A valid code for an email without an account registers one
+/// through the registration saga; the token is issued when `RegistrationCompleted` arrives.
+public struct SignInStep: EventHandler {
+    public var passwords: PasswordCheck
+    public var codes: CodeVerifier
+    public var profiles: any ProfileStore
+    public var tokens: any TokenStore
+    public var issuer: TokenIssuer
+    public var registrations: RegistrationCoordinator
+    public var clock: @Sendable () -> Date
+
+    public init(passwords: PasswordCheck, codes: CodeVerifier, profiles: any ProfileStore, issuer: TokenIssuer,
+                registrations: RegistrationCoordinator, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.passwords = passwords
+        self.codes = codes
+        self.profiles = profiles
+        self.tokens = issuer.tokens
+        self.issuer = issuer
+        self.registrations = registrations
+        self.clock = clock
+    }
+
+    public func handle(_ event: Event) throws -> [Event] {
+        switch event {
+        case .tokenRequested(let request):
+            return try signIn(request)
+        case .registrationCompleted(let completed):
+            guard let pending = try tokens.pending(requestId: completed.registrationId) else { return [] }
+            return [try grant(uid: completed.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
+        case .registrationFailed(let failed):
+            guard try tokens.pending(requestId: failed.registrationId) != nil else { return [] }
+            return [refused(failed.registrationId, Failure(failed.reason, failed.message))]
+        default:
+            throw UnexpectedEvent(type: event.type, worker: "account-worker")
+        }
+    }
+
+    private func signIn(_ request: TokenRequested) throws -> [Event] {
+        if let failure = RequestId.validate(request.requestId) { return [refused(request.requestId, failure)] }
+        guard passwords.vault.isPublicKey(request.replyKey) else {
+            return [refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
+        }
+        guard let secret = passwords.vault.unseal(request.sealedCredential) else {
+            return [refused(request.requestId, Failure(.credentialUnsealable, "The credential could not be unsealed; seal it with the account worker's public key."))]
+        }
+        let now = clock()
+        let email = RegistrationRules.normalizedEmail(request.email ?? "")
+        switch request.grantType {
+        case .password:
+            guard let account = try passwords.authenticate(email: email, password: secret, at: now) else { return [invalid(request)] }
+            return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
+        case .email:
+            return try signIn(request, email: email, code: secret, at: now)
+        case .refreshToken:
+            return [try refresh(request, token: secret, at: now)]
+        }
+    }
+
+    private func signIn(_ request: TokenRequested, email: String, code: String, at now: Date) throws -> [Event] {
+        let account = try passwords.accounts.account(email: email)
+        if let account, account.status == .active, try passwords.isLocked(account, at: now) { return [invalid(request)] }
+        let rejection = try codes.verify(code, email: email, purposes: [.login, .register], requestId: request.requestId, at: now)
+        if let account, account.status == .active { try passwords.record(rejection == nil, for: account, at: now) }
+        guard rejection == nil else { return [invalid(request)] }
+        switch account {
+        case let account? where account.status == .active:
+            return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
+        case let account? where account.registrationId != request.requestId:
+            // Another registration of this email is in flight: pending accounts never sign in.
+            return [invalid(request)]
+        default:
+            try tokens.recordPending(PendingSignIn(requestId: request.requestId, replyKey: request.replyKey, createdAt: now))
+            return try registrations.startWithoutPassword(registrationId: request.requestId, email: email)
+        }
+    }
+
+    private func refresh(_ request: TokenRequested, token: String, at now: Date) throws -> Event {
+        guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
+        if let failure = try profileGuard(uid: presented.uid) { return refused(request.requestId, failure) }
+        let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
+        let decision = try tokens.rotate(digest: presented.digest, to: next.record) {
+            RotationDecision.on($0, requestId: request.requestId, at: now)
+        }
+        guard decision == .rotate else { return invalid(request) }
+        return try issuer.answer(uid: presented.uid, requestId: request.requestId, replyKey: request.replyKey,
+                                 refreshToken: next.token, accountCreated: false, at: now)
+    }
+
+    /// Tokens for `uid` if its profile passes the guard.
+    private func grant(uid: String, requestId: String, replyKey: String, accountCreated: Bool) throws -> Event {
+        if let failure = try profileGuard(uid: uid) { return refused(requestId, failure) }
+        return try issuer.signIn(uid: uid, requestId: requestId, replyKey: replyKey, accountCreated: accountCreated, at: clock())
+    }
+
+    /// The messenger app's rule: only an active account with a complete profile (name, email, image) signs in.
+    private func profileGuard(uid: String) throws -> Failure? {
+        let active = try passwords.accounts.account(uid: uid)?.status == .active
+        guard active, try profiles.profile(uid: uid)?.isComplete == true else {
+            return Failure(.profileIncomplete, "The account's profile needs a name, an email and a profile image before signing in.")
+        }
+        return nil
+    }
+
+    private func invalid(_ request: TokenRequested) -> Event {
+        refused(request.requestId, Failure(.invalidCredentials, "The email, password, code or token is not valid."))
+    }
+
+    private func refused(_ requestId: String, _ failure: Failure) -> Event {
+        .tokenRefused(RequestRefusal(requestId: requestId, reason: failure.reason, message: failure.message))
+    }
+}

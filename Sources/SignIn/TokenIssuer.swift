@@ -1,0 +1,62 @@
+import Domain
+import Foundation
+
+/// Mints the token pair of a sign-in or refresh and seals it to the requester's reply key.
+public struct TokenIssuer: Sendable {
+    public var tokens: any TokenStore
+    public var minter: any TokenMinter
+    public var vault: any CredentialVault
+    /// Seconds an access token is valid (15 minutes).
+    public var accessLifetime: Double
+    /// Seconds a refresh token is valid.
+    public var refreshLifetime: Double
+
+    public init(tokens: any TokenStore, minter: any TokenMinter, vault: any CredentialVault,
+                accessLifetime: Double = 900, refreshLifetime: Double = 30 * 86400) {
+        self.tokens = tokens
+        self.minter = minter
+        self.vault = vault
+        self.accessLifetime = accessLifetime
+        self.refreshLifetime = refreshLifetime
+    }
+
+    /// A new refresh token for `uid` in `family`, issued by `requestId`, with its stored form.
+    public func refreshToken(uid: String, family: String, requestId: String, at now: Date) -> (token: String, record: RefreshToken) {
+        let token = minter.newRefreshToken()
+        return (token, RefreshToken(digest: minter.digest(of: token), family: family, uid: uid, issuedBy: requestId,
+                                    issuedAt: now, expiresAt: now.addingTimeInterval(refreshLifetime)))
+    }
+
+    /// Starts a token family for a sign-in (its id is the request's) and answers with the sealed pair.
+    public func signIn(uid: String, requestId: String, replyKey: String, accountCreated: Bool, at now: Date) throws -> Event {
+        let refresh = refreshToken(uid: uid, family: requestId, requestId: requestId, at: now)
+        try tokens.store(refresh.record)
+        return try answer(uid: uid, requestId: requestId, replyKey: replyKey, refreshToken: refresh.token,
+                          accountCreated: accountCreated, at: now)
+    }
+
+    /// `TokenIssued` with a new access token and `refreshToken`, sealed to `replyKey`.
+    public func answer(uid: String, requestId: String, replyKey: String, refreshToken: String, accountCreated: Bool,
+                       at now: Date) throws -> Event {
+        let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), issuedAt: now,
+                                            expiresAt: now.addingTimeInterval(accessLifetime))
+        let pair = String(decoding: try JSONEncoder().encode(TokenPair(accessToken: access, refreshToken: refreshToken)), as: UTF8.self)
+        guard let sealed = vault.seal(pair, to: replyKey) else {
+            return .tokenRefused(RequestRefusal(requestId: requestId, reason: .replyKeyInvalid,
+                                              message: "The reply key is not an X25519 public key in base64."))
+        }
+        return .tokenIssued(TokenIssued(requestId: requestId, uid: uid, sealedTokens: sealed, expiresIn: Int(accessLifetime),
+                                        accountCreated: accountCreated))
+    }
+}
+
+/// What `TokenIssued.sealedTokens` opens to.
+public struct TokenPair: Codable, Sendable, Equatable {
+    public var accessToken: String
+    public var refreshToken: String
+
+    public init(accessToken: String, refreshToken: String) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+    }
+}

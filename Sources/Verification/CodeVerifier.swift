@@ -1,0 +1,29 @@
+import Domain
+import Foundation
+
+/// Checks submitted codes against the code store; used by sign-in and account changes.
+public struct CodeVerifier: Sendable {
+    public var codes: any CodeStore
+    public var secrets: any CodeSecrets
+    public var rules: CodeRules
+
+    public init(codes: any CodeStore, secrets: any CodeSecrets, rules: CodeRules = .init()) {
+        self.codes = codes
+        self.secrets = secrets
+        self.rules = rules
+    }
+
+    /// Nil when `code` is the current code of `email` for one of `purposes` (tried in order, moving on
+    /// only where none was issued) and `requestId` may use it; otherwise why not.
+    public func verify(_ code: String, email: String, purposes: [CodePurpose], requestId: String,
+                       at now: Date) throws(StoreError) -> CodeRejection? {
+        for purpose in purposes {
+            let digest = secrets.digest(of: code, purpose: purpose, email: email)
+            let rejection = try codes.update(email: email, purpose: purpose) { (record) throws(StoreError) -> CodeRejection? in
+                rules.verify(&record, digest: digest, requestId: requestId, at: now)
+            }
+            guard rejection == .unknown else { return rejection }
+        }
+        return .unknown
+    }
+}

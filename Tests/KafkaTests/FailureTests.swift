@@ -1,0 +1,55 @@
+import Foundation
+import Kafka
+import Testing
+
+/// Bad settings and missing brokers fail clearly and quickly, in the library and in the tools.
+@Suite struct FailureTests {
+    @Test func invalidPropertyFailsAtConstructionWithLibrdkafkaText() throws {
+        var configuration = KafkaConfiguration(bootstrapServers: "127.0.0.1:1", clientID: "test")
+        configuration.properties["no.such.property"] = "1"
+        #expect { try KafkaProducer(configuration: configuration) } throws: { error in
+            (error as? KafkaError)?.message.contains("No such configuration property") == true
+        }
+        configuration.properties = ["session.timeout.ms": "soon"]
+        configuration.groupID = "g"
+        #expect { try KafkaConsumer(configuration: configuration, subscribingTo: ["t"]) } throws: { error in
+            (error as? KafkaError)?.message.contains("session.timeout.ms") == true
+        }
+    }
+
+    @Test func invalidPropertyMakesTheToolFail() async throws {
+        let tool = try ToolProcess(["produce", "--bootstrap", "127.0.0.1:1", "--topic", "t", "--value", "v",
+                                    "--property", "acks=lots"])
+        #expect(try await tool.exitStatus(within: .seconds(10)) == 1)
+        #expect(tool.standardError.contains("acks"))
+    }
+
+    @Test func unreachableBrokerFailsWithinBoundedTime() async throws {
+        var configuration = KafkaConfiguration(bootstrapServers: "127.0.0.1:1", clientID: "test")
+        configuration.deliveryTimeout = .seconds(2)
+        let producer = try KafkaProducer(configuration: configuration)
+        let start = ContinuousClock.now
+        #expect { try producer.partitionCount(topic: "t", timeout: .seconds(1)) } throws: { error in
+            [KafkaError.Code.transport, KafkaError.Code.timedOut].contains((error as? KafkaError)?.code)
+        }
+        await #expect { _ = try await producer.send(OutgoingMessage(topic: "t", value: [1])) } throws: { error in
+            (error as? KafkaError)?.code == KafkaError.Code.messageTimedOut
+        }
+        #expect(ContinuousClock.now - start < .seconds(10))
+        await producer.close()
+    }
+
+    @Test func unreachableBrokerMakesTheToolsFailWithinBoundedTime() async throws {
+        let start = ContinuousClock.now
+        let producer = try ToolProcess(["produce", "--bootstrap", "127.0.0.1:1", "--topic", "t", "--value", "v",
+                                        "--delivery-timeout-ms", "2000"])
+        let consumer = try ToolProcess(["consume", "--bootstrap", "127.0.0.1:1", "--topic", "t", "--group", "g",
+                                        "--connect-timeout-ms", "2000"])
+        let failure = try await producer.next("failed")
+        #expect(failure.code == "_MSG_TIMED_OUT")
+        #expect(try await producer.exitStatus(within: .seconds(15)) == 1)
+        #expect(try await consumer.exitStatus(within: .seconds(15)) == 1)
+        #expect(consumer.standardError.contains("_TRANSPORT") || consumer.standardError.contains("_TIMED_OUT"))
+        #expect(ContinuousClock.now - start < .seconds(15))
+    }
+}

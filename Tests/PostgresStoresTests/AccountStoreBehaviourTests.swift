@@ -1,0 +1,212 @@
+import Backends
+import Foundation
+import Domain
+import Registration
+import StoreTesting
+import Synchronization
+import Testing
+
+/// What every `AccountStore` must do, checked against each implementation.
+@Suite struct AccountStoreBehaviourTests {
+    @Test(arguments: StoreBackend.allCases)
+    func startInsertsThePendingAccountAndTheSaga(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1")
+            #expect(try store.start(saga, account: pendingAccount(for: saga)) == .started)
+            #expect(try store.saga("r1") == saga)
+            #expect(try store.account(uid: saga.uid) == pendingAccount(for: saga))
+            #expect(try store.account(email: "ada@example.com") == pendingAccount(for: saga))
+            #expect(try store.accounts() == [pendingAccount(for: saga)])
+            #expect(try store.saga("r2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func startOfAKnownRegistrationReturnsTheStoredSaga(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            var again = saga
+            again.uid = "another-uid"
+            #expect(try store.start(again, account: pendingAccount(for: again)) == .existing(saga))
+            #expect(try store.accounts().count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func startWithATakenEmailInsertsNothing(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let first = sagaRecord("r1", email: "ada@example.com")
+            let second = sagaRecord("r2", email: RegistrationRules.normalizedEmail("  ADA@Example.com "))
+            _ = try store.start(first, account: pendingAccount(for: first))
+            #expect(try store.start(second, account: pendingAccount(for: second)) == .emailTaken)
+            #expect(try store.saga("r2") == nil)
+            #expect(try store.accounts() == [pendingAccount(for: first)])
+        }
+    }
+
+    /// Several stores on one location stand for several worker processes.
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentStartsOfOneEmailStartExactlyOne(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let results = Mutex<[Result<SagaStart, StoreError>]>([])
+            onThreads(16) { index in
+                let saga = sagaRecord("r\(index)")
+                let result = Result { () throws(StoreError) in try stores[index % 2].start(saga, account: pendingAccount(for: saga)) }
+                results.withLock { $0.append(result) }
+            }
+            let outcomes = try results.withLock { try $0.map { try $0.get() } }
+            #expect(outcomes.filter { $0 == .started }.count == 1)
+            #expect(outcomes.filter { $0 == .emailTaken }.count == 15)
+            let accounts = try stores[0].accounts()
+            #expect(accounts.count == 1)
+            #expect(try stores[1].saga(accounts[0].registrationId) != nil)
+        }
+    }
+
+    /// A redelivered request handled by two workers at once starts the registration once.
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentStartsOfOneRegistrationStartItOnce(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let results = Mutex<[SagaStart]>([])
+            let saga = sagaRecord("r1")
+            onThreads(8) { index in
+                var attempt = saga
+                attempt.email = "user\(index)@example.com"
+                let result = try? stores[index % 2].start(attempt, account: pendingAccount(for: attempt))
+                results.withLock { $0.append(contentsOf: result.map { [$0] } ?? []) }
+            }
+            let outcomes = results.withLock { $0 }
+            #expect(outcomes.count == 8)
+            #expect(outcomes.filter { $0 == .started }.count == 1)
+            #expect(try stores[0].accounts().count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func saveIsACompareAndSetOnTheVersion(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let moved = saga.next(.awaitingProfile, imageURL: "file:///objects/ProfileImages/image-r1.jpg")
+            #expect(try store.save(moved, applying: nil))
+            #expect(try store.saga("r1") == moved)
+
+            // A writer that read version 1 too loses, with its account change.
+            let stale = saga.next(.failed, failure: Failure(.imageCorrupt, "bad"))
+            #expect(try store.save(stale, applying: .delete(uid: saga.uid)) == false)
+            #expect(try store.saga("r1") == moved)
+            #expect(try store.account(uid: saga.uid)?.status == .pending)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentSavesOfOneVersionLetOneWin(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let saga = sagaRecord("r1")
+            _ = try stores[0].start(saga, account: pendingAccount(for: saga))
+            let wins = Mutex(0)
+            onThreads(8) { index in
+                let next = saga.next(.awaitingProfile, imageURL: "https://images.example.com/\(index).jpg")
+                if (try? stores[index % 2].save(next, applying: nil)) == true { wins.withLock { $0 += 1 } }
+            }
+            #expect(wins.withLock { $0 } == 1)
+            #expect(try stores[0].saga("r1")?.version == 2)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func saveActivatesTheAccountWithTheSaga(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            #expect(try store.save(saga.next(.completed), applying: .activate(uid: saga.uid)))
+            #expect(try store.account(uid: saga.uid)?.status == .active)
+            #expect(try store.saga("r1")?.stage == .completed)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func saveThatCannotApplyItsChangeSavesNothing(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let error = #expect(throws: StoreError.self) {
+                try store.save(saga.next(.completed), applying: .activate(uid: "no-such-uid"))
+            }
+            #expect(error?.kind == .permanent)
+            #expect(try store.saga("r1") == saga)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func saveDeletesTheAccountWithTheSagaAndFreesTheEmail(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let failed = saga.next(.failed, failure: Failure(.imageAnimated, "Animated images are not accepted."))
+            #expect(try store.save(failed, applying: .delete(uid: saga.uid)))
+            #expect(try store.account(uid: saga.uid) == nil)
+            #expect(try store.saga("r1") == failed)
+
+            let retry = sagaRecord("r2")
+            #expect(try store.start(retry, account: pendingAccount(for: retry)) == .started)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func recordFailedKeepsTheFirstRecord(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            var failed = sagaRecord("r1", stage: .failed)
+            failed.failure = Failure(.emailTaken, "This email address is already in use.")
+            #expect(try store.recordFailed(failed) == failed)
+            var other = failed
+            other.failure = Failure(.deadlineExceeded, "later")
+            #expect(try store.recordFailed(other) == failed)
+            #expect(try store.accounts().isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func sagasAreFoundByStageAndLastUpdate(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let stages: [SagaStage] = [.awaitingAvatar, .awaitingProfile, .completed, .awaitingAvatar]
+            for (index, stage) in stages.enumerated() {
+                var saga = sagaRecord("r\(index)", email: "user\(index)@example.com", stage: stage)
+                saga.updatedAt = startDate.addingTimeInterval(Double(index) * 60)
+                _ = try store.recordFailed(saga)
+            }
+            let stuck = try store.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: startDate.addingTimeInterval(150))
+            #expect(stuck.map(\.registrationId) == ["r0", "r1"])
+            #expect(try store.sagas(in: [.awaitingAvatar], updatedBefore: .distantFuture).map(\.registrationId) == ["r0", "r3"])
+            #expect(try store.sagas(in: [], updatedBefore: .distantFuture).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func datesRoundTripBelowAMicrosecond(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            var saga = sagaRecord("r1")
+            let now = Date()
+            saga.startedAt = now
+            saga.updatedAt = now
+            _ = try store.recordFailed(saga)
+            let stored = try #require(try store.saga("r1"))
+            #expect(abs(stored.startedAt.timeIntervalSince(now)) < 0.000_001)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func awkwardTextIsBoundNotSpliced(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            var saga = sagaRecord("r'); DROP TABLE sagas; --", email: "o'brien+\"x\"@example.com")
+            saga.name = "Zoë \\ 😀 $1 ?"
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            #expect(try store.saga(saga.registrationId) == saga)
+            #expect(try store.account(email: saga.email)?.uid == saga.uid)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Backends
+import Domain
+import Registration
+import StoreTesting
+
+/// An implementation of the account and profile stores, to run one behaviour suite against each.
+enum StoreBackend: String, CaseIterable, Sendable {
+    case sqlite
+    case postgres
+
+    /// Runs `body` with the URL of a new empty location for stores of this implementation.
+    func withNewLocation<T>(_ body: (String) throws -> T) throws -> T {
+        switch self {
+        case .sqlite: try withTemporaryDirectory { try body("sqlite://\($0)/store.sqlite") }
+        case .postgres: try body(PostgresServer.shared().newDatabase())
+        }
+    }
+
+    /// Runs `body` with a new empty account store of this implementation.
+    func withAccountStore<T>(_ body: (any AccountStore) throws -> T) throws -> T {
+        try withNewLocation { try body(BackendOptions.accountStore(at: $0)) }
+    }
+
+    /// Runs `body` with a new empty profile store of this implementation.
+    func withProfileStore<T>(_ body: (any ProfileStore) throws -> T) throws -> T {
+        try withNewLocation { try body(BackendOptions.profileStore(at: $0)) }
+    }
+}

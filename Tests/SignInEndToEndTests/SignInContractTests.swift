@@ -1,0 +1,50 @@
+import Domain
+import Foundation
+import Kafka
+import Testing
+
+/// Every code, sign-in and account-change event the workers emit validates against the published
+/// JSON Schemas, and no secret (password, code, token) is on any topic or in any log.
+@Suite(.serialized) struct SignInContractTests {
+    @Test func everyEventValidatesAndNoSecretTravelsInPlaintext() async throws {
+        try await LocalSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+            let password = "Canary-\(UUID().uuidString.prefix(8))"
+            _ = try await system.register("contract@example.com", password: password)
+            let registerCode = try await system.code(for: "new-contract@example.com", .register)
+            let (_, created) = try await system.signIn(.email, email: "new-contract@example.com", secret: registerCode)
+            let (_, session) = try await system.signIn(.password, email: "contract@example.com", secret: password)
+            let (_, rotated) = try await system.signIn(.refreshToken, email: nil, secret: try #require(session).refreshToken)
+            _ = try await system.signIn(.password, email: "contract@example.com", secret: "wrong password")
+            _ = try await system.requestCode("not an email", .login)
+            let newPassword = "New-\(password)"
+            _ = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
+                requestId: UUID().uuidString, email: "contract@example.com", sealedPassword: system.seal(password),
+                sealedNewPassword: system.seal(newPassword))))
+            let changeCode = try await system.code(for: "renamed@example.com", .changeEmail)
+            _ = try await system.send(.emailChangeRequested(EmailChangeRequested(
+                requestId: UUID().uuidString, email: "contract@example.com", sealedPassword: system.seal(newPassword),
+                newEmail: "renamed@example.com", sealedCode: system.seal(changeCode))))
+            _ = try await system.send(.passwordResetRequested(PasswordResetRequested(
+                requestId: UUID().uuidString, email: "renamed@example.com", sealedCode: system.seal("000000"),
+                sealedNewPassword: system.seal(newPassword))))
+
+            let messages = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
+            let types = Set(messages.compactMap { try? EventCodec.decode($0.value).type })
+            #expect(types.isSuperset(of: ["CodeRequested", "CodeSent", "CodeRefused", "TokenRequested", "TokenIssued", "TokenRefused",
+                                          "PasswordChangeRequested", "PasswordResetRequested", "EmailChangeRequested", "UpdateProfileEmail",
+                                          "ProfileEmailUpdated", "AccountChangeCompleted", "AccountChangeFailed"]), "\(types)")
+            let (status, report) = try await ContractValidator.validate(messages, in: system.directory)
+            #expect(status == 0, "\(report.joined(separator: "\n"))")
+
+            let secrets = [password, newPassword, registerCode, changeCode] + [created, session, rotated].compactMap { $0 }
+                .flatMap { [$0.accessToken, $0.refreshToken] }
+            let logs = try FileManager.default.contentsOfDirectory(atPath: system.logs).map { log in
+                (log, String(decoding: FileManager.default.contents(atPath: system.logs + "/" + log) ?? Data(), as: UTF8.self))
+            }
+            for secret in secrets {
+                for message in messages { #expect(!String(decoding: message.value, as: UTF8.self).contains(secret), "secret on \(message.topic)") }
+                for (log, text) in logs { #expect(!text.contains(secret), "secret in \(log)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Crypto
+import Domain
+import Foundation
+import Kafka
+import SignIn
+import Testing
+import WorkerRuntime
+
+/// What the sign-in tests do with a `LocalSystem`: publish a request and wait for its outcome,
+/// read codes back from the outbox, sign in and open the sealed tokens.
+extension LocalSystem {
+    /// `secret` sealed to the account worker's public key, as clients send it.
+    func seal(_ secret: String) -> String {
+        Data(publicKey.seal(Array(secret.utf8))).base64EncodedString()
+    }
+
+    /// Publishes `request` and returns the first event keyed by its id on `topic` (the outcome topic by default).
+    func send(_ request: Event, awaiting topic: String? = nil, timeout: Duration = .seconds(60)) async throws -> Event {
+        let topic = topic ?? Self.outcomeTopic(of: request)
+        let waiter = try OutcomeWaiter(topic: topic, configuration: kafka)
+        try await publish(EventCodec.encode(request), to: request.topic, key: request.key)
+        guard let message = try await waiter.wait(forKey: request.key, timeout: timeout) else {
+            throw HarnessError("no \(topic) message for \(request.key) within \(timeout)")
+        }
+        return try EventCodec.decode(message.value)
+    }
+
+    /// Requests a code and returns the answer.
+    func requestCode(_ email: String, _ purpose: CodePurpose, id: String = UUID().uuidString) async throws -> Event {
+        try await send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)))
+    }
+
+    /// Requests a code, expects it sent, and reads it from the outbox.
+    func code(for email: String, _ purpose: CodePurpose) async throws -> String {
+        let id = UUID().uuidString
+        guard case .codeSent = try await requestCode(email, purpose, id: id) else { throw HarnessError("no code sent to \(email)") }
+        return try code(sentBy: id)
+    }
+
+    /// The code in the email sent for request `id`.
+    func code(sentBy id: String) throws -> String {
+        let text = try email(kind: "code", requestId: id)
+        guard let range = text.range(of: #"is: [0-9]{6}"#, options: .regularExpression) else { throw HarnessError("no code in email \(id)") }
+        return String(text[range].suffix(6))
+    }
+
+    /// The raw `.eml` file of one email, by its kind (`code`, `notice`) and request id.
+    func email(kind: String, requestId: String) throws -> String {
+        let path = "\(directory)/outbox/\(kind).\(requestId)@registrar.local.eml"
+        guard let data = FileManager.default.contents(atPath: path) else { throw HarnessError("no email at \(path)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A token request with a fresh reply key; returns the outcome and, when issued, the opened tokens.
+    func signIn(_ grant: GrantType, email: String?, secret: String, id: String = UUID().uuidString) async throws -> (Event, TokenPair?) {
+        let replyKeys = SealingKeyPair.generate()
+        let outcome = try await send(.tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email,
+                                                                    sealedCredential: seal(secret), replyKey: replyKeys.publicKey.base64)))
+        guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
+        let sealed = try #require(Data(base64Encoded: issued.sealedTokens))
+        return (outcome, try JSONDecoder().decode(TokenPair.self, from: Data(try replyKeys.open(Array(sealed)))))
+    }
+
+    /// Registers an account with a password through the saga and returns its uid.
+    func register(_ email: String, password: String) async throws -> String {
+        let request = request(email: email, password: password)
+        try await publish([request])
+        guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first else {
+            throw HarnessError("registration of \(email) did not complete")
+        }
+        return completed.uid
+    }
+
+    private static func outcomeTopic(of request: Event) -> String {
+        switch request.topic {
+        case Topic.codeRequests: Topic.codeOutcomes
+        case Topic.authRequests: Topic.authOutcomes
+        default: Topic.accountOutcomes
+        }
+    }
+}
+
+/// The reason of a refusal, or nil for any other event.
+func reason(_ event: Event) -> ReasonCode? {
+    switch event {
+    case .codeRefused(let refused): refused.reason
+    case .tokenRefused(let refused): refused.reason
+    case .accountChangeFailed(let failed): failed.reason
+    default: nil
+    }
+}

@@ -1,0 +1,133 @@
+import Crypto
+import Domain
+import Foundation
+import SignIn
+import Testing
+
+/// Sign-in through the real workers: code sign-in registering a complete account, the profile guard,
+/// access tokens verifiable with the published JWKS, refresh rotation with reuse detection, lockout.
+@Suite(.serialized) struct SignInTests {
+    @Test func aCodeSignInRegistersACompleteAccountOnce() async throws {
+        try await LocalSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+            let code = try await system.code(for: "Fresh.Person@example.com", .register)
+            let (outcome, tokens) = try await system.signIn(.email, email: "fresh.person@example.com", secret: code, id: "signup-1")
+            guard case .tokenIssued(let issued) = outcome else { Issue.record("not signed in: \(outcome)"); return }
+            #expect(issued.accountCreated)
+            #expect(tokens != nil)
+            let account = try #require(try system.backends.accounts().account(email: "fresh.person@example.com"))
+            #expect(account.uid == issued.uid && account.status == .active)
+            let profile = try #require(try system.backends.profiles().profile(uid: issued.uid))
+            #expect(profile.isComplete && profile.name == "fresh.person" && profile.email == "fresh.person@example.com")
+            #expect(try system.audit().isEmpty)
+
+            // The same code again is used up; a new login code signs the same account in, not creating another.
+            #expect(reason(try await system.signIn(.email, email: "fresh.person@example.com", secret: code).0) == .invalidCredentials)
+            let again = try await system.code(for: "fresh.person@example.com", .login)
+            guard case .tokenIssued(let second) = try await system.signIn(.email, email: "fresh.person@example.com", secret: again).0 else {
+                Issue.record("second sign-in refused")
+                return
+            }
+            #expect(second.uid == issued.uid && !second.accountCreated)
+            // A code-made account has no password.
+            #expect(reason(try await system.signIn(.password, email: "fresh.person@example.com", secret: "").0) == .invalidCredentials)
+        }
+    }
+
+    @Test func anIncompleteProfileCannotSignIn() async throws {
+        try await LocalSystem.with { system in
+            let uid = try await system.register("guarded@example.com", password: "guarded password")
+            guard case .tokenIssued = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password").0 else {
+                Issue.record("complete profile refused")
+                return
+            }
+            try await system.sqlite("profiles.sqlite", "UPDATE profiles SET profile_image = '' WHERE uid = '\(uid)'")
+            let (outcome, tokens) = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password")
+            #expect(reason(outcome) == .profileIncomplete)
+            #expect(tokens == nil)
+        }
+    }
+
+    @Test func refreshTokensRotateAndAReusedOneRevokesTheFamily() async throws {
+        try await LocalSystem.with { system in
+            let uid = try await system.register("rotor@example.com", password: "rotor password")
+            let (_, first) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password")
+            let initial = try #require(first)
+
+            let jwks = try JSONDecoder().decode(KeySet.self, from: Data(contentsOf: URL(fileURLWithPath: system.directory + "/keys/jwks.json")))
+            let x = try #require(jwks.keys.first).x
+            let key = try SigningPublicKey(bytes: try #require(Base64URL.decode(x)))
+            let claims = try JSONWebToken.verify(initial.accessToken, as: Claims.self, with: key)
+            #expect(claims.sub == uid && claims.exp - claims.iat == 900 && !claims.jti.isEmpty)
+
+            let (_, rotated) = try await system.signIn(.refreshToken, email: nil, secret: initial.refreshToken)
+            let second = try #require(rotated)
+            #expect(second.refreshToken != initial.refreshToken)
+            // The rotated-away token comes back: refused, and the whole family with it.
+            #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: initial.refreshToken).0) == .invalidCredentials)
+            #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: second.refreshToken).0) == .invalidCredentials)
+            // Other sign-ins are other families.
+            let (_, other) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password")
+            guard case .tokenIssued = try await system.signIn(.refreshToken, email: nil, secret: try #require(other).refreshToken).0 else {
+                Issue.record("a fresh family was refused")
+                return
+            }
+        }
+    }
+
+    @Test func fiveFailuresLockTheAccountWithDoublingBackOff() async throws {
+        try await LocalSystem.with(extraArguments: ["account-worker": ["--lockout-base", "2"]]) { system in
+            _ = try await system.register("locked@example.com", password: "locked password")
+            var wrong: [Event] = []
+            for attempt in 1...5 { wrong.append(try await system.signIn(.password, email: "locked@example.com", secret: "guess \(attempt)").0) }
+            let locked = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0
+            // Exactly the answer of a wrong password.
+            guard case .tokenRefused(let refusal) = locked, case .tokenRefused(let wrongRefusal) = wrong[4] else {
+                Issue.record("the locked account signed in")
+                return
+            }
+            #expect(refusal.reason == wrongRefusal.reason && refusal.message == wrongRefusal.message)
+
+            try await Task.sleep(for: .seconds(2)) // the first lock's length
+            #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "guess 6").0) == .invalidCredentials)
+            try await Task.sleep(for: .seconds(2)) // half the doubled lock: still locked
+            #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0) == .invalidCredentials)
+            try await Task.sleep(for: .seconds(2.5)) // past the doubled lock
+            guard case .tokenIssued = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0 else {
+                Issue.record("the account stayed locked past its back-off")
+                return
+            }
+        }
+    }
+
+    @Test func theCommandLineRequestsACodeAndSignsIn() async throws {
+        try await LocalSystem.with { system in
+            let requested = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register",
+                                                        "--request-id", "cli-code"])
+            #expect(requested.status == 0, "\(requested.output)")
+            let code = try system.code(sentBy: "cli-code")
+            let login = try await system.registrar(["login", "--email", "cli@example.com", "--code", code])
+            #expect(login.status == 0, "\(login.output)")
+            #expect(login.output.contains("(account created)") && login.output.contains("refresh_token: "))
+            let again = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register"])
+            #expect(again.status == 1 && again.output.contains("code_rate_limited") && again.output.contains("retry_after: "))
+            // Secrets never travel in plaintext: not the code, not the tokens.
+            let token = try #require(login.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)
+            for message in try await system.allTopicMessages() {
+                let text = String(decoding: message.value, as: UTF8.self)
+                #expect(!text.contains(code) && !text.contains(token), "secret on \(message.topic)")
+            }
+        }
+    }
+
+    private struct KeySet: Decodable {
+        struct Key: Decodable { var x: String }
+        var keys: [Key]
+    }
+
+    private struct Claims: Decodable {
+        var sub: String
+        var iat: Double
+        var exp: Double
+        var jti: String
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import SignIn
+
+/// Per-account lockout: five failures lock for the base time, each further failure doubles it up to the cap.
+@Suite struct LockoutTests {
+    let policy = LockoutPolicy()
+    let now = Date(timeIntervalSince1970: 1_000_000)
+
+    @Test func theFifthFailureLocksAndTheLockDoublesToTheCap() {
+        var failures = SignInFailures()
+        for _ in 1...4 { failures = policy.failed(failures, at: now) }
+        #expect(!policy.isLocked(failures, at: now))
+        var time = now
+        for expected in [60.0, 120, 240, 480, 900, 900] {
+            failures = policy.failed(failures, at: time)
+            #expect(failures.lockedUntil == time.addingTimeInterval(expected))
+            #expect(policy.isLocked(failures, at: time.addingTimeInterval(expected - 1)))
+            time = time.addingTimeInterval(expected)
+            #expect(!policy.isLocked(failures, at: time))
+        }
+    }
+
+    @Test func failuresWhileLockedAreNotCounted() {
+        var failures = SignInFailures()
+        for _ in 1...5 { failures = policy.failed(failures, at: now) }
+        #expect(policy.failed(failures, at: now.addingTimeInterval(30)) == failures)
+    }
+}

@@ -1,0 +1,73 @@
+import Domain
+import Foundation
+import Registration
+import Synchronization
+import Testing
+@testable import SignIn
+
+/// Re-authentication: rehash on parameter change, lockout answering like a wrong password, unknown emails.
+@Suite struct PasswordCheckTests {
+    let now = Date(timeIntervalSince1970: 1_000_000)
+
+    func check(hash: String = "v2:right password", status: AccountStatus = .active) -> (PasswordCheck, MemoryAccounts) {
+        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: hash, status: status,
+                                              registrationId: "r", createdAt: now))
+        return (PasswordCheck(accounts: accounts, vault: VersionedVault()), accounts)
+    }
+
+    @Test func aHashWithOldParametersIsReplacedAtSignIn() throws {
+        let (check, accounts) = check(hash: "v1:right password")
+        #expect(try check.authenticate(email: " A@Example.com", password: "right password", at: now)?.uid == "u")
+        #expect(accounts.hash == "v2:right password")
+    }
+
+    @Test func aLockedAccountRefusesTheRightPasswordAndCountsNothing() throws {
+        let (check, accounts) = check()
+        for _ in 1...5 { #expect(try check.authenticate(email: "a@example.com", password: "wrong", at: now) == nil) }
+        let locked = accounts.failures
+        #expect(locked.consecutive == 5 && locked.lockedUntil == now.addingTimeInterval(60))
+        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(59)) == nil)
+        #expect(accounts.failures == locked)
+        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(60)) != nil)
+        #expect(accounts.failures == SignInFailures())
+    }
+
+    @Test func unknownAndPendingAccountsAreRefused() throws {
+        #expect(try check().0.authenticate(email: "b@example.com", password: "right password", at: now) == nil)
+        #expect(try check(status: .pending).0.authenticate(email: "a@example.com", password: "right password", at: now) == nil)
+    }
+}
+
+/// Hashes are `v<version>:<password>`; version 1 needs rehashing.
+struct VersionedVault: CredentialVault {
+    func unseal(_ sealedBase64: String) -> String? { sealedBase64 }
+    func hash(_ password: String) throws -> String { "v2:" + password }
+    func verify(_ password: String, against hash: String) -> Bool { hash == "v1:" + password || hash == "v2:" + password }
+    func needsRehash(_ hash: String) -> Bool { hash.hasPrefix("v1:") }
+    func seal(_ plaintext: String, to publicKey: String) -> String? { plaintext }
+    func isPublicKey(_ publicKey: String) -> Bool { true }
+}
+
+/// One account in memory, with its failures; the saga operations are not used by these tests.
+final class MemoryAccounts: CredentialStore {
+    private let state: Mutex<(account: Account, failures: SignInFailures)>
+
+    init(_ account: Account) { state = Mutex((account, SignInFailures())) }
+
+    var hash: String { state.withLock { $0.account.passwordHash } }
+    var failures: SignInFailures { state.withLock { $0.failures } }
+
+    func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        state.withLock { body(&$0.failures) }
+    }
+
+    func replacePasswordHash(uid: String, with hash: String) throws(StoreError) { state.withLock { $0.account.passwordHash = hash } }
+    func account(uid: String) throws(StoreError) -> Account? { state.withLock { $0.account.uid == uid ? $0.account : nil } }
+    func account(email: String) throws(StoreError) -> Account? { state.withLock { $0.account.email == email ? $0.account : nil } }
+    func accounts() throws(StoreError) -> [Account] { [state.withLock { $0.account }] }
+    func start(_ saga: SagaRecord, account: Account) throws(StoreError) -> SagaStart { .emailTaken }
+    func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord { saga }
+    func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? { nil }
+    func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
+    func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }
+}
