@@ -13,7 +13,6 @@ public struct SignInStep: EventHandler {
     public var passwords: PasswordCheck
     public var codes: CodeVerifier
     public var profiles: any ProfileStore
-    public var tokens: any TokenStore
     public var issuer: TokenIssuer
     public var registrations: RegistrationCoordinator
     public var clock: @Sendable () -> Date
@@ -23,11 +22,12 @@ public struct SignInStep: EventHandler {
         self.passwords = passwords
         self.codes = codes
         self.profiles = profiles
-        self.tokens = issuer.tokens
         self.issuer = issuer
         self.registrations = registrations
         self.clock = clock
     }
+
+    private var tokens: any TokenStore { issuer.tokens }
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {

@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func fiveFailuresLockTheAccountWithDoublingBackOff() async throws {
-        try await LocalSystem.with(extraArguments: ["account-worker": ["--lockout-base", "2"]]) { system in
+        try await LocalSystem.with(extraArguments: ["account-worker": ["--lockout-base", "3"]]) { system in
             _ = try await system.register("locked@example.com", password: "locked password")
             var wrong: [Event] = []
             for attempt in 1...5 { wrong.append(try await system.signIn(.password, email: "locked@example.com", secret: "guess \(attempt)").0) }
@@ -87,11 +87,11 @@ import Testing
             }
             #expect(refusal.reason == wrongRefusal.reason && refusal.message == wrongRefusal.message)
 
-            try await Task.sleep(for: .seconds(2)) // the first lock's length
+            try await Task.sleep(for: .seconds(3)) // the first lock's length
             #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "guess 6").0) == .invalidCredentials)
-            try await Task.sleep(for: .seconds(2)) // half the doubled lock: still locked
+            try await Task.sleep(for: .seconds(3)) // half the doubled lock: still locked
             #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0) == .invalidCredentials)
-            try await Task.sleep(for: .seconds(2.5)) // past the doubled lock
+            try await Task.sleep(for: .seconds(3.5)) // past the doubled lock
             guard case .tokenIssued = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0 else {
                 Issue.record("the account stayed locked past its back-off")
                 return
