@@ -91,6 +91,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),

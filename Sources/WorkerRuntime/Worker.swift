@@ -8,18 +8,21 @@ import Support
 /// commit the input. Messages that cannot be processed at all go to the dead-letter topic.
 ///
 /// The input is committed only after the outputs are acknowledged, so a crash anywhere replays the
-/// input: steps are idempotent, and the at-least-once chain never loses a step.
+/// input: steps are idempotent, and the at-least-once chain never loses a step. Each partition is
+/// handled in order in its own lane, so a message waiting for a retry holds up only its partition.
 public final class Worker: Sendable {
     private let name: String
     private let consumer: KafkaConsumer
     private let producer: KafkaProducer
     private let handler: any EventHandler
     private let retry: RetryPolicy
+    private let grace: Duration
     private let logger: Logger
 
     /// A worker named `name` (also its consumer group) handling `topics` with `handler`.
+    /// On shutdown, messages being handled get `grace` to finish before they are abandoned (and redelivered later).
     public init(name: String, configuration: KafkaConfiguration, topics: [String], handler: any EventHandler,
-                retry: RetryPolicy = .init()) throws {
+                retry: RetryPolicy = .init(), grace: Duration = .seconds(10)) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
         self.name = name
@@ -27,43 +30,65 @@ public final class Worker: Sendable {
         self.producer = try KafkaProducer(configuration: configuration)
         self.handler = handler
         self.retry = retry
+        self.grace = grace
         self.logger = Logger(component: name)
     }
 
-    /// Runs until `shutdown` fires (or the consumer fails), then commits, flushes and leaves the group.
-    /// `periodic`, when given, runs every `interval` on the same loop (e.g. the stuck-saga sweep).
+    /// Runs until `shutdown` fires (or the consumer fails), then stops fetching, lets each partition
+    /// finish the message in hand within the grace period, commits, flushes and leaves the group.
+    /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep).
     public func run(until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
                     periodic: (@Sendable () throws -> [Event])? = nil) async throws {
         logger.info("started")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.consume() }
-            if let periodic {
-                group.addTask {
-                    while !Task.isCancelled {
-                        try await Task.sleep(for: interval)
-                        let events = try await self.retrying("periodic") { try periodic() }
-                        try await self.publish(events)
+        let lanes = LaneTable()
+        var failure: (any Error)?
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.dispatch(into: lanes) }
+                group.addTask { for await error in lanes.failures { throw error } }
+                if let periodic {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: interval)
+                            try await self.publish(try await self.retrying("periodic") { try periodic() })
+                        }
                     }
                 }
+                group.addTask { await shutdown.wait() }
+                try await group.next()
+                group.cancelAll()
             }
-            group.addTask { await shutdown.wait() }
-            try await group.next()
-            group.cancelAll()
+        } catch {
+            failure = error
+            logger.error("stopping after a failure", ["error": "\(error)"])
         }
-        logger.info("stopping: committing processed offsets and leaving the group")
+        logger.info("stopping: finishing the messages in hand, committing, leaving the group")
+        await lanes.stop(grace: grace)
         consumer.close()
         await producer.close()
         logger.info("stopped")
+        if let failure { throw failure }
     }
 
-    private func consume() async throws {
+    /// Hands each message to its partition's lane, starting a lane for each new partition.
+    private func dispatch(into lanes: LaneTable) async throws {
         for try await message in consumer.messages {
-            try await process(message)
-            try consumer.commit(message)
+            let partition = TopicPartition(topic: message.topic, partition: message.partition)
+            lanes.lane(for: partition, consumer: consumer) { lane in try await self.work(lane) }.append(message)
         }
     }
 
-    private func process(_ message: KafkaMessage) async throws {
+    /// Handles a lane's messages in order, committing each once its outputs are acknowledged.
+    private func work(_ lane: PartitionLane) async throws {
+        for await message in lane.messages {
+            guard !lane.isStopping else { return }
+            try await process(message, in: lane)
+            try consumer.commit(message)
+            lane.finishedOne()
+        }
+    }
+
+    private func process(_ message: KafkaMessage, in lane: PartitionLane) async throws {
         let log = logger.with(["topic": message.topic, "partition": message.partition, "offset": message.offset])
         let event: Event
         do {
@@ -73,41 +98,64 @@ public final class Worker: Sendable {
         }
         let flow = log.with(["flow_id": event.key, "type": event.type])
         do {
-            let outputs = try await retrying(event.type, log: flow) { try self.handler.handle(event) }
-            try await publish(outputs)
+            let outputs = try await retrying(event.type, lane: lane, log: flow) { try self.handler.handle(event) }
+            try await publish(outputs, lane: lane)
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
         } catch let error as UnexpectedEvent {
             try await deadLetter(message, reason: "unexpected_type", error: error.description, attempts: 1, log: flow)
         } catch let error as GaveUp {
             try await deadLetter(message, reason: "retries_exhausted", error: error.description,
                                  attempts: retry.maxAttempts, log: flow)
+        } catch let error as StoreError {
+            try await deadLetter(message, reason: "step_failed", error: error.message, attempts: 1, log: flow)
         }
     }
 
-    /// Runs `step`, retrying transient store failures with back-off; gives up after the policy's attempts.
-    private func retrying<T: Sendable>(_ what: String, log: Logger? = nil,
+    /// Runs `step`, retrying transient store failures with back-off while its partition is paused;
+    /// gives up after the policy's attempts.
+    private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil,
                                        _ step: @escaping @Sendable () throws -> T) async throws -> T {
         var attempt = 1
+        defer { lane?.setRetrying(false) }
         while true {
             do {
                 return try await offload(step)
             } catch let error as StoreError where error.kind == .transient {
                 guard attempt < retry.maxAttempts else { throw GaveUp(attempts: attempt, last: error.message) }
                 (log ?? logger).warning("transient failure, retrying", ["step": what, "attempt": attempt, "error": error.message])
+                lane?.setRetrying(true)
                 try await Task.sleep(for: retry.delay(after: attempt))
                 attempt += 1
             }
         }
     }
 
-    private func publish(_ events: [Event]) async throws {
+    /// Publishes `events` in order and waits for every acknowledgement. A failed send (broker down
+    /// past the delivery timeout) is retried with back-off while the partition is paused; the input
+    /// stays uncommitted meanwhile, so nothing is lost whatever happens.
+    private func publish(_ events: [Event], lane: PartitionLane? = nil) async throws {
         // Send all, then wait for every acknowledgement: the order per key is kept by the producer.
         let messages = events.map { event in
             OutgoingMessage(topic: event.topic, key: Array(event.key.utf8), value: EventCodec.encode(event),
                             headers: [KafkaHeader(key: "type", value: Array(event.type.utf8)),
                                       KafkaHeader(key: "producer", value: Array(name.utf8))])
         }
-        for message in messages { _ = try await producer.send(message) }
+        for message in messages {
+            var attempt = 1
+            while true {
+                do {
+                    _ = try await producer.send(message)
+                    break
+                } catch {
+                    guard !error.isFatal else { throw error }
+                    logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
+                    lane?.setRetrying(true)
+                    try await Task.sleep(for: retry.delay(after: min(attempt, retry.maxAttempts)))
+                    attempt += 1
+                }
+            }
+            lane?.setRetrying(false)
+        }
     }
 
     private func deadLetter(_ message: KafkaMessage, reason: String, error: String, attempts: Int, log: Logger) async throws {

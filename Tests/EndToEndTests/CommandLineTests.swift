@@ -36,4 +36,19 @@ import Testing
             #expect(try await system.registrar(["no-such-command"]).status == 2)
         }
     }
+
+    @Test func workersShutDownCleanlyOnSIGTERM() async throws {
+        try await LocalSystem.with { system in
+            let registered = try await system.registrar(["register", "--email", "calm@example.com", "--password", "long enough password",
+                                                         "--name", "Calm"])
+            #expect(registered.status == 0, "\(registered.output)")
+            for name in ["account-worker", "image-worker", "profile-worker"] {
+                let worker = try #require(system.workers[name])
+                worker.send(SIGTERM)
+                #expect(await worker.waitForExit() == 0, "\(name) exits 0 after committing and leaving its group")
+                let log = try String(contentsOfFile: "\(system.logs)/\(name).log", encoding: .utf8)
+                #expect(log.contains(#""message":"stopped""#), "\(name) logged its clean stop")
+            }
+        }
+    }
 }

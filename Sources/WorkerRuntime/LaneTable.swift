@@ -1,0 +1,43 @@
+import Kafka
+import Synchronization
+
+/// The worker's partition lanes and the tasks working them, created as partitions first deliver.
+final class LaneTable: Sendable {
+    private let lanes = Mutex<[TopicPartition: (lane: PartitionLane, task: Task<Void, Never>)]>([:])
+    private let failureContinuation: AsyncStream<any Error>.Continuation
+    /// Errors that ended a lane's task (a failed commit, a fatal broker error): they stop the worker.
+    let failures: AsyncStream<any Error>
+
+    init() {
+        (failures, failureContinuation) = AsyncStream.makeStream(of: (any Error).self)
+    }
+
+    /// The lane of `partition`, started with `work` the first time.
+    func lane(for partition: TopicPartition, consumer: KafkaConsumer,
+              work: @escaping @Sendable (PartitionLane) async throws -> Void) -> PartitionLane {
+        lanes.withLock { lanes in
+            if let existing = lanes[partition] { return existing.lane }
+            let lane = PartitionLane(partition, consumer: consumer)
+            let failures = failureContinuation
+            let task = Task {
+                do { try await work(lane) } catch is CancellationError {} catch { failures.yield(error) }
+            }
+            lanes[partition] = (lane, task)
+            return lane
+        }
+    }
+
+    /// Lets every lane finish the message in hand (up to `grace`), then cancels what is left.
+    func stop(grace: Duration) async {
+        let entries = lanes.withLock { Array($0.values) }
+        entries.forEach { $0.lane.stop() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for entry in entries { await entry.task.value } }
+            group.addTask { try? await Task.sleep(for: grace) }
+            await group.next()
+            group.cancelAll()
+        }
+        entries.forEach { $0.task.cancel() }
+        failureContinuation.finish()
+    }
+}
