@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 import Imaging
@@ -51,6 +52,7 @@ enum ChaosCommand {
         let kafka = KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-chaos")
         let publicKey = installation.publicKey
         let workload = ChaosWorkload(count: count, seal: { Data(publicKey.seal(Array($0.utf8))).base64EncodedString() },
+                                     replyKey: SealingKeyPair.generate().publicKey.base64,
                                      photo: AvatarProcessor().defaultAvatar().jpeg, using: &generator)
         let messages = workload.messages(using: &generator)
         let injector = FaultInjector(installation: installation, brokers: brokers, logger: logger)
@@ -66,6 +68,8 @@ enum ChaosCommand {
                     _ = try await producer.enqueue(message)
                     if index.isMultiple(of: rate) { try await Task.sleep(for: .seconds(1)) }
                 }
+                try await ChaosReport.waitForOutcomes(workload.firstHalf, kafka: kafka, timeout: .seconds(120))
+                for message in workload.signInMessages { _ = try await producer.enqueue(message) }
                 try await producer.flush(timeout: .seconds(120))
                 await producer.close()
                 return []

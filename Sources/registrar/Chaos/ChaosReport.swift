@@ -20,15 +20,7 @@ struct ChaosReport {
         var report = ChaosReport()
         let ids = workload.registrations.map(\.request.registrationId)
         let deadline = ContinuousClock.now + settle
-        var outcomes: [String: [Event]] = [:]
-        repeat {
-            outcomes = [:]
-            for message in try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka) {
-                if let event = try? EventCodec.decode(message.value) { outcomes[event.registrationId, default: []].append(event) }
-            }
-            if ids.allSatisfy({ outcomes[$0] != nil }) { break }
-            try await Task.sleep(for: .seconds(1))
-        } while ContinuousClock.now < deadline
+        let outcomes = try await waitForOutcomes(ids, kafka: kafka, timeout: settle)
 
         let missing = ids.filter { outcomes[$0] == nil }
         let conflicting = ids.filter { Set((outcomes[$0] ?? []).map(EventCodec.encode)).count > 1 }
@@ -61,6 +53,8 @@ struct ChaosReport {
         report.check(Set(accounts.map(\.email)).count == accounts.count, "no email address has two accounts (\(accounts.count) accounts)")
         report.check(accounts.count == completed, "one account per completed registration")
 
+        try await report.checkRequests(workload, installation: installation, kafka: kafka, deadline: deadline)
+
         let letters = try await TopicSnapshot.read(Topic.inputs.map(Topic.deadLetters(of:)), configuration: kafka)
         let reasons = Dictionary(grouping: letters) { $0.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } ?? "none" }
         report.lines.append("     dead letters: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", "))
@@ -70,5 +64,46 @@ struct ChaosReport {
         let stopped = installation.stoppedWorkers
         report.check(stopped.isEmpty, "all workers still running\(stopped.isEmpty ? "" : "; stopped: \(stopped)")")
         return report
+    }
+
+    /// The registration outcomes published so far, polled until every id in `ids` has one or `timeout` passes.
+    @discardableResult
+    static func waitForOutcomes(_ ids: [String], kafka: KafkaConfiguration, timeout: Duration) async throws -> [String: [Event]] {
+        let deadline = ContinuousClock.now + timeout
+        var outcomes: [String: [Event]] = [:]
+        repeat {
+            outcomes = [:]
+            for message in try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka) {
+                if let event = try? EventCodec.decode(message.value) { outcomes[event.registrationId, default: []].append(event) }
+            }
+            if ids.allSatisfy({ outcomes[$0] != nil }) { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
+        return outcomes
+    }
+
+    /// Code requests and sign-ins: one answer each; one email per code sent, never two.
+    private mutating func checkRequests(_ workload: ChaosWorkload, installation: LocalInstallation, kafka: KafkaConfiguration,
+                                        deadline: ContinuousClock.Instant) async throws {
+        let ids = Set(workload.codeRequests.map(\.requestId) + workload.signIns.map(\.requestId))
+        var answers: [String: Set<[UInt8]>] = [:]
+        var sent = Set<String>()
+        repeat {
+            answers = [:]
+            for message in try await TopicSnapshot.read([Topic.codeOutcomes, Topic.authOutcomes], configuration: kafka) {
+                guard let event = try? EventCodec.decode(message.value), ids.contains(event.key) else { continue }
+                answers[event.key, default: []].insert(message.value)
+                if case .codeSent = event { sent.insert(event.key) }
+            }
+            if answers.count == ids.count { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
+        let refusedCodes = workload.codeRequests.filter { answers[$0.requestId] != nil && !sent.contains($0.requestId) }.count
+        let issued = workload.signIns.filter { id in answers[id.requestId]?.contains { (try? EventCodec.decode($0)).map { if case .tokenIssued = $0 { true } else { false } } ?? false } ?? false }.count
+        lines.append("     code requests: \(sent.count) sent, \(refusedCodes) refused (cooldown); sign-ins: \(issued) issued, \(workload.signIns.count - issued) refused")
+        check(answers.count == ids.count, "every code request and sign-in has an answer (\(answers.count)/\(ids.count))")
+        check(answers.values.allSatisfy { $0.count == 1 }, "no code request or sign-in has two different answers")
+        let emails = (try? FileManager.default.contentsOfDirectory(atPath: installation.directory + "/outbox"))?.filter { $0.hasSuffix(".eml") } ?? []
+        check(emails.count == sent.count, "one email per code sent, none twice (\(emails.count) emails for \(sent.count) codes)")
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import Kafka
 
 /// The chaos run's traffic: registrations of every kind, some re-published, some for emails used
-/// twice, plus hostile messages that must end in the dead-letter topics.
+/// twice, code requests and sign-ins among them, plus hostile messages that must end in the
+/// dead-letter topics.
 struct ChaosWorkload {
     /// One registration and the outcome it must end with.
     struct Registration {
@@ -15,9 +16,13 @@ struct ChaosWorkload {
 
     var registrations: [Registration] = []
     var republished: [RegistrationRequested] = []
+    /// Code requests (some for the same email within the cooldown: refused with `retryAfter`).
+    var codeRequests: [CodeRequested] = []
+    /// Password sign-ins of registering users (early ones may find no active account yet).
+    var signIns: [TokenRequested] = []
     var hostile: [(topic: String, value: [UInt8])] = []
 
-    init(count: Int, seal: (String) -> String, photo: [UInt8], using generator: inout some RandomNumberGenerator) {
+    init(count: Int, seal: (String) -> String, replyKey: String, photo: [UInt8], using generator: inout some RandomNumberGenerator) {
         for index in 0..<count {
             let id = "chaos-\(index)-\(UUID().uuidString.prefix(8).lowercased())"
             let roll = Int.random(in: 0..<100, using: &generator)
@@ -48,6 +53,15 @@ struct ChaosWorkload {
                 registrations[index].racesForEmail = true
             }
         }
+        for index in 0..<count / 4 {
+            let email = Bool.random(using: &generator) ? "user\(Int.random(in: 0..<count, using: &generator))@example.com"
+                                                      : "stranger\(index % 20)@example.com"
+            codeRequests.append(CodeRequested(requestId: "code-\(index)-\(UUID().uuidString.prefix(8).lowercased())",
+                                              email: email, purpose: .login))
+            let user = registrations[Int.random(in: 0..<max(1, count / 2), using: &generator)].request
+            signIns.append(TokenRequested(requestId: "signin-\(index)-\(UUID().uuidString.prefix(8).lowercased())", grantType: .password,
+                                          email: user.email, sealedCredential: seal("password-\(user.registrationId)"), replyKey: replyKey))
+        }
         let garbage = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for topic in Topic.inputs {
             hostile += [(topic, garbage), (topic, Array(#"{"type":"RegistrationRequested","version":1}"#.utf8)),
@@ -55,15 +69,23 @@ struct ChaosWorkload {
         }
     }
 
-    /// Every message to publish, in a shuffled order with the hostile ones spread through.
+    /// Registrations, code requests and hostile messages, shuffled.
     func messages(using generator: inout some RandomNumberGenerator) -> [OutgoingMessage] {
-        let requests = (registrations.map(\.request) + republished).map { request in
-            OutgoingMessage(topic: Topic.registrationRequests, key: Array(request.registrationId.utf8),
-                            value: EventCodec.encode(.registrationRequested(request)), headers: [])
-        }
+        let requests = ((registrations.map(\.request) + republished).map(Event.registrationRequested)
+            + codeRequests.map(Event.codeRequested)).map(Self.message)
         let bad = hostile.enumerated().map { index, message in
             OutgoingMessage(topic: message.topic, key: Array("hostile-\(index)".utf8), value: message.value, headers: [])
         }
         return (requests + bad).shuffled(using: &generator)
+    }
+
+    /// The sign-ins, published once the first half's registrations have their outcomes.
+    var signInMessages: [OutgoingMessage] { signIns.map(Event.tokenRequested).map(Self.message) }
+
+    /// The registrations the sign-ins are for.
+    var firstHalf: [String] { registrations.prefix(max(1, registrations.count / 2)).map(\.request.registrationId) }
+
+    private static func message(_ event: Event) -> OutgoingMessage {
+        OutgoingMessage(topic: event.topic, key: Array(event.key.utf8), value: EventCodec.encode(event), headers: [])
     }
 }
