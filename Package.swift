@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
-        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "Domain", "Registration"]),
+        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
         .testTarget(name: "PostgresStoresTests", dependencies: [
             "PostgresStores", "EmbeddedStores", "StoreTesting", "Backends", "Domain", "Registration",

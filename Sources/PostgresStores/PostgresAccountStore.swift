@@ -17,9 +17,9 @@ public struct PostgresAccountStore: AccountStore {
     public func start(_ saga: SagaRecord, account: Account) throws(StoreError) -> SagaStart {
         try database.transaction { (db) throws(PostgresError) -> SagaStart in
             if let existing = try Self.saga(saga.registrationId, in: db) { return .existing(existing) }
-            // The UNIQUE constraint on email decides: a concurrent insert of the same email waits for
-            // the other transaction, then inserts nothing if that one committed.
-            guard try db.execute(Account.insert + " ON CONFLICT (email) DO NOTHING", account.values) == 1 else {
+            // The UNIQUE constraint on email decides: a concurrent insert of the same email (or uid)
+            // waits for the other transaction, then inserts nothing if that one committed.
+            guard try db.execute(Account.insert + " ON CONFLICT DO NOTHING", account.values) == 1 else {
                 // The winner may be this very registration, started concurrently (a redelivery).
                 return try Self.saga(saga.registrationId, in: db).map(SagaStart.existing) ?? .emailTaken
             }

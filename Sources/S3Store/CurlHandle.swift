@@ -27,11 +27,9 @@ final class CurlHandle: @unchecked Sendable {
     func perform(_ request: SignedRequest, region: String, credentials: S3Credentials,
                  timeout: Duration) throws(StoreError) -> Response {
         defer { curl_easy_reset(handle) }
+        // Only headers with values: libcurl signs every header given here, removals ("Name:") too.
         var headers: UnsafeMutablePointer<curl_slist>?
-        // No `Expect: 100-continue` round trip; no form content type for a body without one.
-        for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:", "Content-Type:"] {
-            headers = curl_slist_append(headers, line)
-        }
+        for (name, value) in request.headers { headers = curl_slist_append(headers, "\(name): \(value)") }
         defer { curl_slist_free_all(headers) }
         let body = ResponseBody()
         let context = Unmanaged.passUnretained(body).toOpaque()

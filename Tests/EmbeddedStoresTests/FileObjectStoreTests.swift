@@ -1,48 +1,12 @@
 import Foundation
 import Domain
 import Registration
+import StoreTesting
 import Synchronization
 import Testing
 @testable import EmbeddedStores
 
 @Suite struct FileObjectStoreTests {
-    @Test func putsGetsAndDeletesObjects() throws {
-        try withTemporaryDirectory { directory in
-            let store = try FileObjectStore(root: "\(directory)/objects")
-            let key = "ProfileImages/a.jpg"
-            #expect(try store.get(key) == nil)
-            #expect(try store.contains(key) == false)
-            try store.put([1, 2, 3], key: key, contentType: "image/jpeg")
-            #expect(try store.get(key) == [1, 2, 3])
-            #expect(try store.contains(key))
-            #expect(FileManager.default.contents(atPath: "\(directory)/objects/\(key)") == Data([1, 2, 3]))
-            try store.put([], key: key, contentType: "image/jpeg")
-            #expect(try store.get(key) == [])
-            try store.delete(key)
-            try store.delete(key)
-            try store.delete("never/there")
-            #expect(try store.get(key) == nil)
-            #expect(try store.contains("ProfileImages") == false)
-        }
-    }
-
-    @Test func listsByPrefix() throws {
-        try withTemporaryDirectory { directory in
-            let store = try FileObjectStore(root: "\(directory)/objects")
-            for key in ["ProfileImages/b.jpg", "ProfileImages/a.jpg", "staging/r1", "staging/r2", "staging/x1"] {
-                try store.put(Array(key.utf8), key: key, contentType: "application/octet-stream")
-            }
-            #expect(try store.list(prefix: "staging/").map(\.key) == ["staging/r1", "staging/r2", "staging/x1"])
-            #expect(try store.list(prefix: "staging/r").map(\.key) == ["staging/r1", "staging/r2"])
-            #expect(try store.list(prefix: "Profile").map(\.key) == ["ProfileImages/a.jpg", "ProfileImages/b.jpg"])
-            #expect(try store.list(prefix: "").count == 5)
-            #expect(try store.list(prefix: "nothing/").isEmpty)
-            let object = try #require(try store.list(prefix: "ProfileImages/a").first)
-            #expect(object.size == "ProfileImages/a.jpg".utf8.count)
-            #expect(abs(object.modifiedAt.timeIntervalSinceNow) < 60)
-        }
-    }
-
     @Test(arguments: ["", "/etc/passwd", "../outside", "a/../../outside", "a//b", "a/", "./a", ".hidden", "a/.tmp"])
     func refusesKeysOutsideTheTree(key: String) throws {
         try withTemporaryDirectory { directory in

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Domain
 import Registration
+import StoreTesting
 import Synchronization
 import Testing
 @testable import EmbeddedStores

@@ -1,1 +1,66 @@
+import Foundation
+import Domain
+import Registration
+import S3Store
+import Testing
 
+/// What every `ObjectStore` must do, checked against each implementation.
+@Suite struct ObjectStoreBehaviourTests {
+    @Test(arguments: ObjectStoreBackend.allCases)
+    func putsGetsAndDeletesObjects(backend: ObjectStoreBackend) throws {
+        try backend.withStore { (store) throws in
+            let key = "ProfileImages/a.jpg"
+            #expect(try store.get(key) == nil)
+            #expect(try store.contains(key) == false)
+            try store.put([1, 2, 3], key: key, contentType: "image/jpeg")
+            #expect(try store.get(key) == [1, 2, 3])
+            #expect(try store.contains(key))
+            try store.put([], key: key, contentType: "image/jpeg")
+            #expect(try store.get(key) == [])
+            try store.delete(key)
+            try store.delete(key)
+            try store.delete("never/there")
+            #expect(try store.get(key) == nil)
+            #expect(try store.contains("ProfileImages") == false)
+        }
+    }
+
+    @Test(arguments: ObjectStoreBackend.allCases)
+    func storesLargeObjectsIntact(backend: ObjectStoreBackend) throws {
+        try backend.withStore { (store) throws in
+            let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+            try store.put(bytes, key: "staging/big", contentType: "application/octet-stream")
+            #expect(try store.get("staging/big") == bytes)
+            #expect(try store.list(prefix: "staging/").first?.size == bytes.count)
+        }
+    }
+
+    @Test(arguments: ObjectStoreBackend.allCases)
+    func listsByPrefix(backend: ObjectStoreBackend) throws {
+        try backend.withStore { (store) throws in
+            for key in ["ProfileImages/b.jpg", "ProfileImages/a.jpg", "staging/r1", "staging/r2", "staging/x1"] {
+                try store.put(Array(key.utf8), key: key, contentType: "application/octet-stream")
+            }
+            #expect(try store.list(prefix: "staging/").map(\.key) == ["staging/r1", "staging/r2", "staging/x1"])
+            #expect(try store.list(prefix: "staging/r").map(\.key) == ["staging/r1", "staging/r2"])
+            #expect(try store.list(prefix: "Profile").map(\.key) == ["ProfileImages/a.jpg", "ProfileImages/b.jpg"])
+            #expect(try store.list(prefix: "").count == 5)
+            #expect(try store.list(prefix: "nothing/").isEmpty)
+            let object = try #require(try store.list(prefix: "ProfileImages/a").first)
+            #expect(object.size == "ProfileImages/a.jpg".utf8.count)
+            #expect(abs(object.modifiedAt.timeIntervalSinceNow) < 60)
+        }
+    }
+
+    @Test(arguments: ObjectStoreBackend.allCases)
+    func urlsServeTheObject(backend: ObjectStoreBackend) throws {
+        try backend.withStore { (store) throws in
+            let key = "ProfileImages/a b+c.jpg"
+            try store.put([9, 8, 7], key: key, contentType: "image/jpeg")
+            if let s3 = store as? S3ObjectStore { try makePublic(key, in: s3.configuration) }
+            let url = try #require(URL(string: store.url(for: key)))
+            let fetched = url.isFileURL ? Array(try Data(contentsOf: url)) : try fetchAnonymously(url.absoluteString)
+            #expect(fetched == [9, 8, 7])
+        }
+    }
+}

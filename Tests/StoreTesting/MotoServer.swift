@@ -10,7 +10,7 @@ public final class MotoServer: @unchecked Sendable {
     private let executable: String
     // Replaced only by `start()` and `stop()`, which tests call from one task; guarded by `lock` for the exit handler.
     private let lock = NSLock()
-    private var process: Process?
+    private var process: SpawnedProcess?
 
     /// The server's endpoint URL.
     public var endpoint: String { "http://127.0.0.1:\(port)" }
@@ -29,13 +29,7 @@ public final class MotoServer: @unchecked Sendable {
 
     /// Starts the server (again, after `stop()`: with no buckets or objects) on the same port.
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-H", "127.0.0.1", "-p", "\(port)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(executable, ["-H", "127.0.0.1", "-p", "\(port)"], outputPath: "/dev/null")
         lock.withLock { self.process = process }
         try waitUntilListening(on: port)
     }
@@ -44,7 +38,6 @@ public final class MotoServer: @unchecked Sendable {
     public func stop() {
         guard let process = lock.withLock({ self.process.take() }) else { return }
         process.terminate()
-        process.waitUntilExit()
     }
 
     private static func findExecutable() throws -> String {

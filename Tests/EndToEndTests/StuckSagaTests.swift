@@ -1,0 +1,38 @@
+import Domain
+import Foundation
+import Registration
+import Testing
+
+/// A registration whose next worker never comes is failed and compensated at its deadline; when the
+/// worker finally comes back, its late work is undone instead of resurrecting anything.
+@Suite(.serialized) struct StuckSagaTests {
+    @Test func aSagaPastItsDeadlineIsUndoneAndLateWorkIsIgnored() async throws {
+        try await LocalSystem.with(workers: ["account-worker", "profile-worker"],
+                                   extraArguments: ["account-worker": ["--saga-deadline", "2"]]) { system in
+            let stuck = system.request(email: "stuck@example.com")
+            try await system.publish([stuck])
+            let outcomes = try await system.waitForOutcomes([stuck.registrationId], timeout: .seconds(60))
+            guard case .registrationFailed(let failed) = outcomes[stuck.registrationId]?.first else {
+                Issue.record("no failure: \(String(describing: outcomes[stuck.registrationId]))"); return
+            }
+            #expect(failed.reason == .deadlineExceeded)
+            #expect(try system.backends.accounts().account(email: "stuck@example.com") == nil, "the pending account is deleted")
+
+            // The image worker comes back and stores the avatar it was asked for long ago: that late
+            // step is undone (DeleteAvatar), and the outcome stays the failure.
+            try system.startWorker("image-worker")
+            let deadline = ContinuousClock.now + .seconds(60)
+            var path: [String] = []
+            while !path.contains("AvatarDeleted") && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(300))
+                path = try await system.allTopicMessages().filter { $0.keyString == stuck.registrationId }
+                    .compactMap { try? EventCodec.decode($0.value).type }
+            }
+            #expect(path.contains("AvatarStored"), "\(path)")
+            #expect(path.contains("AvatarDeleted"), "\(path)")
+            #expect(!path.contains("RegistrationCompleted"))
+            #expect(try system.backends.objects().list(prefix: "ProfileImages/").isEmpty)
+            #expect(try system.audit().isEmpty)
+        }
+    }
+}

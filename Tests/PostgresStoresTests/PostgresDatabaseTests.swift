@@ -1,0 +1,107 @@
+import Foundation
+import Domain
+@testable import PostgresStores
+import Registration
+import StoreTesting
+import Synchronization
+import Testing
+
+@Suite struct PostgresDatabaseTests {
+    let migrations = [
+        "CREATE TABLE items (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
+        "ALTER TABLE items ADD COLUMN note TEXT;",
+    ]
+
+    @Test func migrationsRunOnceWhenReplicasStartAtOnce() throws {
+        let url = try PostgresServer.shared().newDatabase()
+        let failures = Mutex<[String]>([])
+        onThreads(8) { _ in
+            do throws(StoreError) {
+                try PostgresDatabase(url: url).migrate("items", migrations)
+            } catch {
+                failures.withLock { $0.append(error.message) }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let database = PostgresDatabase(url: url)
+        #expect(try Self.version(of: "items", in: database) == 2)
+        // A non-idempotent script ran once: a second run would have failed on the existing column.
+        try database.withConnection { (db) throws(PostgresError) in try db.execute("INSERT INTO items (name, note) VALUES ($1, $2)", ["a", "b"]) }
+    }
+
+    @Test func anOlderBuildLeavesANewerSchemaAlone() throws {
+        let database = PostgresDatabase(url: try PostgresServer.shared().newDatabase())
+        try database.migrate("items", migrations)
+        try database.migrate("items", Array(migrations.prefix(1)))
+        #expect(try Self.version(of: "items", in: database) == 2)
+    }
+
+    @Test func aThrowingTransactionRollsBack() throws {
+        let database = PostgresDatabase(url: try PostgresServer.shared().newDatabase())
+        try database.migrate("items", migrations)
+        let error = #expect(throws: StoreError.self) {
+            try database.transaction { (db) throws(PostgresError) in
+                try db.execute("INSERT INTO items (name) VALUES ($1)", ["twice"])
+                try db.execute("INSERT INTO items (name) VALUES ($1)", ["twice"])
+            }
+        }
+        #expect(error?.kind == .permanent)
+        #expect(error?.message.contains("23505") == true)
+        #expect(try Self.names(database).isEmpty)
+    }
+
+    @Test func textWithANulCharacterIsRefusedPermanently() throws {
+        let database = PostgresDatabase(url: try PostgresServer.shared().newDatabase())
+        try database.migrate("items", migrations)
+        let error = #expect(throws: StoreError.self) {
+            try database.withConnection { (db) throws(PostgresError) in try db.execute("INSERT INTO items (name) VALUES ($1)", ["a\u{0}b"]) }
+        }
+        #expect(error?.kind == .permanent)
+    }
+
+    @Test func anUnreachableServerIsTransient() throws {
+        let database = PostgresDatabase(url: "postgres://postgres@127.0.0.1:\(try freePort())/postgres?connect_timeout=2",
+                                        retry: StoreRetry(attempts: 2, initialDelay: .milliseconds(10)))
+        let error = #expect(throws: StoreError.self) { try database.execute(script: "SELECT 1") }
+        #expect(error?.kind == .transient)
+    }
+
+    @Test func aBusyPoolFailsTransientlyAfterItsWaitLimit() throws {
+        let database = PostgresDatabase(url: try PostgresServer.shared().newDatabase(), connections: 1,
+                                        waitLimit: .milliseconds(100), retry: StoreRetry(attempts: 1))
+        let error = #expect(throws: StoreError.self) {
+            try database.withConnection { (_) throws(PostgresError) in
+                do throws(StoreError) {
+                    try database.execute(script: "SELECT 1")
+                } catch {
+                    throw PostgresError(error.kind, error.message)
+                }
+            }
+        }
+        #expect(error?.kind == .transient)
+        #expect(error?.message.contains("busy") == true)
+    }
+
+    @Test(arguments: [
+        ("08006", StoreError.Kind.transient), ("08001", .transient), ("40001", .transient), ("40P01", .transient),
+        ("57P01", .transient), ("57P03", .transient), ("53300", .transient), ("53100", .transient),
+        ("23505", .permanent), ("23503", .permanent), ("42P01", .permanent), ("22021", .permanent), ("P0001", .permanent),
+    ])
+    func sqlStatesAreClassified(sqlState: String, kind: StoreError.Kind) {
+        #expect(StoreError.Kind(sqlState: sqlState) == kind)
+    }
+
+    private static func version(of schema: String, in database: PostgresDatabase) throws -> Int? {
+        try database.withConnection { (db) throws(PostgresError) in
+            try db.query("SELECT version FROM registrar_migrations WHERE schema_name = $1", [schema]) {
+                (row) throws(PostgresError) -> Int in try row[0]
+            }.first
+        }
+    }
+
+    private static func names(_ database: PostgresDatabase) throws -> [String] {
+        try database.withConnection { (db) throws(PostgresError) in
+            try db.query("SELECT name FROM items ORDER BY id") { (row) throws(PostgresError) -> String in try row[0] }
+        }
+    }
+}
