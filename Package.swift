@@ -17,6 +17,7 @@ import PackageDescription
 /// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
 /// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
 /// - `PostgresStores`, `S3Store`: the production implementations of the store protocols (libpq, libcurl).
+/// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - Executables, whose `main` only wires the above together.
@@ -60,10 +61,13 @@ let package = Package(
             "CSQLite", "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "KafkaCommands", "Support", "Domain"]),
-        .target(name: "PostgresStores", dependencies: ["CPostgres", "Domain", "Registration"]),
+        .target(name: "PostgresStores", dependencies: [
+            "CPostgres", "Domain", "Registration", "Verification", "SignIn", "AccountChanges",
+        ]),
         .target(name: "S3Store", dependencies: ["CurlShim", "Crypto", "Domain", "Registration"]),
+        .target(name: "SMTPCourier", dependencies: ["CurlShim", "Courier", "Domain", "Support"]),
         .target(name: "Backends", dependencies: [
-            "EmbeddedStores", "PostgresStores", "S3Store", "Domain", "Registration", "Support",
+            "EmbeddedStores", "PostgresStores", "S3Store", "SMTPCourier", "Domain", "Registration", "Support",
             "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
 
@@ -100,15 +104,17 @@ let package = Package(
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
         .testTarget(name: "PostgresStoresTests", dependencies: [
             "PostgresStores", "EmbeddedStores", "StoreTesting", "Backends", "Domain", "Registration",
+            "Verification", "SignIn", "AccountChanges",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
             "S3Store", "CurlShim", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
         ]),
+        .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime"]),
         .testTarget(name: "VerificationTests", dependencies: ["Domain", "Courier", "Verification"]),
         .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
         ]),
     ]
 )

@@ -1,8 +1,10 @@
+import Courier
 import EmbeddedStores
 import Domain
 import PostgresStores
 import Registration
 import S3Store
+import SMTPCourier
 import Support
 
 /// Where an installation keeps its accounts, profiles and images: each store is given by a URL whose
@@ -12,10 +14,13 @@ import Support
 ///   connection URI; `postgresql://` too) or `sqlite://path` (`sqlite:///absolute/path`).
 /// - Images: `s3://bucket?region=…&endpoint=…&path-style=true&public-url=…` (see `S3Configuration`)
 ///   or `file://directory`.
+/// - Mail: `smtp://user:password@host:587?tls=starttls|none&from=…` or `smtps://…` (see `SMTPConfiguration`);
+///   by default the file outbox `<data-dir>/outbox`.
 public struct BackendOptions: Sendable {
     public var accounts: String?
     public var profiles: String?
     public var images: String?
+    public var mail: String?
     /// Where the embedded defaults live.
     public var dataDirectory: String
 
@@ -27,17 +32,21 @@ public struct BackendOptions: Sendable {
                environment: "REGISTRAR_PROFILES"),
         .value("images", "Image store: s3://bucket?region=…&endpoint=…&path-style=true or file://dir (default: <data-dir>/objects)",
                environment: "REGISTRAR_IMAGES"),
+        .value("mail", "Mail server: smtp://user:pass@host:587?tls=starttls|none or smtps://… (default: files in <data-dir>/outbox)",
+               environment: "REGISTRAR_MAIL"),
     ]
 
     public init(_ arguments: ParsedArguments, dataDirectory: String) {
         self.init(accounts: arguments.value("accounts"), profiles: arguments.value("profiles"),
-                  images: arguments.value("images"), dataDirectory: dataDirectory)
+                  images: arguments.value("images"), mail: arguments.value("mail"), dataDirectory: dataDirectory)
     }
 
-    public init(accounts: String? = nil, profiles: String? = nil, images: String? = nil, dataDirectory: String) {
+    public init(accounts: String? = nil, profiles: String? = nil, images: String? = nil, mail: String? = nil,
+                dataDirectory: String) {
         self.accounts = accounts
         self.profiles = profiles
         self.images = images
+        self.mail = mail
         self.dataDirectory = dataDirectory
     }
 
@@ -53,12 +62,17 @@ public struct BackendOptions: Sendable {
         try images.map(Self.objectStore(at:)) ?? EmbeddedBackends(dataDirectory).objects()
     }
 
+    /// The mail option alone, for workers that send email.
+    public static let mailSpecs = specs.filter { $0.name == "mail" }
+
+    /// The mailer of code and notification emails.
+    public func mailer() throws -> any Mailer {
+        try mail.map { try SMTPMailer(SMTPConfiguration(url: $0)) } ?? EmbeddedBackends(dataDirectory).mailer()
+    }
+
     /// The account store at `url`, created or migrated as needed.
     public static func accountStore(at url: String) throws -> any AccountStore {
-        let location = try StoreURL(url, accepting: [.postgres, .sqlite])
-        return location.scheme == .postgres
-            ? try PostgresAccountStore(database: PostgresDatabase(url: url))
-            : try SQLiteAccountStore(path: location.path)
+        try accountChangeStore(at: url)
     }
 
     /// The profile store at `url`, created or migrated as needed.

@@ -14,6 +14,11 @@ extension EmbeddedBackends {
         try SQLiteTokenStore(path: try DataDirectory(directory).tokensDatabase)
     }
 
+    /// The answers `worker` gave to requests, so each request is answered once.
+    public func answers(of worker: String) throws -> any AnswerMemo {
+        try SQLiteAnswerMemo(path: "\(try DataDirectory(directory).path)/answers-\(worker).sqlite")
+    }
+
     /// The file outbox: one `.eml` file per message in `<data>/outbox`.
     public func mailer() throws -> any Mailer {
         try FileOutbox(directory: try DataDirectory(directory).outbox)

@@ -1,3 +1,4 @@
+import AccountChanges
 import EmbeddedStores
 import Domain
 import Registration
@@ -11,7 +12,7 @@ public struct EmbeddedBackends: Sendable {
         self.directory = directory
     }
 
-    public func accounts() throws -> any AccountStore {
+    public func accounts() throws -> any AccountChangeStore {
         try SQLiteAccountStore(path: try layout().accountsDatabase)
     }
 

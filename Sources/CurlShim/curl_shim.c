@@ -20,6 +20,10 @@ CURLcode curl_shim_set_write_callback(CURL *handle, CURLoption option, curl_shim
     return curl_easy_setopt(handle, option, callback);
 }
 
+CURLcode curl_shim_set_read_callback(CURL *handle, CURLoption option, curl_shim_read_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
 CURLcode curl_shim_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }

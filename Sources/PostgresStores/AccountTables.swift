@@ -30,6 +30,25 @@ let accountStoreMigrations = [
     );
     CREATE INDEX sagas_by_stage ON sagas (stage, updated_at);
     """,
+    """
+    CREATE TABLE sign_in_failures (
+        uid TEXT COLLATE "C" PRIMARY KEY,
+        consecutive INTEGER NOT NULL,
+        locked_until DOUBLE PRECISION
+    );
+    CREATE TABLE account_changes (
+        request_id TEXT COLLATE "C" PRIMARY KEY,
+        uid TEXT COLLATE "C" NOT NULL,
+        kind TEXT NOT NULL,
+        old_email TEXT COLLATE "C" NOT NULL,
+        new_email TEXT COLLATE "C" NOT NULL,
+        stage TEXT NOT NULL,
+        failure_reason TEXT,
+        failure_message TEXT,
+        updated_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX account_changes_by_stage ON account_changes (stage, updated_at);
+    """,
 ]
 
 extension Account: PostgresRecord {

@@ -6,7 +6,7 @@ import Registration
 /// that a saga step and its account change commit in one transaction. Any number of workers may
 /// share the database.
 public struct PostgresAccountStore: AccountStore {
-    private let database: PostgresDatabase
+    let database: PostgresDatabase
 
     /// The store in `database`, whose schema is created or migrated first.
     public init(database: PostgresDatabase) throws(StoreError) {

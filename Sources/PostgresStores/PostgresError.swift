@@ -9,6 +9,8 @@ struct PostgresError: Error {
     /// The constraint a violation broke, e.g. `accounts_email_key`.
     var constraint: String?
     var message: String
+    /// A caller's error thrown inside a transaction, which reaches the caller unchanged.
+    private var passed: StoreError?
 
     init(_ kind: StoreError.Kind, _ message: String, sqlState: String? = nil, constraint: String? = nil) {
         self.kind = kind
@@ -32,8 +34,18 @@ struct PostgresError: Error {
         self.init(.transient, String(cString: PQerrorMessage(connection)).trimmingWhitespace)
     }
 
+    /// A caller's `error` thrown inside a transaction: it rolls the transaction back, is not retried
+    /// (the caller's step decides that), and reaches the caller unchanged.
+    init(passing error: StoreError) {
+        self.init(.permanent, error.message)
+        passed = error
+    }
+
+    /// Whether a unique constraint refused the statement (SQLSTATE 23505).
+    var isUniqueViolation: Bool { sqlState == "23505" }
+
     var storeError: StoreError {
-        StoreError(kind, sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message)
+        passed ?? StoreError(kind, sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message)
     }
 
     private static func field(_ code: Int32, of result: OpaquePointer) -> String? {

@@ -25,11 +25,15 @@ protocol PostgresRecord {
     static var table: String { get }
     /// The columns, primary key first, in the order of `values` and of the reads in `init(row:)`.
     static var columns: [String] { get }
+    /// How many of the first `columns` make up the primary key: 1 unless the record says otherwise.
+    static var keyColumnCount: Int { get }
     init(row: PostgresRow) throws(PostgresError)
     var values: [any PostgresValueConvertible] { get }
 }
 
 extension PostgresRecord {
+    static var keyColumnCount: Int { 1 }
+
     /// `SELECT <columns> FROM <table>`, for a `WHERE` or `ORDER BY` clause to follow.
     static var select: String { "SELECT \(columns.joined(separator: ", ")) FROM \(table)" }
 
@@ -40,8 +44,8 @@ extension PostgresRecord {
 
     /// `insert` that replaces the columns of a row with the same primary key.
     static var upsert: String {
-        let updates = columns.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
-        return "\(insert) ON CONFLICT (\(columns[0])) DO UPDATE SET \(updates)"
+        let updates = columns.dropFirst(keyColumnCount).map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return "\(insert) ON CONFLICT (\(columns.prefix(keyColumnCount).joined(separator: ", "))) DO UPDATE SET \(updates)"
     }
 }
 

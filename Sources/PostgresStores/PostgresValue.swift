@@ -63,6 +63,18 @@ extension Date: PostgresValueConvertible {
     }
 }
 
+/// Unix times in seconds as `DOUBLE PRECISION[]`, e.g. `{1700000000.5,1700000060}`.
+extension Array: PostgresValueConvertible where Element == Date {
+    var postgresText: String? { "{" + map { "\($0.timeIntervalSince1970)" }.joined(separator: ",") + "}" }
+
+    init?(postgresText: String?) {
+        guard let text = postgresText, text.hasPrefix("{"), text.hasSuffix("}") else { return nil }
+        let elements = text.dropFirst().dropLast().split(separator: ",").map { Double(String($0)) }
+        guard !elements.contains(nil) else { return nil }
+        self = elements.compactMap { $0.map(Date.init(timeIntervalSince1970:)) }
+    }
+}
+
 /// `nil` is NULL.
 extension Optional: PostgresValueConvertible where Wrapped: PostgresValueConvertible {
     var postgresText: String? { flatMap(\.postgresText) }

@@ -38,12 +38,7 @@ public struct S3Configuration: Sendable {
               let bucket = components.host, !bucket.isEmpty else {
             throw StoreError(.permanent, "not an s3://bucket URL: \(url)")
         }
-        var query: [String: String] = [:]
-        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        let known: Set<String> = ["region", "endpoint", "path-style", "public-url", "timeout"]
-        if let unknown = query.keys.first(where: { !known.contains($0) }) {
-            throw StoreError(.permanent, "unknown s3:// URL parameter \(unknown); known: \(known.sorted().joined(separator: ", "))")
-        }
+        let query = try components.parameters(known: ["region", "endpoint", "path-style", "public-url", "timeout"])
         let pathStyle = try Self.flag(query["path-style"], named: "path-style")
         guard let seconds = Int(query["timeout"] ?? "30"), seconds > 0 else {
             throw StoreError(.permanent, "s3:// URL parameter timeout expects seconds")

@@ -29,26 +29,25 @@ await CommandLineTool.exit {
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
         let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8)
         let stores = BackendOptions(parsed, dataDirectory: connection.dataDirectory)
-        guard let accounts = try stores.accountStore() as? any AccountChangeStore else {
-            throw UsageError.invalid("this account store does not support sign-in and account changes", spec.helpText)
-        }
+        let accounts = try stores.accountChangeStore()
         let vault = SodiumCredentialVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()))
         let minter = EdDSATokenMinter(key: try SigningKeyPair.loadOrCreate(at: backends.signingKey()))
         try minter.jwks.write(toFile: backends.jwksFile, atomically: true, encoding: .utf8)
         let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
             base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
-        let codes = CodeVerifier(codes: try backends.codes(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()))
-        let tokens = try backends.tokens()
+        let codes = CodeVerifier(codes: try stores.codeStore(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()))
+        let tokens = try stores.tokenStore()
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
-                                        mailer: try backends.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
+                                        mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
                                         rules: rules)
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations)
         let worker = try Worker(name: "account-worker", configuration: connection.kafka(clientID: "account-worker"),
                                 topics: [Topic.registrationRequests, Topic.registrationReplies, Topic.registrationOutcomes,
                                          Topic.authRequests, Topic.accountRequests, Topic.accountReplies],
-                                handler: CompositeHandler([registrations, signIn, changes]))
+                                handler: AnswerOnce(CompositeHandler([registrations, signIn, changes]),
+                                                   memo: try backends.answers(of: "account-worker")))
         try await worker.run(until: shutdown) {
             let cutoff = Date().addingTimeInterval(-deadline)
             return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)

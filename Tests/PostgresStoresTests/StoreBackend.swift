@@ -3,7 +3,7 @@ import Domain
 import Registration
 import StoreTesting
 
-/// An implementation of the account and profile stores, to run one behaviour suite against each.
+/// An implementation of the stores, to run one behaviour suite against each.
 enum StoreBackend: String, CaseIterable, Sendable {
     case sqlite
     case postgres
@@ -19,6 +19,12 @@ enum StoreBackend: String, CaseIterable, Sendable {
     /// Runs `body` with a new empty account store of this implementation.
     func withAccountStore<T>(_ body: (any AccountStore) throws -> T) throws -> T {
         try withNewLocation { try body(BackendOptions.accountStore(at: $0)) }
+    }
+
+    /// Runs `body` with a new empty store of this implementation, which `open` opens from its URL
+    /// (e.g. `BackendOptions.codeStore(at:)`).
+    func withStore<Store, T>(_ open: (String) throws -> Store, _ body: (Store) throws -> T) throws -> T {
+        try withNewLocation { try body(open($0)) }
     }
 
     /// Runs `body` with a new empty profile store of this implementation.

@@ -9,6 +9,8 @@
 
 /* The callback CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION take. */
 typedef size_t (*curl_shim_write_callback)(char *data, size_t size, size_t count, void *context);
+/* The callback CURLOPT_READFUNCTION takes: fills `buffer` with up to size * count bytes of an upload. */
+typedef size_t (*curl_shim_read_callback)(char *buffer, size_t size, size_t count, void *context);
 
 CURLcode curl_shim_set_long(CURL *handle, CURLoption option, long value);
 CURLcode curl_shim_set_offset(CURL *handle, CURLoption option, curl_off_t value);
@@ -17,6 +19,7 @@ CURLcode curl_shim_set_string(CURL *handle, CURLoption option, const char *value
 /* Pointers (data, lists) must stay valid until the transfer ends. */
 CURLcode curl_shim_set_pointer(CURL *handle, CURLoption option, const void *value);
 CURLcode curl_shim_set_write_callback(CURL *handle, CURLoption option, curl_shim_write_callback callback);
+CURLcode curl_shim_set_read_callback(CURL *handle, CURLoption option, curl_shim_read_callback callback);
 
 CURLcode curl_shim_response_code(CURL *handle, long *code);
 

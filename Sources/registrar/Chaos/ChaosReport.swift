@@ -38,13 +38,15 @@ struct ChaosReport {
                 if registration.expectedFailure != nil { wrong.append(registration.request.registrationId) }
             case .registrationFailed(let failed):
                 failures[failed.reason, default: 0] += 1
+                // Past its deadline any saga may be failed and undone (an overloaded machine): still complete-or-undone.
                 let allowed = registration.expectedFailure == failed.reason || (registration.racesForEmail && failed.reason == .emailTaken)
+                    || failed.reason == .deadlineExceeded
                 if !allowed { wrong.append("\(registration.request.registrationId): \(failed.reason.rawValue)") }
             default: break
             }
         }
         report.lines.append("     outcomes: \(completed) completed, " + failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", "))
-        report.check(wrong.isEmpty, "every outcome is the one its request called for\(wrong.isEmpty ? "" : ": \(wrong.prefix(5))")")
+        report.check(wrong.isEmpty, "every outcome is the one its request called for, or its deadline passed\(wrong.isEmpty ? "" : ": \(wrong.prefix(5))")")
 
         let findings = try RegistrationAudit(accounts: try installation.backends.accounts(), profiles: try installation.backends.profiles(),
                                              images: try installation.backends.objects()).run(grace: .zero)
@@ -102,7 +104,10 @@ struct ChaosReport {
         let issued = workload.signIns.filter { id in answers[id.requestId]?.contains { (try? EventCodec.decode($0)).map { if case .tokenIssued = $0 { true } else { false } } ?? false } ?? false }.count
         lines.append("     code requests: \(sent.count) sent, \(refusedCodes) refused (cooldown); sign-ins: \(issued) issued, \(workload.signIns.count - issued) refused")
         check(answers.count == ids.count, "every code request and sign-in has an answer (\(answers.count)/\(ids.count))")
-        check(answers.values.allSatisfy { $0.count == 1 }, "no code request or sign-in has two different answers")
+        let doubled = answers.filter { $0.value.count > 1 }.map { id, values in
+            "\(id): " + values.compactMap { try? EventCodec.decode($0).type }.sorted().joined(separator: "+")
+        }
+        check(doubled.isEmpty, "no code request or sign-in has two different answers\(doubled.isEmpty ? "" : ": \(doubled.sorted().prefix(5))")")
         let emails = (try? FileManager.default.contentsOfDirectory(atPath: installation.directory + "/outbox"))?.filter { $0.hasSuffix(".eml") } ?? []
         check(emails.count == sent.count, "one email per code sent, none twice (\(emails.count) emails for \(sent.count) codes)")
     }

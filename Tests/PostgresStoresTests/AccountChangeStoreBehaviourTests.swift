@@ -1,0 +1,153 @@
+import AccountChanges
+import Backends
+import Domain
+import Foundation
+import Registration
+import SignIn
+import StoreTesting
+import Synchronization
+import Testing
+
+/// What every `AccountChangeStore` must do (sign-in failures and account changes), checked against
+/// each implementation.
+@Suite struct AccountChangeStoreBehaviourTests {
+    @Test(arguments: StoreBackend.allCases)
+    func failuresAreSavedAsTheBodyLeavesThem(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let locked = SignInFailures(consecutive: 5, lockedUntil: startDate)
+            #expect(try store.updateFailures(uid: "uid-1") { failures in
+                defer { failures = locked }
+                return failures
+            } == SignInFailures())
+            #expect(try store.updateFailures(uid: "uid-1") { $0 } == locked)
+            #expect(try store.updateFailures(uid: "uid-2") { $0 } == SignInFailures())
+        }
+    }
+
+    /// Several stores on one location stand for several worker processes.
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentFailuresAreAllCounted(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.accountChangeStore(at: url) }
+            onThreads(12) { index in _ = try? stores[index % 2].updateFailures(uid: "uid-1") { $0.consecutive += 1 } }
+            #expect(try stores[0].updateFailures(uid: "uid-1") { $0.consecutive } == 12)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func replacePasswordHashChangesTheAccount(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let uid = try store.register(email: "ada@example.com")
+            try store.replacePasswordHash(uid: uid, with: "new-hash")
+            #expect(try store.account(uid: uid)?.passwordHash == "new-hash")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func beginRecordsTheChangeWithItsUpdate(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let (uid, change) = try store.beginChangingEmail()
+            #expect(try store.change(requestId: "c1") == change)
+            #expect(try store.account(email: "lovelace@example.com")?.uid == uid)
+            #expect(try store.change(requestId: "c2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func beginOfAKnownRequestWritesNothing(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let (uid, change) = try store.beginChangingEmail()
+            let again = emailChange("c1", uid: uid, to: "other@example.com")
+            #expect(try store.begin(again, applying: .email("other@example.com")) == .existing(change))
+            #expect(try store.account(uid: uid)?.email == "lovelace@example.com")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func beginWithATakenEmailWritesNothing(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let uid = try store.register(email: "ada@example.com")
+            _ = try store.register(email: "lovelace@example.com")
+            let change = emailChange("c1", uid: uid, to: "lovelace@example.com")
+            #expect(try store.begin(change, applying: .email("lovelace@example.com")) == .emailTaken)
+            #expect(try store.change(requestId: "c1") == nil)
+            #expect(try store.account(uid: uid)?.email == "ada@example.com")
+        }
+    }
+
+    /// The unique email decides between changes of different accounts to one email.
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentChangesToOneEmailStartOne(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.accountChangeStore(at: url) }
+            let uids = try (0..<8).map { try stores[0].register(email: "user\($0)@example.com") }
+            let results = Mutex<[AccountChangeStart]>([])
+            onThreads(8) { index in
+                let change = emailChange("c\(index)", uid: uids[index], to: "wanted@example.com")
+                let result = try? stores[index % 2].begin(change, applying: .email("wanted@example.com"))
+                results.withLock { $0.append(contentsOf: result.map { [$0] } ?? []) }
+            }
+            let outcomes = results.withLock { $0 }
+            #expect(outcomes.count == 8)
+            #expect(outcomes.filter { $0 == .started }.count == 1)
+            #expect(try stores[0].accounts().filter { $0.email == "wanted@example.com" }.count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func saveReplacesTheRecordWithItsUpdate(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let (uid, change) = try store.beginChangingEmail()
+            var undone = change
+            undone.stage = .failed
+            undone.failure = Failure(.deadlineExceeded, "The profile did not follow.")
+            try store.save(undone, applying: .email("ada@example.com"))
+            #expect(try store.change(requestId: "c1") == undone)
+            #expect(try store.account(uid: uid)?.email == "ada@example.com")
+            let error = #expect(throws: StoreError.self) {
+                try store.save(emailChange("c2", uid: "no-such-uid", to: "x@example.com"), applying: .passwordHash("h"))
+            }
+            #expect(error?.kind == .permanent)
+            #expect(try store.change(requestId: "c2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func changesAreFoundByStageAndLastUpdate(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let stages: [AccountChangeStage] = [.awaitingProfile, .completed, .awaitingProfile, .awaitingProfile]
+            for (index, stage) in stages.enumerated() {
+                var change = emailChange("c\(index)", uid: "uid-\(index)", to: "user\(index)@example.com")
+                change.stage = stage
+                change.updatedAt = startDate.addingTimeInterval(Double(index) * 60)
+                try store.save(change, applying: nil)
+            }
+            let stuck = try store.changes(in: .awaitingProfile, updatedBefore: startDate.addingTimeInterval(150))
+            #expect(stuck.map(\.requestId) == ["c0", "c2"])
+        }
+    }
+}
+
+/// A change of `uid`'s email from ada@example.com to `email`, awaiting the profile.
+private func emailChange(_ requestId: String, uid: String, to email: String) -> AccountChangeRecord {
+    AccountChangeRecord(requestId: requestId, uid: uid, kind: .changeEmail, oldEmail: "ada@example.com", newEmail: email,
+                        stage: .awaitingProfile, updatedAt: startDate)
+}
+
+private extension AccountChangeStore {
+    /// Registers an account with `email`, started and completed; its uid.
+    func register(email: String) throws -> String {
+        let saga = sagaRecord("r-\(email)", email: email)
+        _ = try start(saga, account: pendingAccount(for: saga))
+        _ = try save(saga.next(.completed), applying: .activate(uid: saga.uid))
+        return saga.uid
+    }
+
+    /// Registers ada@example.com and begins changing it to lovelace@example.com (request `c1`).
+    func beginChangingEmail() throws -> (uid: String, change: AccountChangeRecord) {
+        let uid = try register(email: "ada@example.com")
+        let change = emailChange("c1", uid: uid, to: "lovelace@example.com")
+        #expect(try begin(change, applying: .email("lovelace@example.com")) == .started)
+        return (uid, change)
+    }
+}

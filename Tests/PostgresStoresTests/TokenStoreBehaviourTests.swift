@@ -1,0 +1,89 @@
+import Backends
+import Domain
+import Foundation
+import SignIn
+import StoreTesting
+import Synchronization
+import Testing
+
+/// What every `TokenStore` must do, checked against each implementation.
+@Suite struct TokenStoreBehaviourTests {
+    @Test(arguments: StoreBackend.allCases)
+    func storedTokensAreFoundByDigest(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            let token = refreshToken("d1")
+            try store.store(token)
+            #expect(try store.token(digest: "d1") == token)
+            #expect(try store.token(digest: "d2") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func rotationReplacesTheTokenAndAReuseRevokesTheFamily(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            try store.store(refreshToken("d1"))
+            let next = refreshToken("d2", issuedBy: "q1")
+            #expect(try store.refresh("d1", to: next) == .rotate)
+            #expect(try store.token(digest: "d1")?.replacedBy == "q1")
+            #expect(try store.token(digest: "d2") == next)
+            // The rotating request may rotate again (a redelivery); another one is a reuse.
+            #expect(try store.refresh("d1", to: refreshToken("d3", issuedBy: "q1")) == .rotate)
+            #expect(try store.refresh("d1", to: refreshToken("d4", issuedBy: "q2")) == .revokeFamily)
+            #expect(try store.token(digest: "d2")?.familyRevoked == true)
+            #expect(try store.refresh("d2", to: refreshToken("d5", issuedBy: "q3")) == .refuse(.revoked))
+            #expect(try store.refresh("unknown", to: refreshToken("d6", issuedBy: "q4")) == .refuse(.unknown))
+            #expect(try store.token(digest: "d6") == nil)
+        }
+    }
+
+    /// Several stores on one location stand for several worker processes.
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentRefreshesWithOneTokenRotateItOnce(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.tokenStore(at: url) }
+            try stores[0].store(refreshToken("d1"))
+            let decisions = Mutex<[RotationDecision]>([])
+            onThreads(8) { index in
+                let decision = try? stores[index % 2].refresh("d1", to: refreshToken("n\(index)", issuedBy: "q\(index)"))
+                decisions.withLock { $0.append(contentsOf: decision.map { [$0] } ?? []) }
+            }
+            let outcomes = decisions.withLock { $0 }
+            #expect(outcomes.count == 8)
+            #expect(outcomes.filter { $0 == .rotate }.count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func revokeAllRevokesEveryFamilyOfTheAccount(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            try store.store(refreshToken("d1", family: "f1"))
+            try store.store(refreshToken("d2", family: "f2"))
+            try store.store(refreshToken("d3", family: "f3", uid: "uid-2"))
+            try store.revokeAll(uid: "uid-1")
+            #expect(try ["d1", "d2", "d3"].map { try store.token(digest: $0)?.familyRevoked } == [true, true, false])
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aPendingSignInIsRecordedOnce(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            let signIn = PendingSignIn(requestId: "r1", replyKey: "client-1", createdAt: startDate)
+            try store.recordPending(signIn)
+            try store.recordPending(PendingSignIn(requestId: "r1", replyKey: "client-2", createdAt: startDate))
+            #expect(try store.pending(requestId: "r1") == signIn)
+            #expect(try store.pending(requestId: "r2") == nil)
+        }
+    }
+}
+
+private func refreshToken(_ digest: String, family: String = "f1", uid: String = "uid-1", issuedBy: String = "q0") -> RefreshToken {
+    RefreshToken(digest: digest, family: family, uid: uid, issuedBy: issuedBy, issuedAt: startDate,
+                 expiresAt: startDate.addingTimeInterval(86_400))
+}
+
+private extension TokenStore {
+    /// Refreshes with the token `digest` as the sign-in step decides, by `next`'s request, at `startDate`.
+    func refresh(_ digest: String, to next: RefreshToken) throws(StoreError) -> RotationDecision {
+        try rotate(digest: digest, to: next) { RotationDecision.on($0, requestId: next.issuedBy, at: startDate) }
+    }
+}

@@ -1,0 +1,51 @@
+import Domain
+import Foundation
+import StoreTesting
+import Testing
+
+/// Code emails through the real code dispatch worker configured with `--mail smtp://…`, delivered to
+/// a real SMTP server (aiosmtpd) and read back from what it received.
+@Suite(.serialized) struct SMTPDeliveryTests {
+    @Test func aCodeIsDeliveredBySMTP() async throws {
+        let server = try SMTPServer()
+        try await LocalSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
+            guard case .codeSent = try await system.requestCode("smtp@example.com", .login, id: "smtp-1") else {
+                Issue.record("code not sent")
+                return
+            }
+            let messages = try server.messages()
+            #expect(messages.count == 1)
+            #expect(messages.first?.contains("Message-ID: <code.smtp-1@registrar.local>") == true)
+            #expect(messages.first.flatMap(LocalSystem.code(in:)) != nil)
+            #expect(!FileManager.default.fileExists(atPath: system.directory + "/outbox/code.smtp-1@registrar.local.eml"))
+        }
+    }
+
+    @Test func aServerRefusingThenAcceptingDeliversTheCodeOnce() async throws {
+        let server = try SMTPServer()
+        server.stop()
+        try await LocalSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
+            // The server comes back once the worker has failed to send; the worker retries the transient
+            // failure with back-off (about 3 s in all) and then delivers.
+            let log = system.logs + "/code-dispatch-worker.log"
+            let restart = Task {
+                while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("mail deferred") ?? false) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try server.start()
+            }
+            defer { restart.cancel() }
+            let outcome = try await system.requestCode("later@example.com", .login, id: "smtp-2")
+            try await restart.value
+            guard case .codeSent = outcome else {
+                Issue.record("code not sent after the server came back: \(outcome)")
+                return
+            }
+            #expect(try server.messages().count == 1)
+        }
+    }
+
+    private static func mail(to server: SMTPServer) -> [String: [String]] {
+        ["code-dispatch-worker": ["--mail", "smtp://127.0.0.1:\(server.port)?tls=none&connect-timeout=2&timeout=10"]]
+    }
+}
