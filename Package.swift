@@ -110,7 +110,9 @@ let package = Package(
             "S3Store", "CurlShim", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
         ]),
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting",
+        ]),
         .testTarget(name: "VerificationTests", dependencies: ["Domain", "Courier", "Verification"]),
         .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [

@@ -99,7 +99,7 @@ import Testing
             let probe = system.request(email: "before@example.com")
             try await system.publish([probe])
             _ = try await system.waitForOutcomes([probe.registrationId])
-            try await system.sqlite("profiles.sqlite", "CREATE TRIGGER refuse BEFORE INSERT ON profiles BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;")
+            try await system.refuseProfileWrites()
 
             let photo = try await Fixtures.noiseJPEG(width: 200, height: 200)
             let doomed = system.request(email: "doomed@example.com", avatar: photo)

@@ -40,7 +40,7 @@ import Testing
                 Issue.record("complete profile refused")
                 return
             }
-            try await system.sqlite("profiles.sqlite", "UPDATE profiles SET profile_image = '' WHERE uid = '\(uid)'")
+            try await system.blankProfileImage(of: uid)
             let (outcome, tokens) = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password")
             #expect(reason(outcome) == .profileIncomplete)
             #expect(tokens == nil)

@@ -20,7 +20,8 @@ final class LocalSystem: @unchecked Sendable {
     private(set) var workers: [String: ChildProcess] = [:]
     let publicKey: SealingPublicKey
     var kafka: KafkaConfiguration { KafkaConfiguration(bootstrapServers: bootstrap, clientID: "e2e-test") }
-    var backends: EmbeddedBackends { EmbeddedBackends(directory) }
+    /// The stores, embedded or production (see `StoreLocation`).
+    let backends: StoreLocation
     var logs: String { directory + "/logs" }
 
     /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
@@ -33,7 +34,8 @@ final class LocalSystem: @unchecked Sendable {
             throw HarnessError("the local broker did not print its address")
         }
         let keys = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey())
-        let system = LocalSystem(directory: directory, bootstrap: bootstrap, broker: broker, publicKey: keys.publicKey)
+        let system = LocalSystem(directory: directory, bootstrap: bootstrap, broker: broker, publicKey: keys.publicKey,
+                                 backends: try StoreLocation.make(for: directory))
         for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
         return system
     }
@@ -52,7 +54,8 @@ final class LocalSystem: @unchecked Sendable {
         await system.stop()
     }
 
-    private init(directory: String, bootstrap: String, broker: ChildProcess, publicKey: SealingPublicKey) {
+    private init(directory: String, bootstrap: String, broker: ChildProcess, publicKey: SealingPublicKey, backends: StoreLocation) {
+        self.backends = backends
         self.directory = directory
         self.bootstrap = bootstrap
         self.broker = broker
@@ -64,6 +67,7 @@ final class LocalSystem: @unchecked Sendable {
     func startWorker(_ name: String, extraArguments: [String] = []) throws {
         let quickFailover = ["--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=500"]
         workers[name] = try ChildProcess(Binaries.path(name), ["--data-dir", directory] + quickFailover + extraArguments,
+                                         environment: backends.environment,
                                          stderrPath: "\(logs)/\(name).log")
     }
 
@@ -86,7 +90,7 @@ final class LocalSystem: @unchecked Sendable {
 
     /// Runs the `registrar` CLI against this system; returns its exit status and standard output.
     func registrar(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory],
+        let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory], environment: backends.environment,
                                        stderrPath: "\(logs)/cli.log")
         var lines: [String] = []
         while let line = await process.nextLine() { lines.append(line) }
@@ -154,10 +158,19 @@ final class LocalSystem: @unchecked Sendable {
                               images: try backends.objects()).run(grace: .zero)
     }
 
-    /// Runs `sqlite3` on one of the data directory's databases (to make a store misbehave).
-    func sqlite(_ database: String, _ sql: String) async throws {
-        let process = try ChildProcess("/usr/bin/sqlite3", [directory + "/" + database, sql], stderrPath: "\(logs)/sqlite.log")
-        guard await process.waitForExit() == 0 else { throw HarnessError("sqlite3 failed: \(sql)") }
+    /// Makes the profile store refuse every write from now on (a trigger raising an error).
+    func refuseProfileWrites() async throws {
+        try await backends.executeOnProfiles(
+            sqlite: "CREATE TRIGGER refuse BEFORE INSERT ON profiles BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+            postgres: "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql; "
+                + "CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON profiles FOR EACH ROW EXECUTE FUNCTION refuse();",
+            logs: logs)
+    }
+
+    /// Empties the profile image of `uid`, leaving an incomplete profile.
+    func blankProfileImage(of uid: String) async throws {
+        let sql = "UPDATE profiles SET profile_image = '' WHERE uid = '\(uid)'"
+        try await backends.executeOnProfiles(sqlite: sql, postgres: sql, logs: logs)
     }
 }
 

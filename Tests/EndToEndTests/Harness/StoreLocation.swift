@@ -1,0 +1,60 @@
+import Backends
+import Domain
+import Foundation
+import Registration
+import StoreTesting
+import Support
+
+/// Where a `LocalSystem`'s stores live. The embedded defaults (SQLite and files in the data
+/// directory), or — when `REGISTRAR_E2E_BACKENDS=production` — a fresh PostgreSQL database on a
+/// real PostgreSQL 15 and a fresh bucket on a real S3-protocol server (moto), so that the same
+/// end-to-end suites run unchanged against the production backends.
+struct StoreLocation: Sendable {
+    /// The URLs the workers and the CLI are given (as `REGISTRAR_*` variables); empty when embedded.
+    let environment: [String: String]
+    let options: BackendOptions
+
+    static var productionRequested: Bool { ProcessInfo.processInfo.environment["REGISTRAR_E2E_BACKENDS"] == "production" }
+
+    /// The stores of a system whose data directory is `directory`.
+    static func make(for directory: String) throws -> StoreLocation {
+        guard productionRequested else {
+            return StoreLocation(environment: [:], options: BackendOptions(dataDirectory: directory))
+        }
+        let database = try PostgresServer.shared().newDatabase()
+        let bucket = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
+        let moto = try sharedMoto.get()
+        try createBucket(bucket, at: moto.endpoint)
+        let images = "s3://\(bucket)?endpoint=\(moto.endpoint)&region=us-east-1&path-style=true"
+        let environment = ["REGISTRAR_ACCOUNTS": database, "REGISTRAR_PROFILES": database, "REGISTRAR_IMAGES": images,
+                           "AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret", "AWS_REGION": "us-east-1"]
+        for (name, value) in environment where name.hasPrefix("AWS_") { setenv(name, value, 1) }
+        return StoreLocation(environment: environment,
+                             options: BackendOptions(accounts: database, profiles: database, images: images, dataDirectory: directory))
+    }
+
+    func accounts() throws -> any AccountStore { try options.accountStore() }
+    func profiles() throws -> any ProfileStore { try options.profileStore() }
+    func objects() throws -> any ObjectStore { try options.objectStore() }
+
+    /// Runs `sql` against the profile store (SQLite in the data directory, or PostgreSQL).
+    func executeOnProfiles(sqlite: String, postgres: String, logs: String) async throws {
+        let process = if let database = options.profiles {
+            try ChildProcess("/usr/bin/psql", [database, "-q", "-v", "ON_ERROR_STOP=1", "-c", postgres], stderrPath: "\(logs)/sql.log")
+        } else {
+            try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite", sqlite], stderrPath: "\(logs)/sql.log")
+        }
+        guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
+    }
+
+    private static let sharedMoto = Result { try MotoServer() }
+
+    private static func createBucket(_ bucket: String, at endpoint: String) throws {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sf", "-X", "PUT", "\(endpoint)/\(bucket)"]
+        try curl.run()
+        curl.waitUntilExit()
+        guard curl.terminationStatus == 0 else { throw HarnessError("cannot create bucket \(bucket) on \(endpoint)") }
+    }
+}
