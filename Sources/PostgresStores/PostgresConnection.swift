@@ -24,6 +24,9 @@ final class PostgresConnection: @unchecked Sendable {
             defer { PQfinish(handle) }
             throw PostgresError(connection: handle)
         }
+        // Server notices (e.g. "relation already exists, skipping" from idempotent migrations) are not
+        // errors; keep them off the worker's standard error, which carries JSON log lines only.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
     }
 

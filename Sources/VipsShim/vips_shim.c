@@ -8,6 +8,9 @@ static int init_status = -1;
 
 static void init_vips(void)
 {
+    /* libvips prints warnings about damaged input on stderr, which carries JSON log lines only;
+       the refusal itself reaches the caller as an error. An explicit VIPS_WARNING setting wins. */
+    g_setenv("VIPS_WARNING", "0", FALSE);
     if (VIPS_INIT("registrar"))
         return;
     vips_concurrency_set(1);

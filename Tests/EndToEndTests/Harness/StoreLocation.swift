@@ -16,12 +16,13 @@ struct StoreLocation: Sendable {
 
     static var productionRequested: Bool { ProcessInfo.processInfo.environment["REGISTRAR_E2E_BACKENDS"] == "production" }
 
-    /// The stores of a system whose data directory is `directory`.
-    static func make(for directory: String) throws -> StoreLocation {
-        guard productionRequested else {
+    /// The stores of a system whose data directory is `directory`: production ones when requested
+    /// or when a PostgreSQL server of the test's own is given.
+    static func make(for directory: String, postgres: PostgresServer? = nil) throws -> StoreLocation {
+        guard productionRequested || postgres != nil else {
             return StoreLocation(environment: [:], options: BackendOptions(dataDirectory: directory))
         }
-        let database = try PostgresServer.shared().newDatabase()
+        let database = try (postgres ?? PostgresServer.shared()).newDatabase()
         let bucket = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
         let moto = try sharedMoto.get()
         try createBucket(bucket, at: moto.endpoint)

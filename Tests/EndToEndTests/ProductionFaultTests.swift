@@ -1,0 +1,34 @@
+import Domain
+import Foundation
+import Registration
+import StoreTesting
+import Testing
+
+/// Faults of the production backends while registrations flow through the real workers.
+@Suite(.serialized) struct ProductionFaultTests {
+    /// PostgreSQL (accounts, sagas, profiles) restarted mid-run: the workers retry and reconnect,
+    /// and every registration still ends complete or undone.
+    @Test func registrationsSurviveAPostgreSQLRestart() async throws {
+        let postgres = try PostgresServer()
+        try await LocalSystem.with(postgres: postgres) { system in
+            let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
+            let requests = (0..<16).map { system.request(email: "restart\($0)@example.com", avatar: $0.isMultiple(of: 2) ? photo : nil) }
+            try await system.publish(Array(requests.prefix(8)))
+            try await Task.sleep(for: .milliseconds(300))
+            try postgres.stop()
+            try await system.publish(Array(requests.suffix(8)))
+            try await Task.sleep(for: .seconds(2))
+            try postgres.start()
+
+            let outcomes = try await system.waitForOutcomes(requests.map(\.registrationId), timeout: .seconds(120))
+            for request in requests {
+                let all = try #require(outcomes[request.registrationId])
+                #expect(Set(all.map(EventCodec.encode)).count == 1, "one outcome for \(request.email)")
+            }
+            let completed = requests.filter { if case .registrationCompleted = outcomes[$0.registrationId]?.first { true } else { false } }
+            #expect(try system.backends.accounts().accounts().count == completed.count)
+            #expect(try system.audit().isEmpty)
+            #expect(system.allWorkersRunning)
+        }
+    }
+}
