@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Registration
 import StoreTesting
+import Synchronization
 import Testing
 
 /// Faults of the production backends while registrations flow through the real workers.
@@ -29,6 +30,33 @@ import Testing
             #expect(try system.backends.accounts().accounts().count == completed.count)
             #expect(try system.audit().isEmpty)
             #expect(system.allWorkersRunning)
+        }
+    }
+
+    /// The S3 server answering 500s and 503s for a while, then recovering: the image store retries,
+    /// the worker retries, and every registration still ends complete or undone.
+    @Test func registrationsSurviveS3ServerErrors() async throws {
+        let relay = Mutex<HTTPRelay?>(nil)
+        try await LocalSystem.with(relayingImages: { port in
+            let created = try HTTPRelay(to: port)
+            relay.withLock { $0 = created }
+            return created
+        }) { system in
+            let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
+            let requests = (0..<12).map { system.request(email: "s3fault\($0)@example.com", avatar: $0.isMultiple(of: 3) ? nil : photo) }
+            relay.withLock { $0?.inject(Array(repeating: 500, count: 6) + Array(repeating: 503, count: 6)) }
+            try await system.publish(requests)
+
+            let outcomes = try await system.waitForOutcomes(requests.map(\.registrationId), timeout: .seconds(120))
+            for request in requests {
+                let all = try #require(outcomes[request.registrationId])
+                #expect(Set(all.map(EventCodec.encode)).count == 1, "one outcome for \(request.email)")
+            }
+            let completed = requests.filter { if case .registrationCompleted = outcomes[$0.registrationId]?.first { true } else { false } }
+            #expect(completed.count == requests.count, "the errors were transient: every registration completes")
+            #expect(relay.withLock { $0?.pendingFaults } == 0, "every injected error was answered to a worker")
+            #expect(try system.backends.accounts().accounts().count == completed.count)
+            #expect(try system.audit().isEmpty)
         }
     }
 }

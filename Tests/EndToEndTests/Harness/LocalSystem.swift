@@ -28,7 +28,8 @@ final class LocalSystem: @unchecked Sendable {
     /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
     /// `postgres`, when given, holds the accounts and profiles (a fresh database on it) instead of the default location.
     static func start(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:],
-                      postgres: PostgresServer? = nil) async throws -> LocalSystem {
+                      postgres: PostgresServer? = nil,
+                      relayingImages: ((Int) throws -> HTTPRelay)? = nil) async throws -> LocalSystem {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-e2e-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         let broker = try ChildProcess(Binaries.path("registrar"), ["broker", "--data-dir", directory],
@@ -38,15 +39,16 @@ final class LocalSystem: @unchecked Sendable {
         }
         let keys = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey())
         let system = LocalSystem(directory: directory, bootstrap: bootstrap, broker: broker, publicKey: keys.publicKey,
-                                 backends: try StoreLocation.make(for: directory, postgres: postgres))
+                                 backends: try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages))
         for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
         return system
     }
 
     /// Runs `body` with a started system and stops it afterwards, whether `body` succeeds or throws.
     static func with(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:], postgres: PostgresServer? = nil,
+                     relayingImages: ((Int) throws -> HTTPRelay)? = nil,
                      _ body: (LocalSystem) async throws -> Void) async throws {
-        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres)
+        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages)
         do {
             try await body(system)
         } catch {

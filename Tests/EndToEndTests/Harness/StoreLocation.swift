@@ -18,15 +18,18 @@ struct StoreLocation: Sendable {
 
     /// The stores of a system whose data directory is `directory`: production ones when requested
     /// or when a PostgreSQL server of the test's own is given.
-    static func make(for directory: String, postgres: PostgresServer? = nil) throws -> StoreLocation {
-        guard productionRequested || postgres != nil else {
+    /// With `relayingImages`, the object store is reached through an HTTP relay in front of moto (to inject faults).
+    static func make(for directory: String, postgres: PostgresServer? = nil,
+                     relayingImages: ((_ motoPort: Int) throws -> HTTPRelay)? = nil) throws -> StoreLocation {
+        guard productionRequested || postgres != nil || relayingImages != nil else {
             return StoreLocation(environment: [:], options: BackendOptions(dataDirectory: directory))
         }
         let database = try (postgres ?? PostgresServer.shared()).newDatabase()
         let bucket = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
         let moto = try sharedMoto.get()
         try createBucket(bucket, at: moto.endpoint)
-        let images = "s3://\(bucket)?endpoint=\(moto.endpoint)&region=us-east-1&path-style=true"
+        let endpoint = try relayingImages?(moto.port).endpoint ?? moto.endpoint
+        let images = "s3://\(bucket)?endpoint=\(endpoint)&region=us-east-1&path-style=true"
         let environment = ["REGISTRAR_ACCOUNTS": database, "REGISTRAR_PROFILES": database, "REGISTRAR_IMAGES": images,
                            "AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret", "AWS_REGION": "us-east-1"]
         for (name, value) in environment where name.hasPrefix("AWS_") { setenv(name, value, 1) }

@@ -1,45 +1,47 @@
 import Foundation
-import StoreTesting
 import Synchronization
 
 /// A one-request-per-connection HTTP relay in front of a test server: records every request it
 /// receives, and answers the next ones with an injected status instead of relaying them when told to.
-final class HTTPRelay: Sendable {
+public final class HTTPRelay: Sendable {
     /// A request as it arrived: the head's lines and the body.
-    struct Request: Sendable {
-        var method: String
+    public struct Request: Sendable {
+        public var method: String
         /// The request target, path and query as sent.
-        var target: String
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
+        public var target: String
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
     }
 
-    let port: Int
+    public let port: Int
     private let upstreamPort: Int
     private let listener: Int32
     private let state = Mutex<(requests: [Request], faults: [Int])>(([], []))
 
-    var endpoint: String { "http://127.0.0.1:\(port)" }
-    var requests: [Request] { state.withLock { $0.requests } }
+    public var endpoint: String { "http://127.0.0.1:\(port)" }
+    public var requests: [Request] { state.withLock { $0.requests } }
 
     /// Starts relaying from a free port to 127.0.0.1:`upstreamPort`.
-    init(to upstreamPort: Int) throws {
+    public init(to upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
         (listener, port) = try listenOnLoopback()
         Thread { [self] in serve() }.start()
     }
 
     /// Stops accepting connections.
-    func close() {
+    public func close() {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
+    /// How many injected statuses are still to be answered.
+    public var pendingFaults: Int { state.withLock { $0.faults.count } }
+
     /// Answers the next requests with these statuses, one each, instead of relaying them.
-    func inject(_ statuses: [Int]) {
+    public func inject(_ statuses: [Int]) {
         state.withLock { $0.faults += statuses }
     }
 
