@@ -18,8 +18,7 @@ import Testing
             // Limits are per purpose; a redelivered request is answered again without a second email.
             guard case .codeSent = try await system.requestCode("cool@example.com", .resetPassword) else { Issue.record("other purpose refused"); return }
             guard case .codeSent = try await system.requestCode("cool@example.com", .login, id: "first") else { Issue.record("redelivery refused"); return }
-            let outbox = try FileManager.default.contentsOfDirectory(atPath: system.directory + "/outbox")
-            #expect(outbox.filter { $0.hasPrefix("code.") }.count == 2)
+            #expect(try system.emails(kind: "code").count == 2)
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
 import WorkerRuntime
 
 /// What the sign-in tests do with a `LocalSystem`: publish a request and wait for its outcome,
-/// read codes back from the outbox, sign in and open the sealed tokens.
+/// read codes back from the emails sent, sign in and open the sealed tokens.
 extension LocalSystem {
     /// `secret` sealed to the account worker's public key, as clients send it.
     func seal(_ secret: String) -> String {
@@ -30,7 +30,7 @@ extension LocalSystem {
         try await send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)))
     }
 
-    /// Requests a code, expects it sent, and reads it from the outbox.
+    /// Requests a code, expects it sent, and reads it from its email.
     func code(for email: String, _ purpose: CodePurpose) async throws -> String {
         let id = UUID().uuidString
         guard case .codeSent = try await requestCode(email, purpose, id: id) else { throw HarnessError("no code sent to \(email)") }
@@ -48,11 +48,17 @@ extension LocalSystem {
         email.range(of: #"is: [0-9]{6}"#, options: .regularExpression).map { String(email[$0].suffix(6)) }
     }
 
-    /// The raw `.eml` file of one email, by its kind (`code`, `notice`) and request id.
+    /// The raw text of one email, by its kind (`code`, `notice`) and request id, however it was delivered.
     func email(kind: String, requestId: String) throws -> String {
-        let path = "\(directory)/outbox/\(kind).\(requestId)@registrar.local.eml"
-        guard let data = FileManager.default.contents(atPath: path) else { throw HarnessError("no email at \(path)") }
-        return String(decoding: data, as: UTF8.self)
+        guard let email = try emails(kind: kind).first(where: { $0.contains("Message-ID: <\(kind).\(requestId)@registrar.local>") }) else {
+            throw HarnessError("no \(kind) email for request \(requestId)")
+        }
+        return email
+    }
+
+    /// The emails of one kind (`code`, `notice`) sent so far.
+    func emails(kind: String) throws -> [String] {
+        try backends.emails().filter { $0.contains("Message-ID: <\(kind).") }
     }
 
     /// A token request with a fresh reply key; returns the outcome and, when issued, the opened tokens.

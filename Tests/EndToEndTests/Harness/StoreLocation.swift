@@ -6,13 +6,16 @@ import StoreTesting
 import Support
 
 /// Where a `LocalSystem`'s stores live. The embedded defaults (SQLite and files in the data
-/// directory), or — when `REGISTRAR_E2E_BACKENDS=production` — a fresh PostgreSQL database on a
-/// real PostgreSQL 15 and a fresh bucket on a real S3-protocol server (moto), so that the same
-/// end-to-end suites run unchanged against the production backends.
+/// directory, emails in the file outbox), or — when `REGISTRAR_E2E_BACKENDS=production` — a fresh
+/// PostgreSQL database on a real PostgreSQL 15, a fresh bucket on a real S3-protocol server (moto)
+/// and a real SMTP server (aiosmtpd), so that the same end-to-end suites run unchanged against the
+/// production backends.
 struct StoreLocation: Sendable {
     /// The URLs the workers and the CLI are given (as `REGISTRAR_*` variables); empty when embedded.
     let environment: [String: String]
     let options: BackendOptions
+    /// The SMTP server the workers send email to, in production mode.
+    let mailServer: SMTPServer?
 
     static var productionRequested: Bool { ProcessInfo.processInfo.environment["REGISTRAR_E2E_BACKENDS"] == "production" }
 
@@ -22,7 +25,7 @@ struct StoreLocation: Sendable {
     static func make(for directory: String, postgres: PostgresServer? = nil,
                      relayingImages: ((_ motoPort: Int) throws -> HTTPRelay)? = nil) throws -> StoreLocation {
         guard productionRequested || postgres != nil || relayingImages != nil else {
-            return StoreLocation(environment: [:], options: BackendOptions(dataDirectory: directory))
+            return StoreLocation(environment: [:], options: BackendOptions(dataDirectory: directory), mailServer: nil)
         }
         let database = try (postgres ?? PostgresServer.shared()).newDatabase()
         let bucket = "e2e-\(UUID().uuidString.prefix(8).lowercased())"
@@ -30,11 +33,16 @@ struct StoreLocation: Sendable {
         try createBucket(bucket, at: moto.endpoint)
         let endpoint = try relayingImages?(moto.port).endpoint ?? moto.endpoint
         let images = "s3://\(bucket)?endpoint=\(endpoint)&region=us-east-1&path-style=true"
-        let environment = ["REGISTRAR_ACCOUNTS": database, "REGISTRAR_PROFILES": database, "REGISTRAR_IMAGES": images,
+        let mailServer = productionRequested ? try SMTPServer() : nil
+        let mail = mailServer.map { "smtp://127.0.0.1:\($0.port)?tls=none&connect-timeout=2&timeout=10" }
+        var environment = ["REGISTRAR_ACCOUNTS": database, "REGISTRAR_PROFILES": database, "REGISTRAR_IMAGES": images,
                            "AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret", "AWS_REGION": "us-east-1"]
+        environment["REGISTRAR_MAIL"] = mail
         for (name, value) in environment where name.hasPrefix("AWS_") { setenv(name, value, 1) }
         return StoreLocation(environment: environment,
-                             options: BackendOptions(accounts: database, profiles: database, images: images, dataDirectory: directory))
+                             options: BackendOptions(accounts: database, profiles: database, images: images, mail: mail,
+                                                     dataDirectory: directory),
+                             mailServer: mailServer)
     }
 
     func accounts() throws -> any AccountStore { try options.accountStore() }
@@ -60,5 +68,13 @@ struct StoreLocation: Sendable {
         try curl.run()
         curl.waitUntilExit()
         guard curl.terminationStatus == 0 else { throw HarnessError("cannot create bucket \(bucket) on \(endpoint)") }
+    }
+
+    /// The emails sent so far, as raw RFC 5322 text: from the SMTP server, or the file outbox.
+    func emails() throws -> [String] {
+        if let mailServer { return try mailServer.messages() }
+        let outbox = options.dataDirectory + "/outbox"
+        return try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".eml") }
+            .map { try String(contentsOfFile: outbox + "/" + $0, encoding: .utf8) }
     }
 }
