@@ -30,6 +30,19 @@ import Testing
         #expect(try server.messages().first.flatMap(Self.code(in:)) == "555555")
     }
 
+    @Test func logsInWithAUTHAndMailWithoutLoginIsRefusedForGood() throws {
+        let server = try SMTPServer(requiringLogin: (user: "courier", password: "s3cret pass"))
+        let base = "127.0.0.1:\(server.port)?tls=none&timeout=10"
+        try SMTPMailer(try SMTPConfiguration(url: "smtp://courier:s3cret%20pass@" + base)).send(letter(code: "777777", requestId: "r7"))
+        #expect(try server.messages().first.flatMap(Self.code(in:)) == "777777")
+
+        let anonymous = try #require(throws: StoreError.self) {
+            try SMTPMailer(try SMTPConfiguration(url: "smtp://" + base)).send(letter(code: "999999", requestId: "r9"))
+        }
+        #expect(anonymous.kind == .permanent, "\(anonymous.message)")
+        #expect(try server.messages().count == 1)
+    }
+
     @Test func aStoppedServerIsTransientAndRecovers() throws {
         let server = try SMTPServer()
         server.stop()

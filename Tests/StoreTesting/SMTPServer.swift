@@ -15,6 +15,7 @@ public final class SMTPServer: @unchecked Sendable {
     public let directory: String
     private let rejection: String?
     private let encryption: Encryption
+    private let login: (user: String, password: String)?
     // Replaced only by `start()` and `stop()`, which tests call from one task; guarded by `lock` for the exit handler.
     private let lock = NSLock()
     private var process: SpawnedProcess?
@@ -22,11 +23,14 @@ public final class SMTPServer: @unchecked Sendable {
     /// The PEM certificate the server presents with TLS, which clients are to trust.
     public var certificate: String { directory + "/certificate.pem" }
 
-    public init(rejecting rejection: String? = nil, encryption: Encryption = .none) throws {
+    /// With `requiringLogin`, the server accepts mail only after AUTH with that user and password.
+    public init(rejecting rejection: String? = nil, encryption: Encryption = .none,
+                requiringLogin login: (user: String, password: String)? = nil) throws {
         port = try freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString)").path
         self.rejection = rejection
         self.encryption = encryption
+        self.login = login
         // Python's `mailbox.Maildir` only makes its subdirectories when the directory itself is new.
         for subdirectory in ["cur", "new", "tmp"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(subdirectory)", withIntermediateDirectories: true)
@@ -53,6 +57,7 @@ public final class SMTPServer: @unchecked Sendable {
 
     /// Starts the server (again, after `stop()`) on the same port, keeping the messages received so far.
     public func start() throws {
+        if let login { return try startRequiringLogin(login) }
         let handler = rejection == nil ? ["aiosmtpd.handlers.Mailbox", directory] : ["rejecting.Rejecting"]
         // `-c` so the handler module in `directory` can be imported; the arguments follow as aiosmtpd's own.
         let program = "import sys; sys.path.insert(0, \(Self.pythonString(directory))); from aiosmtpd.main import main; main()"
@@ -63,6 +68,25 @@ public final class SMTPServer: @unchecked Sendable {
         }
         let process = try SpawnedProcess("/usr/bin/python3", ["-c", program, "-n", "-l", "127.0.0.1:\(port)"] + tls + ["-c"] + handler,
                                          outputPath: directory + "/server.log")
+        lock.withLock { self.process = process }
+        try waitUntilListening(on: port)
+    }
+
+    /// aiosmtpd's command line cannot ask for AUTH: a small program runs its controller with an authenticator.
+    private func startRequiringLogin(_ login: (user: String, password: String)) throws {
+        let program = """
+            import time
+            from aiosmtpd.controller import Controller
+            from aiosmtpd.handlers import Mailbox
+            from aiosmtpd.smtp import AuthResult
+            def authenticate(server, session, envelope, mechanism, data):
+                return AuthResult(success=data.login == \(Self.pythonString(login.user)).encode() and data.password == \(Self.pythonString(login.password)).encode())
+            Controller(Mailbox(\(Self.pythonString(directory))), hostname="127.0.0.1", port=\(port), authenticator=authenticate,
+                       auth_required=True, auth_require_tls=False).start()
+            while True:
+                time.sleep(3600)
+            """
+        let process = try SpawnedProcess("/usr/bin/python3", ["-c", program], outputPath: directory + "/server.log")
         lock.withLock { self.process = process }
         try waitUntilListening(on: port)
     }
