@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A child process started from a binary of this build (a worker, the broker), with its standard
 /// output readable line by line and its standard error appended to a log file or inherited.
@@ -35,8 +36,14 @@ public final class ChildProcess: @unchecked Sendable {
             process.standardError = handle
         }
         lines = LineReader(output.fileHandleForReading)
+        // Told of the exit by Foundation, so that waiting does not spin (`waitUntilExit` polls a run loop).
+        process.terminationHandler = { [exit] process in
+            exit.record(process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus)
+        }
         try process.run()
     }
+
+    private let exit = ProcessExitStatus()
 
     /// The next line the process writes on standard output, or nil at its end.
     public func nextLine() async -> String? {
@@ -50,13 +57,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the process to exit and returns its status (128 + signal when killed).
     public func waitForExit() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                self.process.waitUntilExit()
-                let status = self.process.terminationStatus
-                continuation.resume(returning: self.process.terminationReason == .uncaughtSignal ? 128 + status : status)
-            }
-        }
+        await exit.wait()
     }
 
     /// User plus system CPU time the process has used so far (from `/proc/<pid>/stat`), while it runs.
@@ -83,6 +84,35 @@ public final class ChildProcess: @unchecked Sendable {
         }
         send(SIGKILL)
         return await waitForExit()
+    }
+}
+
+/// A process's exit status once known, and the tasks waiting for it. Fed by `Process.terminationHandler`,
+/// because Foundation's `waitUntilExit` keeps a thread busy polling an empty run loop until the exit.
+public final class ProcessExitStatus: Sendable {
+    private let state = Mutex<(status: Int32?, waiting: [CheckedContinuation<Int32, Never>])>((nil, []))
+
+    public init() {}
+
+    /// Records the status and wakes every waiting task.
+    public func record(_ status: Int32) {
+        let waiting = state.withLock { state in
+            state.status = status
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        waiting.forEach { $0.resume(returning: status) }
+    }
+
+    /// The status, once the process has exited.
+    public func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let status = state.withLock { state in
+                if state.status == nil { state.waiting.append(continuation) }
+                return state.status
+            }
+            if let status { continuation.resume(returning: status) }
+        }
     }
 }
 

@@ -37,10 +37,21 @@ final class LocalSystem: @unchecked Sendable {
         guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
             throw HarnessError("the local broker did not print its address")
         }
-        let keys = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey())
-        let system = LocalSystem(directory: directory, bootstrap: bootstrap, broker: broker, publicKey: keys.publicKey,
+        let system: LocalSystem
+        do {
+            let keys = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey())
+            system = LocalSystem(directory: directory, bootstrap: bootstrap, broker: broker, publicKey: keys.publicKey,
                                  backends: try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages))
-        for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
+        } catch {
+            await broker.stop()
+            throw error
+        }
+        do {
+            for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
+        } catch {
+            await system.stop(keepingData: true)
+            throw error
+        }
         return system
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Synchronization
 import Testing
 
@@ -10,6 +11,7 @@ final class ToolProcess: Sendable {
 
     let arguments: [String]
     private let process: Process
+    private let exited = ProcessExitStatus()
     private let input: Pipe
     /// Shared with the output-reading threads, which must not keep the process object alive.
     private let log = EventLog()
@@ -27,6 +29,8 @@ final class ToolProcess: Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        // Told of the exit by Foundation: `waitUntilExit` would spin a thread polling an empty run loop.
+        process.terminationHandler = { [exited] process in exited.record(process.terminationStatus) }
         try process.run()
         Self.readLines(from: output.fileHandleForReading) { [log] line in log.receive(line) } end: { [log] in log.finish() }
         Self.readLines(from: errors.fileHandleForReading) { [log] line in log.receiveError(line) } end: {}
@@ -83,12 +87,7 @@ final class ToolProcess: Sendable {
             kill(process.processIdentifier, SIGKILL)
             return true
         }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        _ = await exited.wait()
         timer.cancel()
         if (try? await timer.value) == true {
             throw Timeout(description: "kafka-tool \(arguments.joined(separator: " ")) did not exit within \(timeout)")
