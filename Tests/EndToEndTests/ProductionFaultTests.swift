@@ -55,9 +55,9 @@ import Testing
             let completed = requests.filter { if case .registrationCompleted = outcomes[$0.registrationId]?.first { true } else { false } }
             #expect(completed.count == requests.count, "the errors were transient: every registration completes")
             #expect(relay.withLock { $0?.pendingFaults } == 0, "every injected error was answered to a worker")
-            relay.withLock { $0?.close() }
             #expect(try system.backends.accounts().accounts().count == completed.count)
             #expect(try system.audit().isEmpty)
         }
+        relay.withLock { $0?.close() }
     }
 }
