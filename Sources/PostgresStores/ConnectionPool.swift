@@ -34,15 +34,22 @@ final class ConnectionPool: Sendable {
         } else {
             connection = try PostgresConnection(url: url)
         }
-        defer { release(connection) }
-        return try body(connection)
+        var readOnly = false
+        defer { release(connection, serverIsReadOnly: readOnly) }
+        do {
+            return try body(connection)
+        } catch {
+            readOnly = error.isReadOnlyTransaction
+            throw error
+        }
     }
 
-    /// Keeps `connection` for the next borrower, unless it is lost: then the server probably went away
-    /// (restart, failover), which lost the idle ones too, so they are all closed and reopened on demand.
-    private func release(_ connection: PostgresConnection) {
+    /// Keeps `connection` for the next borrower, unless it is lost or found the server read-only: then
+    /// the server probably went away or was demoted (restart, failover), which holds for the idle ones
+    /// too, so they are all closed and reopened on demand — through a failover address, to the new primary.
+    private func release(_ connection: PostgresConnection, serverIsReadOnly: Bool) {
         idle.withLock { idle in
-            if connection.isBroken { idle.removeAll() } else { idle.append(connection) }
+            if connection.isBroken || serverIsReadOnly { idle.removeAll() } else { idle.append(connection) }
         }
     }
 }

@@ -44,6 +44,10 @@ struct PostgresError: Error {
     /// Whether a unique constraint refused the statement (SQLSTATE 23505).
     var isUniqueViolation: Bool { sqlState == "23505" }
 
+    /// Whether the server refused a write because it is read-only (SQLSTATE 25006): a standby, or a
+    /// primary being demoted or made read-only for maintenance.
+    var isReadOnlyTransaction: Bool { sqlState == "25006" }
+
     var storeError: StoreError {
         passed ?? StoreError(kind, sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message)
     }
@@ -63,10 +67,11 @@ extension StoreError.Kind {
     ///
     /// Transient: connection exceptions (class 08), serialization failures and deadlocks (40001,
     /// 40P01), the server shutting down, crashing or starting up (57P01, 57P02, 57P03), insufficient
-    /// resources (class 53) and a lock not available (55P03). Permanent, everything else, among them
+    /// resources (class 53), a lock not available (55P03) and a write refused by a read-only server
+    /// (25006: a failover or maintenance in progress). Permanent, everything else, among them
     /// integrity constraint violations (class 23), which the stores handle where they expect them.
     init(sqlState: String) {
-        let transient: Set<String> = ["40001", "40P01", "57P01", "57P02", "57P03", "55P03"]
+        let transient: Set<String> = ["40001", "40P01", "57P01", "57P02", "57P03", "55P03", "25006"]
         self = sqlState.hasPrefix("08") || sqlState.hasPrefix("53") || transient.contains(sqlState) ? .transient : .permanent
     }
 }

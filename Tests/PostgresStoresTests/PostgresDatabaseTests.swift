@@ -82,9 +82,28 @@ import Testing
         #expect(error?.message.contains("busy") == true)
     }
 
+    /// A server made read-only (a failover, maintenance) refuses writes transiently; once it is
+    /// writable again, the next call writes on a fresh connection, since the refused one's session
+    /// would stay read-only.
+    @Test func aReadOnlyServerFailsTransientlyAndAFreshConnectionWritesOnceItIsWritable() throws {
+        let url = try PostgresServer.shared().newDatabase()
+        let name = String(try #require(url.split(separator: "/").last?.split(separator: "?").first))
+        let admin = PostgresDatabase(url: url, connections: 1)
+        try admin.migrate("items", migrations)
+        try admin.execute(script: "ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        let writer = PostgresDatabase(url: url, connections: 1, retry: StoreRetry(attempts: 1))
+        let error = #expect(throws: StoreError.self) { try writer.execute(script: "INSERT INTO items (name) VALUES ('refused')") }
+        #expect(error?.kind == .transient)
+        #expect(error?.message.contains("25006") == true)
+
+        try admin.execute(script: "ALTER DATABASE \(name) RESET default_transaction_read_only")
+        try writer.execute(script: "INSERT INTO items (name) VALUES ('written')")
+        #expect(try Self.names(admin) == ["written"])
+    }
+
     @Test(arguments: [
         ("08006", StoreError.Kind.transient), ("08001", .transient), ("40001", .transient), ("40P01", .transient),
-        ("57P01", .transient), ("57P03", .transient), ("53300", .transient), ("53100", .transient),
+        ("57P01", .transient), ("57P03", .transient), ("53300", .transient), ("53100", .transient), ("25006", .transient),
         ("23505", .permanent), ("23503", .permanent), ("42P01", .permanent), ("22021", .permanent), ("P0001", .permanent),
     ])
     func sqlStatesAreClassified(sqlState: String, kind: StoreError.Kind) {
