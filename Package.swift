@@ -113,7 +113,9 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting",
         ]),
-        .testTarget(name: "VerificationTests", dependencies: ["Domain", "Courier", "Verification"]),
+        .testTarget(name: "VerificationTests", dependencies: [
+            "Domain", "Courier", "Verification", "EmbeddedStores", "CryptoAdapters",
+        ]),
         .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",

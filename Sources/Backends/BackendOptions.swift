@@ -50,6 +50,12 @@ public struct BackendOptions: Sendable {
         self.dataDirectory = dataDirectory
     }
 
+    /// The URLs given, as the `REGISTRAR_*` environment variables a worker reads them from.
+    public var environment: [String: String] {
+        let urls = ["REGISTRAR_ACCOUNTS": accounts, "REGISTRAR_PROFILES": profiles, "REGISTRAR_IMAGES": images, "REGISTRAR_MAIL": mail]
+        return urls.compactMapValues { $0 }
+    }
+
     public func accountStore() throws -> any AccountStore {
         try accounts.map(Self.accountStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()
     }

@@ -25,6 +25,18 @@ public struct MessageAuthenticator: Sendable {
         return tag
     }
 
+    /// A `digits`-digit decimal code derived from the tag of `message` by the dynamic truncation of
+    /// HOTP (RFC 4226 §5.3, with HMAC-SHA-256 as RFC 6238 allows); leading zeros included.
+    public func decimalCode(for message: [UInt8], digits: Int) -> String {
+        precondition((1...9).contains(digits), "HOTP codes have 1 to 9 digits")
+        let tag = tag(message)
+        let offset = Int(tag[Self.tagLength - 1] & 0x0F)
+        let binary = tag[offset..<offset + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7FFF_FFFF
+        let modulus = (0..<digits).reduce(UInt32(1)) { product, _ in product * 10 }
+        let code = String(binary % modulus)
+        return String(repeating: "0", count: digits - code.count) + code
+    }
+
     /// Whether `tag` is the tag of `message`, compared in constant time.
     public func verify(_ tag: [UInt8], for message: [UInt8]) -> Bool {
         constantTimeEquals(self.tag(message), tag)

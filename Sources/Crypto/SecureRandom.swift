@@ -11,17 +11,6 @@ public enum SecureRandom {
         return bytes
     }
 
-    /// A uniformly distributed integer in `0..<upperBound`, without modulo bias; 0 when `upperBound` < 2.
-    public static func uniform(_ upperBound: UInt32) -> UInt32 {
-        Sodium.initialize()
-        return randombytes_uniform(upperBound)
-    }
-
-    /// `count` uniformly random decimal digits, e.g. a one-time code; leading zeros included.
-    public static func digits(_ count: Int) -> String {
-        String((0..<count).map { _ in Character(String(uniform(10))) })
-    }
-
     /// A random (version 4, RFC 9562) UUID.
     public static func uuid() -> UUID {
         var b = bytes(16)

@@ -3,7 +3,7 @@ import Foundation
 import Domain
 import Verification
 
-/// Codes from libsodium's CSPRNG, stored as HMAC-SHA256 with the server secret.
+/// Codes derived from nonces of libsodium's CSPRNG with the server secret, stored as HMAC-SHA256 with it.
 public struct HMACCodeSecrets: CodeSecrets {
     private let authenticator: MessageAuthenticator
 
@@ -12,8 +12,15 @@ public struct HMACCodeSecrets: CodeSecrets {
         authenticator = try MessageAuthenticator.loadOrCreate(at: path)
     }
 
-    public func newCode() -> String {
-        SecureRandom.digits(6)
+    /// 16 random bytes, base64url.
+    public func newNonce() -> String {
+        SecureRandom.token(bytes: 16)
+    }
+
+    /// HOTP's truncation of the HMAC of `code|<nonce>`: six digits as unpredictable as the nonce to
+    /// anyone without the server secret. (Digest messages start with a purpose, never `code`.)
+    public func code(from nonce: String) -> String {
+        authenticator.decimalCode(for: Array("code|\(nonce)".utf8), digits: 6)
     }
 
     public func digest(of code: String, purpose: CodePurpose, email: String) -> String {

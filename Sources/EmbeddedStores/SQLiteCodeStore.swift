@@ -43,6 +43,7 @@ public struct SQLiteCodeStore: CodeStore {
             PRIMARY KEY (email, purpose)
         ) STRICT;
         """,
+        "ALTER TABLE codes ADD COLUMN pending_nonce TEXT;",
     ]
 }
 
@@ -50,18 +51,19 @@ extension CodePurpose: SQLiteValueConvertible {}
 
 extension CodeRecord: TableRecord {
     static let table = "codes"
-    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at"]
+    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at", "pending_nonce"]
 
     init(row: SQLiteRow) throws(StoreError) {
         let sent: String = try row[7]
         self.init(email: try row[0], purpose: try row[1], digest: try row[2], issuedBy: try row[3], expiresAt: try row[4],
                   attempts: try row[5], usedBy: try row[6],
-                  sentAt: sent.split(separator: ",").compactMap { Double($0) }.map(Date.init(timeIntervalSince1970:)))
+                  sentAt: sent.split(separator: ",").compactMap { Double($0) }.map(Date.init(timeIntervalSince1970:)),
+                  pendingNonce: try row[8])
     }
 
     /// `sent_at` holds the send times as comma-separated Unix seconds.
     var values: [any SQLiteValueConvertible] {
         [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy,
-         sentAt.map { String($0.timeIntervalSince1970) }.joined(separator: ",")]
+         sentAt.map { String($0.timeIntervalSince1970) }.joined(separator: ","), pendingNonce]
     }
 }

@@ -47,6 +47,7 @@ public struct PostgresCodeStore: CodeStore {
             PRIMARY KEY (email, purpose)
         );
         """,
+        "ALTER TABLE codes ADD COLUMN pending_nonce TEXT;",
     ]
 }
 
@@ -54,13 +55,14 @@ extension CodePurpose: PostgresValueConvertible {}
 
 extension CodeRecord: PostgresRecord {
     static let table = "codes"
-    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at"]
+    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at", "pending_nonce"]
     static let keyColumnCount = 2
 
     init(row: PostgresRow) throws(PostgresError) {
         self.init(email: try row[0], purpose: try row[1], digest: try row[2], issuedBy: try row[3], expiresAt: try row[4],
-                  attempts: try row[5], usedBy: try row[6], sentAt: try row[7])
+                  attempts: try row[5], usedBy: try row[6], sentAt: try row[7],
+                  pendingNonce: try row[8])
     }
 
-    var values: [any PostgresValueConvertible] { [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, sentAt] }
+    var values: [any PostgresValueConvertible] { [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, sentAt, pendingNonce] }
 }

@@ -33,23 +33,46 @@ public struct CodeDispatchStep: EventHandler {
         let sent = Event.codeSent(CodeSent(requestId: request.requestId, purpose: request.purpose,
                                            expiresIn: Int(rules.policy.lifetime)))
         let now = clock()
-        return [try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Event in
+        // Recorded first, mailed second: a store that refuses the write sends nothing, and a send that
+        // fails (or a crash before the send is recorded) leaves the code pending: the retry mails the
+        // very same code, as the very same message.
+        let dispatch = try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Dispatch in
             switch rules.admit(record, requestId: request.requestId, at: now) {
             case .alreadyIssued:
-                return sent
+                return .answer(sent)
             case .refuse(let retryAfter):
-                return .codeRefused(CodeRefused(requestId: request.requestId, reason: .codeRateLimited,
-                                                message: "Too many codes requested; try again in \(retryAfter) s.", retryAfter: retryAfter))
+                return .answer(.codeRefused(CodeRefused(requestId: request.requestId, reason: .codeRateLimited,
+                                                        message: "Too many codes requested; try again in \(retryAfter) s.",
+                                                        retryAfter: retryAfter)))
+            case .resend(let nonce):
+                return .mail(nonce: nonce, issuedAt: record?.sentAt.last ?? now)
             case .issue:
-                let code = secrets.newCode()
-                // Sent inside the transaction: if sending fails, the code is not recorded and the request is retried.
-                try mailer.send(CodeLetter.message(code: code, purpose: request.purpose, to: email, requestId: request.requestId,
-                                                   minutes: Int(rules.policy.lifetime / 60), settings: mail, date: now))
+                let nonce = secrets.newNonce()
                 record = rules.issued(record, email: email, purpose: request.purpose,
-                                      digest: secrets.digest(of: code, purpose: request.purpose, email: email),
-                                      requestId: request.requestId, at: now)
-                return sent
+                                      digest: secrets.digest(of: secrets.code(from: nonce), purpose: request.purpose, email: email),
+                                      nonce: nonce, requestId: request.requestId, at: now)
+                return .mail(nonce: nonce, issuedAt: now)
             }
-        }]
+        }
+        switch dispatch {
+        case .answer(let event):
+            return [event]
+        case .mail(let nonce, let issuedAt):
+            try mailer.send(CodeLetter.message(code: secrets.code(from: nonce), purpose: request.purpose, to: email,
+                                               requestId: request.requestId, minutes: Int(rules.policy.lifetime / 60),
+                                               settings: mail, date: issuedAt))
+            // The code is valid already; failing to record the send only means that a redelivery of this
+            // request mails the same message again, so the answer does not wait for it.
+            _ = try? codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) in
+                record = rules.mailed(record, requestId: request.requestId)
+            }
+            return [sent]
+        }
+    }
+
+    /// What a code request comes to once the store has admitted it.
+    private enum Dispatch: Sendable {
+        case answer(Event)
+        case mail(nonce: String, issuedAt: Date)
     }
 }

@@ -16,9 +16,12 @@ public struct CodeRecord: Sendable, Equatable {
     public var usedBy: String?
     /// When codes were sent, the last hour's only.
     public var sentAt: [Date]
+    /// Until the current code's email is known to be sent: the random value the code derives from,
+    /// so that a retry sends the very same code. Nil once sent.
+    public var pendingNonce: String?
 
     public init(email: String, purpose: CodePurpose, digest: String, issuedBy: String, expiresAt: Date,
-                attempts: Int = 0, usedBy: String? = nil, sentAt: [Date]) {
+                attempts: Int = 0, usedBy: String? = nil, sentAt: [Date], pendingNonce: String? = nil) {
         self.email = email
         self.purpose = purpose
         self.digest = digest
@@ -27,5 +30,6 @@ public struct CodeRecord: Sendable, Equatable {
         self.attempts = attempts
         self.usedBy = usedBy
         self.sentAt = sentAt
+        self.pendingNonce = pendingNonce
     }
 }

@@ -20,6 +20,8 @@ public enum CodeAdmission: Sendable, Equatable {
     case issue
     /// This request issued the current code already (a redelivery): answer again, send nothing.
     case alreadyIssued
+    /// This request issued the current code, whose email is not known to be sent: send it again.
+    case resend(nonce: String)
     /// Too soon: the next code may be requested in this many seconds.
     case refuse(retryAfter: Int)
 }
@@ -35,7 +37,7 @@ public struct CodeRules: Sendable {
     /// Whether `requestId` may have a code sent now, given the current record.
     public func admit(_ record: CodeRecord?, requestId: String, at now: Date) -> CodeAdmission {
         guard let record else { return .issue }
-        if record.issuedBy == requestId { return .alreadyIssued }
+        if record.issuedBy == requestId { return record.pendingNonce.map { .resend(nonce: $0) } ?? .alreadyIssued }
         let recent = recentSends(record, at: now)
         var wait = 0.0
         if let last = recent.max() { wait = max(wait, last.addingTimeInterval(policy.cooldown).timeIntervalSince(now)) }
@@ -45,12 +47,21 @@ public struct CodeRules: Sendable {
         return wait > 0 ? .refuse(retryAfter: Int(wait.rounded(.up))) : .issue
     }
 
-    /// The record after sending a new code with `digest`: it replaces any previous code.
-    public func issued(_ record: CodeRecord?, email: String, purpose: CodePurpose, digest: String, requestId: String,
-                       at now: Date) -> CodeRecord {
+    /// The record after issuing a new code with `digest`: it replaces any previous code. Its email is
+    /// pending (derived from `nonce`) until ``mailed(_:requestId:)``.
+    public func issued(_ record: CodeRecord?, email: String, purpose: CodePurpose, digest: String, nonce: String?,
+                       requestId: String, at now: Date) -> CodeRecord {
         CodeRecord(email: email, purpose: purpose, digest: digest, issuedBy: requestId,
                    expiresAt: now.addingTimeInterval(policy.lifetime),
-                   sentAt: (record.map { recentSends($0, at: now) } ?? []) + [now])
+                   sentAt: (record.map { recentSends($0, at: now) } ?? []) + [now], pendingNonce: nonce)
+    }
+
+    /// The record once the email of the code `requestId` issued is sent: its nonce is dropped. A record
+    /// whose code another request has replaced since is left as it is.
+    public func mailed(_ record: CodeRecord?, requestId: String) -> CodeRecord? {
+        guard var record, record.issuedBy == requestId else { return record }
+        record.pendingNonce = nil
+        return record
     }
 
     /// Checks a submission (its `digest`) by `requestId`, updating the record: a wrong code counts an

@@ -10,8 +10,10 @@ public protocol CodeStore: Sendable {
 
 /// The cryptography of codes, implemented with libsodium outside the domain.
 public protocol CodeSecrets: Sendable {
-    /// Six digits from a CSPRNG.
-    func newCode() -> String
+    /// A fresh random value to derive a code from (see ``CodeRecord/pendingNonce``).
+    func newNonce() -> String
+    /// The six-digit code derived from `nonce` with the server secret: the same nonce, the same code.
+    func code(from nonce: String) -> String
     /// HMAC-SHA256 (hex) of `purpose|email|code` with the server secret.
     func digest(of code: String, purpose: CodePurpose, email: String) -> String
 }

@@ -35,9 +35,9 @@ enum DemoCommand {
 
     /// Registers the sample users one after the other, printing each outcome and path; returns the audit's findings.
     private static func registerSamples(_ installation: LocalInstallation) async throws -> [RegistrationAudit.Finding] {
-        let backends = installation.backends
+        let stores = installation.stores
         let client = RegistrationClient(kafka: KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-demo"),
-                                        publicKey: installation.publicKey, objects: try backends.objects())
+                                        publicKey: installation.publicKey, objects: try stores.objectStore())
         let photo = AvatarProcessor().defaultAvatar().jpeg
         let samples: [(label: String, email: String, name: String, avatar: [UInt8]?)] = [
             ("with an avatar", "alice@example.com", "Alice", photo),
@@ -58,8 +58,8 @@ enum DemoCommand {
             try await SagaPath.read(id, kafka: client.kafka).lines.forEach { print($0) }
             print("")
         }
-        let findings = try RegistrationAudit(accounts: try backends.accounts(), profiles: try backends.profiles(),
-                                             images: try backends.objects()).run(grace: .zero)
+        let findings = try RegistrationAudit(accounts: try stores.accountStore(), profiles: try stores.profileStore(),
+                                             images: try stores.objectStore()).run(grace: .zero)
         print("audit: \(findings.count) half-registered users or orphans\(findings.isEmpty ? "" : ": " + findings.map(\.description).joined(separator: "; "))")
         return findings
     }

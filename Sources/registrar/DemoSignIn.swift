@@ -24,7 +24,7 @@ enum DemoSignIn {
                                                                                        purpose: .register)), awaiting: Topic.codeOutcomes))
 
         print("\n• Erin registers with a password, signs in, refreshes, and an old refresh token comes back")
-        let registration = RegistrationClient(kafka: kafka, publicKey: installation.publicKey, objects: try installation.backends.objects())
+        let registration = RegistrationClient(kafka: kafka, publicKey: installation.publicKey, objects: try installation.stores.objectStore())
         _ = try await registration.register(registrationId: UUID().uuidString.lowercased(), email: "erin@example.com",
                                             password: "erin's demo password", name: "Erin", avatar: nil, isMapLocationEnabled: false,
                                             timeout: .seconds(60))

@@ -5,7 +5,7 @@ import Support
 
 /// A whole installation on this machine, for `demo` and `chaos`: a local broker and the worker
 /// binaries as separate processes, sharing one data directory (which it empties first — only one
-/// it made itself).
+/// it made itself) and the stores it names: the embedded defaults there, or the URLs given.
 final class LocalInstallation: @unchecked Sendable {
     // `workers` is mutated only by the command that owns the installation; `lock` guards it
     // against the chaos fault task and the final checks running at once.
@@ -21,11 +21,16 @@ final class LocalInstallation: @unchecked Sendable {
 
     var logs: String { directory + "/logs" }
     var controlSocket: String { directory + "/broker.control" }
-    var backends: EmbeddedBackends { EmbeddedBackends(directory) }
+    /// The stores the workers use.
+    let stores: BackendOptions
 
-    /// Prepares `path`, starts the broker with `brokerArguments` and every worker.
-    init(at path: String, brokerArguments: [String] = [], workerArguments: [String] = []) async throws {
+    /// Prepares `path`, starts the broker with `brokerArguments` and every worker, on the stores of
+    /// `storeURLs` (URLs only: the embedded defaults live in `path`).
+    init(at path: String, storeURLs: BackendOptions? = nil, brokerArguments: [String] = [], workerArguments: [String] = []) async throws {
         directory = try Self.prepare(path)
+        var stores = storeURLs ?? BackendOptions(dataDirectory: directory)
+        stores.dataDirectory = directory
+        self.stores = stores
         binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
         broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + brokerArguments,
                                   stderrPath: directory + "/logs/broker.log")
@@ -43,7 +48,7 @@ final class LocalInstallation: @unchecked Sendable {
     /// Starts (or restarts) the worker `name`.
     func start(_ name: String) throws {
         let process = try ChildProcess(binaries + "/" + name, ["--data-dir", directory] + workerArguments,
-                                       stderrPath: "\(logs)/\(name).log")
+                                       environment: stores.environment, stderrPath: "\(logs)/\(name).log")
         lock.withLock { workers[name] = process }
     }
 

@@ -20,6 +20,15 @@ import Testing
         #expect(!authenticator.verify(Array(tag.prefix(16)), for: Array(message.utf8)))
     }
 
+    /// RFC 6238 appendix B, HMAC-SHA-256: TOTPs at three times (30-second steps), in 8 and 6 digits.
+    @Test(arguments: [(59, "46119246"), (1_111_111_109, "68084774"), (2_000_000_000, "90698825")])
+    func decimalCodesMatchRFC6238(seconds: UInt64, expected: String) {
+        let authenticator = MessageAuthenticator(key: Array("12345678901234567890123456789012".utf8))
+        let counter = (0..<8).reversed().map { UInt8(truncatingIfNeeded: (seconds / 30) >> (8 * UInt64($0))) }
+        #expect(authenticator.decimalCode(for: counter, digits: 8) == expected)
+        #expect(authenticator.decimalCode(for: counter, digits: 6) == String(expected.suffix(6)))
+    }
+
     @Test func constantTimeEqualsComparesContentAndLength() {
         #expect(constantTimeEquals([], []))
         #expect(constantTimeEquals([1, 2, 3], [1, 2, 3]))

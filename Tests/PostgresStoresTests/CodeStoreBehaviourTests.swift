@@ -14,10 +14,13 @@ import Verification
             let issued = codeRecord()
             #expect(try store.replace(issued.email, .login, with: issued) == nil)
             #expect(try store.replace(issued.email, .login, with: issued) == issued)
-            var used = issued
+            var mailed = issued
+            mailed.pendingNonce = nil
+            #expect(try store.replace(issued.email, .login, with: mailed) == issued, "a pending nonce is kept")
+            var used = mailed
             used.attempts = 2
             used.usedBy = "r2"
-            #expect(try store.replace(issued.email, .login, with: used) == issued)
+            #expect(try store.replace(issued.email, .login, with: used) == mailed)
             #expect(try store.replace(issued.email, .register, with: nil) == nil)
             #expect(try store.replace(issued.email, .login, with: nil) == used)
             #expect(try store.replace(issued.email, .login, with: nil) == nil)
@@ -62,10 +65,11 @@ import Verification
     }
 }
 
-/// A code issued to ada@example.com for signing in, sent twice.
+/// A code issued to ada@example.com for signing in, sent twice, the second email not yet known to be sent.
 private func codeRecord() -> CodeRecord {
     CodeRecord(email: "ada@example.com", purpose: .login, digest: String(repeating: "ab", count: 32), issuedBy: "r1",
-               expiresAt: startDate.addingTimeInterval(600), sentAt: [startDate.addingTimeInterval(-60), startDate])
+               expiresAt: startDate.addingTimeInterval(600), sentAt: [startDate.addingTimeInterval(-60), startDate],
+               pendingNonce: "nonce-1")
 }
 
 private extension CodeStore {

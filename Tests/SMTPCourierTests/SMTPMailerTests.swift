@@ -55,10 +55,16 @@ import Testing
         #expect(try server.messages().count == 1)
     }
 
-    @Test func aTemporaryRejectionIsTransient() throws {
-        let server = try SMTPServer(rejecting: "451 4.3.0 try again later")
+    @Test func aTemporaryRejectionIsTransientAndTheSendGoesThroughOnceItEnds() throws {
+        let server = try SMTPServer()
+        _ = FileManager.default.createFile(atPath: server.deferralFlag, contents: nil)
         let failure = try #require(throws: StoreError.self) { try mailer(for: server).send(letter(code: "222222", requestId: "r3")) }
         #expect(failure.kind == .transient)
+        #expect(try server.messages().isEmpty)
+
+        try FileManager.default.removeItem(atPath: server.deferralFlag)
+        try mailer(for: server).send(letter(code: "222222", requestId: "r3"))
+        #expect(try server.messages().count == 1)
     }
 
     @Test func aPermanentRejectionIsAbandoned() throws {

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// A one-request-per-connection HTTP relay in front of a test server: records every request it
-/// receives, and answers the next ones with an injected status instead of relaying them when told to.
+/// receives, and answers the next ones with an injected status instead of relaying them when told to:
+/// by `inject(_:)`, or by another process (a chaos run's fault command) through `injectionURL(_:)`.
 public final class HTTPRelay: Sendable {
     /// A request as it arrived: the head's lines and the body.
     public struct Request: Sendable {
@@ -45,6 +46,13 @@ public final class HTTPRelay: Sendable {
         state.withLock { $0.faults += statuses }
     }
 
+    /// A URL that, requested from anywhere (e.g. `curl -X POST`), does what `inject(statuses)` does.
+    public func injectionURL(_ statuses: [Int]) -> String {
+        endpoint + Self.controlPath + statuses.map(String.init).joined(separator: ",")
+    }
+
+    private static let controlPath = "/__relay/inject?statuses="
+
     private func serve() {
         while true {
             let client = accept(listener, nil, nil)
@@ -56,6 +64,11 @@ public final class HTTPRelay: Sendable {
 
     private func handle(_ client: Int32) {
         guard let (raw, request) = Self.readRequest(from: client) else { return }
+        if request.target.hasPrefix(Self.controlPath) {
+            inject(request.target.dropFirst(Self.controlPath.count).split(separator: ",").compactMap { Int($0) })
+            Self.write(Array("HTTP/1.1 204 Injected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), to: client)
+            return
+        }
         let fault = state.withLock { state in
             state.requests.append(request)
             return state.faults.isEmpty ? nil : state.faults.removeFirst()

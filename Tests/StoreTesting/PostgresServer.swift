@@ -53,6 +53,21 @@ public final class PostgresServer: @unchecked Sendable {
         try command("pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"])
     }
 
+    /// A shell command that restarts the server (fast shutdown: connections are terminated), for a
+    /// fault command run by another process; it returns once the server accepts connections again.
+    public var restartCommand: String {
+        shellCommand("pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-l", "\(directory)/server.log", "-w", "restart"])
+    }
+
+    /// A shell command that makes the server read-only for `seconds` (every session's new
+    /// transactions refuse writes with 25006), then writable again, for a fault command run by another process.
+    public func readOnlyCommand(seconds: Int) -> String {
+        let psql = "'\(binaries)/psql' '\(url())' -q -v ON_ERROR_STOP=1"
+        return "\(psql) -c 'ALTER SYSTEM SET default_transaction_read_only = on' -c 'SELECT pg_reload_conf()'"
+            + " && sleep \(seconds) && \(psql) -c 'SET default_transaction_read_only = off'"
+            + " -c 'ALTER SYSTEM RESET default_transaction_read_only' -c 'SELECT pg_reload_conf()'"
+    }
+
     /// A new empty database on this server; its URL.
     public func newDatabase() throws -> String {
         let name = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
@@ -62,6 +77,12 @@ public final class PostgresServer: @unchecked Sendable {
 
     private func command(_ name: String, _ arguments: [String]) throws {
         try Self.command(binaries, name, arguments)
+    }
+
+    /// `name` with `arguments` as one shell command line, as the cluster's owner.
+    private func shellCommand(_ name: String, _ arguments: [String]) -> String {
+        let words = (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + ["\(binaries)/\(name)"] + arguments
+        return words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     }
 
     private static func command(_ binaries: String, _ name: String, _ arguments: [String]) throws {

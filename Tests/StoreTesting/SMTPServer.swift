@@ -3,6 +3,8 @@ import Foundation
 /// A throw-away SMTP server: Debian's `python3-aiosmtpd` on a free port of 127.0.0.1, storing each
 /// message it accepts as a file in the Maildir `directory/new`; stopped when released or when the
 /// process exits. With `rejecting`, it answers every recipient with that reply (e.g. `550 …`) instead.
+/// While the file `deferralFlag` exists, it answers every recipient `451` (try again later), so that a
+/// test, or a fault command of another process, can make sends fail for a while.
 /// With TLS, it presents a self-signed certificate for 127.0.0.1, `certificate`.
 public final class SMTPServer: @unchecked Sendable {
     /// How clients reach the server.
@@ -19,6 +21,9 @@ public final class SMTPServer: @unchecked Sendable {
     // Replaced only by `start()` and `stop()`, which tests call from one task; guarded by `lock` for the exit handler.
     private let lock = NSLock()
     private var process: SpawnedProcess?
+
+    /// While this file exists, the server defers every recipient with `451 4.3.0`.
+    public var deferralFlag: String { directory + "/defer" }
 
     /// The PEM certificate the server presents with TLS, which clients are to trust.
     public var certificate: String { directory + "/certificate.pem" }
@@ -40,6 +45,17 @@ public final class SMTPServer: @unchecked Sendable {
                 + "        return \(Self.pythonString(rejection))\n"
             try handler.write(toFile: directory + "/rejecting.py", atomically: true, encoding: .utf8)
         }
+        let deferring = """
+            import os
+            from aiosmtpd.handlers import Mailbox
+            class Deferring(Mailbox):
+                async def handle_RCPT(self, server, session, envelope, address, options):
+                    if os.path.exists(\(Self.pythonString(deferralFlag))):
+                        return '451 4.3.0 Deferred: try again later'
+                    envelope.rcpt_tos.append(address)
+                    return '250 OK'
+            """
+        try deferring.write(toFile: directory + "/deferring.py", atomically: true, encoding: .utf8)
         if encryption != .none {
             try runCommand("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                                                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory + "/key.pem",
@@ -58,7 +74,7 @@ public final class SMTPServer: @unchecked Sendable {
     /// Starts the server (again, after `stop()`) on the same port, keeping the messages received so far.
     public func start() throws {
         if let login { return try startRequiringLogin(login) }
-        let handler = rejection == nil ? ["aiosmtpd.handlers.Mailbox", directory] : ["rejecting.Rejecting"]
+        let handler = rejection == nil ? ["deferring.Deferring", directory] : ["rejecting.Rejecting"]
         // `-c` so the handler module in `directory` can be imported; the arguments follow as aiosmtpd's own.
         let program = "import sys; sys.path.insert(0, \(Self.pythonString(directory))); from aiosmtpd.main import main; main()"
         let tls = switch encryption {

@@ -9,7 +9,7 @@ import Testing
     let start = Date(timeIntervalSince1970: 1_000_000)
 
     func issued(at date: Date, by request: String = "r1", after record: CodeRecord? = nil) -> CodeRecord {
-        rules.issued(record, email: "a@example.com", purpose: .login, digest: "d-\(request)", requestId: request, at: date)
+        rules.issued(record, email: "a@example.com", purpose: .login, digest: "d-\(request)", nonce: nil, requestId: request, at: date)
     }
 
     @Test func aFirstCodeIsIssuedAndItsRequestIsAnsweredAgain() {
@@ -17,6 +17,15 @@ import Testing
         let record = issued(at: start)
         #expect(rules.admit(record, requestId: "r1", at: start) == .alreadyIssued)
         #expect(record.expiresAt == start.addingTimeInterval(600))
+    }
+
+    @Test func aCodeNotKnownToBeMailedIsResentToItsRequestOnly() {
+        let pending = rules.issued(nil, email: "a@example.com", purpose: .login, digest: "d", nonce: "n1", requestId: "r1", at: start)
+        #expect(rules.admit(pending, requestId: "r1", at: start) == .resend(nonce: "n1"))
+        #expect(rules.admit(pending, requestId: "r2", at: start) == .refuse(retryAfter: 60), "it counts as sent")
+        let mailed = rules.mailed(pending, requestId: "r1")
+        #expect(mailed?.pendingNonce == nil && rules.admit(mailed, requestId: "r1", at: start) == .alreadyIssued)
+        #expect(rules.mailed(pending, requestId: "r2") == pending, "another request's send changes nothing")
     }
 
     @Test func theCooldownSaysWhenTheNextCodeIsAllowed() {

@@ -1,3 +1,4 @@
+import Backends
 import Crypto
 import Domain
 import Foundation
@@ -19,7 +20,10 @@ enum ChaosCommand {
             .value("settle", "Seconds to wait for every outcome once the faults stop", default: "300"),
             .value("seed", "Random seed, to repeat a run"),
             .value("data-dir", "Where the run keeps its stores and logs (emptied first)", default: "data/chaos"),
-        ])
+            .value("fault", "NAME=COMMAND: a shell command that makes a store fail and heal, injected like the others "
+                   + "(e.g. 'database restarted=pg_ctlcluster 15 main restart')", repeatable: true),
+            .value("sent-mail", "The directory where the mail server keeps each message it accepted (needed with --mail)"),
+        ] + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -29,12 +33,18 @@ enum ChaosCommand {
             let seed = UInt64(try parsed.integer("seed") ?? Int.random(in: 1...999_999))
             var generator = SeededGenerator(seed: seed)
             let logger = Logger(component: "chaos")
+            let stores = BackendOptions(parsed, dataDirectory: "")
+            if stores.mail != nil && parsed.value("sent-mail") == nil {
+                throw UsageError.invalid("--sent-mail DIR is needed with --mail: the run counts the emails the server accepted", spec.helpText)
+            }
+            let commands = try FaultInjector.commands(parsed.values("fault"), help: spec.helpText)
             let installation = try await LocalInstallation(
-                at: parsed.value("data-dir") ?? "data/chaos", brokerArguments: ["--brokers", String(brokers)],
+                at: parsed.value("data-dir") ?? "data/chaos", storeURLs: stores, brokerArguments: ["--brokers", String(brokers)],
                 workerArguments: ["--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=500"])
             print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed); data in \(installation.directory)")
             do {
-                let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers,
+                let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands,
+                                                sentMail: parsed.value("sent-mail") ?? installation.directory + "/outbox",
                                                 faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
                                                 settle: .seconds(try parsed.integer("settle") ?? 300),
                                                 generator: &generator, logger: logger)
@@ -47,21 +57,26 @@ enum ChaosCommand {
         }
     }
 
-    private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, faultInterval: Double,
-                                 settle: Duration, generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
+    private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
+                                 sentMail: String, faultInterval: Double, settle: Duration,
+                                 generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
         let kafka = KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-chaos")
         let publicKey = installation.publicKey
         let workload = ChaosWorkload(count: count, seal: { Data(publicKey.seal(Array($0.utf8))).base64EncodedString() },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
                                      photo: AvatarProcessor().defaultAvatar().jpeg, using: &generator)
         let messages = workload.messages(using: &generator)
-        let injector = FaultInjector(installation: installation, brokers: brokers, logger: logger)
+        let injector = FaultInjector(installation: installation, brokers: brokers,
+                                     faults: LocalInstallation.workerNames.map(FaultInjector.Fault.killWorker) + [.brokerDown, .requestErrors]
+                                         + lockable(installation.stores) + commands,
+                                     logger: logger)
         let started = ContinuousClock.now
 
         // Publish at the given rate while faults happen; then let everything settle.
         var faultCounts: [FaultInjector.Fault: Int] = [:]
+        var failedFaults: [String] = []
         var faultGenerator = SeededGenerator(seed: generator.next())
-        try await withThrowingTaskGroup(of: [FaultInjector.Fault].self) { group in
+        try await withThrowingTaskGroup(of: [(FaultInjector.Fault, Bool)].self) { group in
             group.addTask {
                 let producer = try KafkaProducer(configuration: kafka)
                 for (index, message) in messages.enumerated() {
@@ -76,23 +91,40 @@ enum ChaosCommand {
             }
             let publishing = Double(messages.count) / Double(rate)
             group.addTask { [faultGenerator] in
+                // Every kind once per round, in a random order; at least one round, however short the load.
                 var generator = faultGenerator
-                var faults: [FaultInjector.Fault] = []
-                while ContinuousClock.now - started < .seconds(publishing + 5) {
+                var injected: [(FaultInjector.Fault, Bool)] = []
+                var round: [FaultInjector.Fault] = []
+                while ContinuousClock.now - started < .seconds(publishing + 5) || injected.count < injector.faults.count {
+                    if round.isEmpty { round = injector.faults.shuffled(using: &generator) }
                     try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.5...1.5, using: &generator) * faultInterval * 1000)))
-                    faults.append(try await injector.injectOne(using: &generator))
+                    let fault = round.removeLast()
+                    injected.append((fault, try await injector.inject(fault, using: &generator)))
                 }
-                return faults
+                return injected
             }
-            for try await faults in group { for fault in faults { faultCounts[fault, default: 0] += 1 } }
+            for try await injected in group {
+                for (fault, succeeded) in injected {
+                    faultCounts[fault, default: 0] += 1
+                    if !succeeded { failedFaults.append(fault.name) }
+                }
+            }
         }
         _ = faultGenerator.next()
         for name in installation.stoppedWorkers { try installation.start(name) }
-        print("faults: " + FaultInjector.Fault.allCases.map { "\(faultCounts[$0] ?? 0) × \($0.rawValue)" }.joined(separator: ", "))
+        print("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
 
-        let report = try await ChaosReport.collect(installation, workload: workload, kafka: kafka, settle: settle)
+        let report = try await ChaosReport.collect(installation, workload: workload, kafka: kafka, settle: settle,
+                                                   sentMail: sentMail, failedFaults: failedFaults)
         print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
         report.lines.forEach { print($0) }
         return report.passed
+    }
+
+    /// The embedded databases among the stores, which the run can lock itself.
+    private static func lockable(_ stores: BackendOptions) -> [FaultInjector.Fault] {
+        let databases = [(stores.accounts, "accounts.sqlite"), (stores.profiles, "profiles.sqlite")]
+            .filter { $0.0 == nil }.map { stores.dataDirectory + "/" + $0.1 }
+        return databases.isEmpty ? [] : [.lockDatabase(databases)]
     }
 }

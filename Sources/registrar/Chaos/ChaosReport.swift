@@ -4,8 +4,9 @@ import Kafka
 import Registration
 import WorkerRuntime
 
-/// The checks after a chaos run: every request one outcome, nothing half-registered, no email twice,
-/// every hostile message dead-lettered with its reason, every worker alive.
+/// The checks after a chaos run: every request one outcome, nothing half-registered, no email address
+/// twice, every code sent emailed and no request two codes, every hostile message dead-lettered with
+/// its reason, every fault injected, every worker alive.
 struct ChaosReport {
     var lines: [String] = []
     var passed = true
@@ -15,9 +16,13 @@ struct ChaosReport {
         passed = passed && condition
     }
 
+    /// - Parameters:
+    ///   - sentMail: The directory holding one file per email the mail server accepted.
+    ///   - failedFaults: The faults that could not be injected (a fault command failed).
     static func collect(_ installation: LocalInstallation, workload: ChaosWorkload, kafka: KafkaConfiguration,
-                        settle: Duration) async throws -> ChaosReport {
+                        settle: Duration, sentMail: String, failedFaults: [String]) async throws -> ChaosReport {
         var report = ChaosReport()
+        report.check(failedFaults.isEmpty, "every fault was injected\(failedFaults.isEmpty ? "" : "; failed: \(failedFaults)")")
         let ids = workload.registrations.map(\.request.registrationId)
         let deadline = ContinuousClock.now + settle
         let outcomes = try await waitForOutcomes(ids, kafka: kafka, timeout: settle)
@@ -48,14 +53,15 @@ struct ChaosReport {
         report.lines.append("     outcomes: \(completed) completed, " + failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", "))
         report.check(wrong.isEmpty, "every outcome is the one its request called for, or its deadline passed\(wrong.isEmpty ? "" : ": \(wrong.prefix(5))")")
 
-        let findings = try RegistrationAudit(accounts: try installation.backends.accounts(), profiles: try installation.backends.profiles(),
-                                             images: try installation.backends.objects()).run(grace: .zero)
+        let stores = installation.stores
+        let findings = try RegistrationAudit(accounts: try stores.accountStore(), profiles: try stores.profileStore(),
+                                             images: try stores.objectStore()).run(grace: .zero)
         report.check(findings.isEmpty, "audit: \(findings.count) half-registered users, orphan images or stale pending accounts\(findings.isEmpty ? "" : ": \(findings.prefix(3))")")
-        let accounts = try installation.backends.accounts().accounts()
+        let accounts = try stores.accountStore().accounts()
         report.check(Set(accounts.map(\.email)).count == accounts.count, "no email address has two accounts (\(accounts.count) accounts)")
         report.check(accounts.count == completed, "one account per completed registration")
 
-        try await report.checkRequests(workload, installation: installation, kafka: kafka, deadline: deadline)
+        try await report.checkRequests(workload, sentMail: sentMail, kafka: kafka, deadline: deadline)
 
         let letters = try await TopicSnapshot.read(Topic.inputs.map(Topic.deadLetters(of:)), configuration: kafka)
         let reasons = Dictionary(grouping: letters) { $0.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } ?? "none" }
@@ -84,12 +90,15 @@ struct ChaosReport {
         return outcomes
     }
 
-    /// Code requests and sign-ins: one answer each; one email per code sent, never two.
-    private mutating func checkRequests(_ workload: ChaosWorkload, installation: LocalInstallation, kafka: KafkaConfiguration,
+    /// Code requests and sign-ins: one answer each, or a dead letter (a mail server deferring past the
+    /// retries); every code sent emailed, each request's code only (a copy is resent only when a crash
+    /// left unknown whether the first was).
+    private mutating func checkRequests(_ workload: ChaosWorkload, sentMail: String, kafka: KafkaConfiguration,
                                         deadline: ContinuousClock.Instant) async throws {
         let ids = Set(workload.codeRequests.map(\.requestId) + workload.signIns.map(\.requestId))
         var answers: [String: Set<[UInt8]>] = [:]
         var sent = Set<String>()
+        var lettered = Set<String>()
         repeat {
             answers = [:]
             for message in try await TopicSnapshot.read([Topic.codeOutcomes, Topic.authOutcomes], configuration: kafka) {
@@ -97,18 +106,26 @@ struct ChaosReport {
                 answers[event.key, default: []].insert(message.value)
                 if case .codeSent = event { sent.insert(event.key) }
             }
-            if answers.count == ids.count { break }
+            let letters = try await TopicSnapshot.read([Topic.codeRequests, Topic.authRequests].map(Topic.deadLetters(of:)), configuration: kafka)
+            lettered = Set(letters.compactMap(\.keyString)).intersection(ids).subtracting(answers.keys)
+            if answers.count + lettered.count == ids.count { break }
             try await Task.sleep(for: .seconds(1))
         } while ContinuousClock.now < deadline
         let refusedCodes = workload.codeRequests.filter { answers[$0.requestId] != nil && !sent.contains($0.requestId) }.count
         let issued = workload.signIns.filter { id in answers[id.requestId]?.contains { (try? EventCodec.decode($0)).map { if case .tokenIssued = $0 { true } else { false } } ?? false } ?? false }.count
         lines.append("     code requests: \(sent.count) sent, \(refusedCodes) refused (cooldown); sign-ins: \(issued) issued, \(workload.signIns.count - issued) refused")
-        check(answers.count == ids.count, "every code request and sign-in has an answer (\(answers.count)/\(ids.count))")
+        check(answers.count + lettered.count == ids.count,
+              "every code request and sign-in has an answer or a dead letter (\(answers.count) answered, \(lettered.count) dead-lettered, of \(ids.count))")
         let doubled = answers.filter { $0.value.count > 1 }.map { id, values in
             "\(id): " + values.compactMap { try? EventCodec.decode($0).type }.sorted().joined(separator: "+")
         }
         check(doubled.isEmpty, "no code request or sign-in has two different answers\(doubled.isEmpty ? "" : ": \(doubled.sorted().prefix(5))")")
-        let emails = (try? FileManager.default.contentsOfDirectory(atPath: installation.directory + "/outbox"))?.filter { $0.hasSuffix(".eml") } ?? []
-        check(emails.count == sent.count, "one email per code sent, none twice (\(emails.count) emails for \(sent.count) codes)")
+        let mail = SentMail(directory: sentMail)
+        let unmailed = sent.subtracting(mail.subjects.keys).sorted()
+        let unanswered = Set(mail.subjects.keys).subtracting(sent).sorted()
+        check(unmailed.isEmpty && unanswered.isEmpty,
+              "every code sent was emailed, and only those (\(mail.subjects.count) of \(sent.count)\(unmailed.isEmpty ? "" : "; not emailed: \(unmailed.prefix(5))")\(unanswered.isEmpty ? "" : "; emailed unanswered: \(unanswered.prefix(5))"))")
+        check(mail.requestsWithTwoCodes.isEmpty,
+              "no request was emailed two different codes (\(mail.count) emails; \(mail.identicalCopies) identical copies resent after an interrupted send\(mail.requestsWithTwoCodes.isEmpty ? "" : "; two codes: \(mail.requestsWithTwoCodes.prefix(5))"))")
     }
 }

@@ -2,28 +2,57 @@ import Foundation
 import Kafka
 import Support
 
-/// Produces the faults of a chaos run at random moments: workers SIGKILLed and restarted, brokers
-/// taken down and brought back, request errors pushed into the broker, databases locked.
-struct FaultInjector {
-    var installation: LocalInstallation
-    var brokers: Int32
-    var logger: Logger
+/// Produces the faults of a chaos run: workers SIGKILLed and restarted, brokers taken down and brought
+/// back, request errors pushed into the broker, embedded databases locked, and the operator's own fault
+/// commands for the stores it cannot reach itself (a database restarted or made read-only, an image
+/// store failing writes, a mail server deferring sends).
+struct FaultInjector: Sendable {
+    /// One kind of fault, counted in the report by its name.
+    enum Fault: Hashable, Sendable {
+        /// This worker SIGKILLed and started again after a moment.
+        case killWorker(String)
+        case brokerDown
+        case requestErrors
+        /// An exclusive lock held on one of these SQLite databases for a few seconds (store busy).
+        case lockDatabase([String])
+        /// A shell command that makes a store fail and lets it heal before it exits.
+        case command(name: String, shell: String)
 
-    /// The kinds of fault, counted in the report.
-    enum Fault: String, CaseIterable {
-        case killWorker = "worker SIGKILLed and restarted"
-        case brokerDown = "broker down and up"
-        case requestErrors = "request errors injected"
-        case lockedDatabase = "database locked (store unavailable)"
+        var name: String {
+            switch self {
+            case .killWorker(let worker): "\(worker) SIGKILLed and restarted"
+            case .brokerDown: "broker down and up"
+            case .requestErrors: "request errors injected"
+            case .lockDatabase: "database locked"
+            case .command(let name, _): name
+            }
+        }
     }
 
-    /// Injects one random fault and lets it heal; returns which.
-    func injectOne(using generator: inout some RandomNumberGenerator) async throws -> Fault {
-        let fault = Fault.allCases.randomElement(using: &generator)!
+    var installation: LocalInstallation
+    var brokers: Int32
+    /// Every kind this run injects.
+    var faults: [Fault]
+    var logger: Logger
+
+    /// The longest a fault command may take before it is killed and counted as failed.
+    static let commandLimit: Duration = .seconds(120)
+
+    /// `--fault NAME=COMMAND` values as faults.
+    static func commands(_ values: [String], help: String) throws(UsageError) -> [Fault] {
+        try values.map { (value) throws(UsageError) in
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex, value.index(after: equals) != value.endIndex else {
+                throw UsageError.invalid("--fault needs NAME=COMMAND, e.g. 'database restarted=pg_ctlcluster 15 main restart'; got '\(value)'", help)
+            }
+            return .command(name: String(value[..<equals]), shell: String(value[value.index(after: equals)...]))
+        }
+    }
+
+    /// Injects `fault` and lets it heal; returns whether it could be injected.
+    func inject(_ fault: Fault, using generator: inout some RandomNumberGenerator) async throws -> Bool {
         let control = BrokerControl(socketPath: installation.controlSocket)
         switch fault {
-        case .killWorker:
-            let worker = ["account-worker", "image-worker", "profile-worker"].randomElement(using: &generator)!
+        case .killWorker(let worker):
             logger.info("chaos: killing \(worker)")
             await installation.kill(worker)
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...1500, using: &generator)))
@@ -39,14 +68,40 @@ struct FaultInjector {
             let apiKey: Int16 = Bool.random(using: &generator) ? 0 : 1
             logger.info("chaos: request errors on api \(apiKey)")
             try control.send(.requestErrors(apiKey: apiKey, errors: [6, 7, 6]))
-        case .lockedDatabase:
-            let database = ["accounts.sqlite", "profiles.sqlite"].randomElement(using: &generator)!
+        case .lockDatabase(let databases):
+            let database = databases.randomElement(using: &generator)!
             let seconds = Int.random(in: 1...3, using: &generator)
             logger.info("chaos: locking \(database) for \(seconds) s")
-            let locker = try ChildProcess("/bin/sh", ["-c", "(echo 'BEGIN EXCLUSIVE;'; sleep \(seconds); echo 'COMMIT;') | sqlite3 '\(installation.directory)/\(database)'"],
-                                          stderrPath: installation.logs + "/chaos.log")
-            _ = await locker.waitForExit()
+            return try await run("(echo 'BEGIN EXCLUSIVE;'; sleep \(seconds); echo 'COMMIT;') | sqlite3 '\(database)'")
+        case .command(let name, let shell):
+            logger.info("chaos: \(name)")
+            return try await run(shell)
         }
-        return fault
+        return true
+    }
+
+    /// Runs `shell` with its output appended to the run's fault log; true when it exits 0 in time.
+    ///
+    /// A daemon the command starts (a restarted database) must hold none of this process's descriptors:
+    /// Foundation learns of a child's exit when the socket it shares with the child closes, so an
+    /// inherited copy would keep the command "running" for as long as the daemon lives.
+    private func run(_ shell: String) async throws -> Bool {
+        let log = installation.logs + "/faults.log"
+        let isolated = """
+            for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+            exec </dev/null >>'\(log)' 2>&1
+
+            """
+        let process = try ChildProcess("/bin/bash", ["-c", isolated + shell], stderrPath: log)
+        let status = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await process.waitForExit() }
+            group.addTask { try? await Task.sleep(for: Self.commandLimit); return nil }
+            let first = await group.next()!
+            if first == nil { process.send(SIGKILL) }
+            group.cancelAll()
+            return first
+        }
+        if status != 0 { logger.error("chaos: fault command failed (\(status.map { "status \($0)" } ?? "timed out")): see \(log)") }
+        return status == 0
     }
 }

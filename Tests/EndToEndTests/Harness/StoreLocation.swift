@@ -22,8 +22,9 @@ struct StoreLocation: Sendable {
     /// The stores of a system whose data directory is `directory`: production ones when requested
     /// or when a PostgreSQL server of the test's own is given.
     /// With `relayingImages`, the object store is reached through an HTTP relay in front of moto (to inject faults).
+    /// With `mailServer`, email goes to a real SMTP server even when production stores were not requested.
     static func make(for directory: String, postgres: PostgresServer? = nil,
-                     relayingImages: ((_ motoPort: Int) throws -> HTTPRelay)? = nil) throws -> StoreLocation {
+                     relayingImages: ((_ motoPort: Int) throws -> HTTPRelay)? = nil, mailServer: Bool = false) throws -> StoreLocation {
         guard productionRequested || postgres != nil || relayingImages != nil else {
             return StoreLocation(environment: [:], options: BackendOptions(dataDirectory: directory), mailServer: nil)
         }
@@ -33,7 +34,7 @@ struct StoreLocation: Sendable {
         try createBucket(bucket, at: moto.endpoint)
         let endpoint = try relayingImages?(moto.port).endpoint ?? moto.endpoint
         let images = "s3://\(bucket)?endpoint=\(endpoint)&region=us-east-1&path-style=true"
-        let mailServer = productionRequested ? try SMTPServer() : nil
+        let mailServer = productionRequested || mailServer ? try SMTPServer() : nil
         let mail = mailServer.map { "smtp://127.0.0.1:\($0.port)?tls=none&connect-timeout=2&timeout=10" }
         var environment = ["REGISTRAR_ACCOUNTS": database, "REGISTRAR_PROFILES": database, "REGISTRAR_IMAGES": images,
                            "AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret", "AWS_REGION": "us-east-1"]

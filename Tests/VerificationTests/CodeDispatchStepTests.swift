@@ -1,0 +1,107 @@
+import Courier
+import CryptoAdapters
+import Domain
+import EmbeddedStores
+import Foundation
+import Synchronization
+import Testing
+import Verification
+
+/// The code dispatch step on a real SQLite code store, real secrets and a real outbox, with faults
+/// injected around them: a code is recorded before it is mailed, and whatever fails, a retry or a
+/// redelivery mails the very same message (same code, same Message-ID) or nothing.
+@Suite struct CodeDispatchStepTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("code-dispatch-\(UUID().uuidString)").path
+    let request = Event.codeRequested(CodeRequested(requestId: "r-1", email: "ada@example.com", purpose: .login))
+    let now = Date(timeIntervalSince1970: 1_000_000)
+
+    func step(failingStoreCalls: Set<Int> = [], failingSends: Int = 0) throws -> (CodeDispatchStep, FaultyStore, FaultyMailer) {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = FaultyStore(try SQLiteCodeStore(path: directory + "/codes.sqlite"), failing: failingStoreCalls)
+        let mailer = FaultyMailer(try FileOutbox(directory: directory + "/outbox"), failing: failingSends)
+        let secrets = try HMACCodeSecrets(keyFile: directory + "/codes.key")
+        return (CodeDispatchStep(codes: store, secrets: secrets, mailer: mailer, clock: { [now] in now }), store, mailer)
+    }
+
+    var sent: Event { .codeSent(CodeSent(requestId: "r-1", purpose: .login, expiresIn: 600)) }
+
+    @Test func aFailedSendIsRetriedWithTheSameMessageAndARedeliverySendsNothing() throws {
+        let (step, store, mailer) = try step(failingSends: 1)
+        #expect(throws: StoreError.self) { try step.handle(request) }
+        #expect(try step.handle(request) == [sent])
+        #expect(try step.handle(request) == [sent])
+        let attempts = mailer.attempts
+        #expect(attempts.count == 2 && attempts[0] == attempts[1], "the retry sends the very same message")
+        let record = try #require(try store.record())
+        #expect(record.pendingNonce == nil, "the send is recorded")
+        let code = try #require(attempts[0].subject.split(separator: " ").last.map(String.init))
+        let verifier = CodeVerifier(codes: store, secrets: try HMACCodeSecrets(keyFile: directory + "/codes.key"))
+        #expect(try verifier.verify(code, email: "ada@example.com", purposes: [.login], requestId: "s-1", at: now) == nil,
+                "the code mailed is the code recorded")
+    }
+
+    @Test func aStoreRefusingTheWriteSendsNothing() throws {
+        let (step, _, mailer) = try step(failingStoreCalls: [1])
+        #expect(throws: StoreError.self) { try step.handle(request) }
+        #expect(mailer.attempts.isEmpty)
+        #expect(try step.handle(request) == [sent])
+        #expect(mailer.attempts.count == 1)
+    }
+
+    @Test func aSendThatCannotBeRecordedIsAnsweredAndOnlyARedeliveryMailsItAgain() throws {
+        let (step, store, mailer) = try step(failingStoreCalls: [2])
+        #expect(try step.handle(request) == [sent])
+        #expect(try store.record()?.pendingNonce != nil)
+        #expect(try step.handle(request) == [sent])
+        let attempts = mailer.attempts
+        #expect(attempts.count == 2 && attempts[0] == attempts[1])
+        #expect(try store.record()?.pendingNonce == nil)
+    }
+}
+
+/// A code store whose calls numbered in `failing` (from 1) fail as transient, as a read-only database would.
+final class FaultyStore: CodeStore {
+    private let store: any CodeStore
+    private let failing: Set<Int>
+    private let calls = Atomic(0)
+
+    init(_ store: any CodeStore, failing: Set<Int>) {
+        self.store = store
+        self.failing = failing
+    }
+
+    func update<T: Sendable>(email: String, purpose: CodePurpose,
+                             _ body: (inout CodeRecord?) throws(StoreError) -> T) throws(StoreError) -> T {
+        let call = calls.add(1, ordering: .sequentiallyConsistent).newValue
+        guard !failing.contains(call) else { throw StoreError(.transient, "cannot execute in a read-only transaction") }
+        return try store.update(email: email, purpose: purpose, body)
+    }
+
+    /// The record of ada@example.com for signing in, read past the faults.
+    func record() throws(StoreError) -> CodeRecord? {
+        try store.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record }
+    }
+}
+
+/// A mailer that remembers every message it was given and fails the first `failing` as deferred.
+final class FaultyMailer: Mailer {
+    private let mailer: any Mailer
+    private let state: Mutex<(failing: Int, attempts: [EmailMessage])>
+
+    init(_ mailer: any Mailer, failing: Int) {
+        self.mailer = mailer
+        state = Mutex((failing, []))
+    }
+
+    var attempts: [EmailMessage] { state.withLock { $0.attempts } }
+
+    func send(_ message: EmailMessage) throws(StoreError) {
+        let fails = state.withLock { state in
+            state.attempts.append(message)
+            defer { state.failing -= 1 }
+            return state.failing > 0
+        }
+        if fails { throw StoreError(.transient, "451 4.3.0 try again later") }
+        try mailer.send(message)
+    }
+}
