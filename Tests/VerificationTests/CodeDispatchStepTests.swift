@@ -10,10 +10,14 @@ import Verification
 /// The code dispatch step on a real SQLite code store, real secrets and a real outbox, with faults
 /// injected around them: a code is recorded before it is mailed, and whatever fails, a retry or a
 /// redelivery mails the very same message (same code, same Message-ID) or nothing.
-@Suite struct CodeDispatchStepTests {
+@Suite final class CodeDispatchStepTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("code-dispatch-\(UUID().uuidString)").path
     let request = Event.codeRequested(CodeRequested(requestId: "r-1", email: "ada@example.com", purpose: .login))
     let now = Date(timeIntervalSince1970: 1_000_000)
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 
     func step(failingStoreCalls: Set<Int> = [], failingSends: Int = 0) throws -> (CodeDispatchStep, FaultyStore, FaultyMailer) {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
