@@ -19,6 +19,7 @@ import PackageDescription
 /// - `PostgresStores`, `S3Store`: the production implementations of the store protocols (libpq, libcurl).
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
 /// - `Backends`: picks the store implementations an installation is configured with.
+/// - `EventTransport`: an event as a Kafka message with the standard headers, and back (workers and clients alike).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
@@ -60,7 +61,8 @@ let package = Package(
         .target(name: "EmbeddedStores", dependencies: [
             "CSQLite", "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "KafkaCommands", "Support", "Domain"]),
+        .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "KafkaCommands", "Support", "Domain", "EventTransport"]),
         .target(name: "PostgresStores", dependencies: [
             "CPostgres", "Domain", "Registration", "Verification", "SignIn", "AccountChanges",
         ]),
@@ -75,7 +77,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn",
+            "SignIn", "EventTransport",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
             "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",

@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Domain
+import EventTransport
 import Support
 
 /// The loop every worker runs: consume an event, decode it, let the step handle it (retrying
@@ -135,11 +136,7 @@ public final class Worker: Sendable {
     /// stays uncommitted meanwhile, so nothing is lost whatever happens.
     private func publish(_ events: [Event], lane: PartitionLane? = nil) async throws {
         // Send all, then wait for every acknowledgement: the order per key is kept by the producer.
-        let messages = events.map { event in
-            OutgoingMessage(topic: event.topic, key: Array(event.key.utf8), value: EventCodec.encode(event),
-                            headers: [KafkaHeader(key: "type", value: Array(event.type.utf8)),
-                                      KafkaHeader(key: "producer", value: Array(name.utf8))])
-        }
+        let messages = events.map { OutgoingMessage($0, producer: name) }
         for message in messages {
             var attempt = 1
             while true {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Kafka
 import Domain
+import EventTransport
 import SignIn
 import Support
 import WorkerRuntime
@@ -44,8 +45,7 @@ struct FlowClient {
     func send(_ request: Event, awaiting outcomes: String) async throws -> Event {
         let waiter = try OutcomeWaiter(topic: outcomes, configuration: kafka)
         let producer = try KafkaProducer(configuration: kafka)
-        _ = try await producer.send(OutgoingMessage(topic: request.topic, key: Array(request.key.utf8), value: EventCodec.encode(request),
-                                                    headers: [KafkaHeader(key: "type", value: Array(request.type.utf8))]))
+        _ = try await producer.send(OutgoingMessage(request, producer: "registrar-cli"))
         await producer.close()
         guard let message = try await waiter.wait(forKey: request.key, timeout: timeout) else {
             throw TimedOut(requestId: request.key, timeout: timeout)

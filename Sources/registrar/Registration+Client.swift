@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Kafka
 import Domain
+import EventTransport
 import Registration
 import WorkerRuntime
 
@@ -35,8 +36,7 @@ struct RegistrationClient {
         let event = Event.registrationRequested(request)
         let waiter = try OutcomeWaiter(topic: Topic.registrationOutcomes, configuration: kafka)
         let producer = try KafkaProducer(configuration: kafka)
-        _ = try await producer.send(OutgoingMessage(topic: event.topic, key: Array(registrationId.utf8), value: EventCodec.encode(event),
-                                                    headers: [KafkaHeader(key: "type", value: Array(event.type.utf8))]))
+        _ = try await producer.send(OutgoingMessage(event, producer: "registrar-cli"))
         await producer.close()
         guard let message = try await waiter.wait(forKey: registrationId, timeout: timeout) else {
             throw TimedOut(registrationId: registrationId)
