@@ -43,11 +43,10 @@ await CommandLineTool.exit {
                                         rules: rules)
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations)
+        let answers = try backends.answers(of: "account-worker")
         let worker = try Worker(name: "account-worker", configuration: connection.kafka(clientID: "account-worker"),
-                                topics: [Topic.registrationRequests, Topic.registrationReplies, Topic.registrationOutcomes,
-                                         Topic.authRequests, Topic.accountRequests, Topic.accountReplies],
-                                handler: AnswerOnce(CompositeHandler([registrations, signIn, changes]),
-                                                   memo: try backends.answers(of: "account-worker")))
+                                routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers),
+                                                       AnswerOnce(changes, memo: answers)]))
         try await worker.run(until: shutdown) {
             let cutoff = Date().addingTimeInterval(-deadline)
             return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)

@@ -23,7 +23,7 @@ await CommandLineTool.exit {
         let step = AvatarStep(images: try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore(),
                               imaging: VipsAvatarImaging(processor: AvatarProcessor(policy: policy)), sha256: sha256Hex)
         let worker = try Worker(name: "image-worker", configuration: connection.kafka(clientID: "image-worker"),
-                                topics: [Topic.imageCommands], handler: step)
+                                routing: RoutingTable([step]))
         try await worker.run(until: shutdown)
         return .success
     }

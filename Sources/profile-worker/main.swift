@@ -14,9 +14,8 @@ await CommandLineTool.exit {
         let shutdown = ShutdownSignal()
         let connection = try ConnectionOptions(parsed)
         let profiles = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).profileStore()
-        let step = CompositeHandler([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)])
         let worker = try Worker(name: "profile-worker", configuration: connection.kafka(clientID: "profile-worker"),
-                                topics: [Topic.profileCommands], handler: step)
+                                routing: RoutingTable([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)]))
         try await worker.run(until: shutdown)
         return .success
     }
