@@ -101,6 +101,9 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
+        .testTarget(name: "RoutingTests", dependencies: [
+            "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
+        ]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
