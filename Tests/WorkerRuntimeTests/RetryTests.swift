@@ -11,10 +11,9 @@ import Testing
             guard attempt > 2 else { throw StoreError(.transient, "store busy (test)") }
             return ScriptedStep.refusal(of: event)
         }
-        let answers = try bench.waiter(on: Topic.authOutcomes)
-        let worker = try bench.run(step, retry: RetryPolicy(maxAttempts: 6))
+        let worker = try bench.run(step)
         try await bench.publish(ScriptedStep.request("flaky"))
-        _ = try #require(try await answers.wait(forKey: "flaky", timeout: .seconds(60)))
+        _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "flaky"))
         #expect(step.flows == ["flaky", "flaky", "flaky"])
         let waits = bench.sleeps.withLock { $0 }
         #expect(waits.count == 2, "one back-off before each retry: \(waits)")
@@ -29,18 +28,17 @@ import Testing
             guard event.key == "after" else { throw StoreError(.transient, "store down (test)") }
             return ScriptedStep.refusal(of: event)
         }
-        let letters = try bench.waiter(on: Topic.deadLetters(of: Topic.authRequests))
-        let answers = try bench.waiter(on: Topic.authOutcomes)
-        let worker = try bench.run(step, retry: RetryPolicy(maxAttempts: 3))
+        let worker = try bench.run(step)
         try await bench.publish(ScriptedStep.request("doomed"))
         try await bench.publish(ScriptedStep.request("after"))
-        let letter = try #require(try await letters.wait(forKey: "doomed", timeout: .seconds(60)))
+        let letter = try #require(try await bench.message(on: Topic.deadLetters(of: Topic.authRequests), key: "doomed"))
+        let attempts = RetryPolicy().maxAttempts
         #expect(letter.text("dlq.reason") == "retries_exhausted")
-        #expect(letter.text("dlq.attempts") == "3")
+        #expect(letter.text("dlq.attempts") == String(attempts))
         #expect(letter.text("dlq.error")?.contains("store down (test)") == true)
-        _ = try #require(try await answers.wait(forKey: "after", timeout: .seconds(60)), "the worker goes on")
-        #expect(step.flows == ["doomed", "doomed", "doomed", "after"])
-        #expect(bench.sleeps.withLock { $0.count } == 2)
+        _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "after"), "the worker goes on")
+        #expect(step.flows == Array(repeating: "doomed", count: attempts) + ["after"])
+        #expect(bench.sleeps.withLock { $0.count } == attempts - 1, "one back-off before each retry")
         try await worker.stop()
         #expect(try await bench.everything().filter { $0.topic == Topic.authOutcomes }.map(\.keyString) == ["after"])
     }
@@ -48,10 +46,9 @@ import Testing
     @Test func aPermanentFailureIsDeadLetteredAsStepFailedWithoutARetry() async throws {
         let bench = try WorkerBench()
         let step = ScriptedStep { _, _ in throw StoreError(.permanent, "refused for good (test)") }
-        let letters = try bench.waiter(on: Topic.deadLetters(of: Topic.authRequests))
         let worker = try bench.run(step)
         try await bench.publish(ScriptedStep.request("refused"))
-        let letter = try #require(try await letters.wait(forKey: "refused", timeout: .seconds(60)))
+        let letter = try #require(try await bench.message(on: Topic.deadLetters(of: Topic.authRequests), key: "refused"))
         #expect(letter.text("dlq.reason") == "step_failed")
         #expect(letter.text("dlq.error") == "refused for good (test)")
         #expect(step.flows == ["refused"])

@@ -21,7 +21,7 @@ import Testing
 
         // The same event on the topic the step takes it on is handled.
         try await run.bench.publish(Self.completed)
-        #expect(try await run.answers.wait(forKey: "reg-1", timeout: .seconds(60)) != nil)
+        #expect(try await run.bench.message(on: Topic.authOutcomes, key: "reg-1") != nil)
         #expect(run.step.flows == ["after", "reg-1"])
         try await run.worker.stop()
     }
@@ -47,16 +47,14 @@ import Testing
         try await run.worker.stop()
     }
 
-    /// A worker running a `ScriptedStep`, with a waiter for its answers.
+    /// A worker running a `ScriptedStep`.
     struct Run {
         let bench: WorkerBench
         let step = ScriptedStep()
-        let answers: OutcomeWaiter
         let worker: WorkerBench.Running
 
         init() throws {
             bench = try WorkerBench()
-            answers = try bench.waiter(on: Topic.authOutcomes)
             worker = try bench.run(step)
         }
 
@@ -67,7 +65,7 @@ import Testing
         func deadLetter(key: String, _ publishBad: (WorkerBench) async throws -> Void) async throws -> KafkaMessage {
             try await publishBad(bench)
             try await bench.publish(ScriptedStep.request("after"))
-            _ = try #require(try await answers.wait(forKey: "after", timeout: .seconds(60)))
+            _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "after"))
             #expect(step.flows == ["after"], "the step is never handed the bad message")
 
             let published = try await bench.everything().filter { !WorkerBench.inputs.contains($0.topic) }

@@ -17,7 +17,6 @@ import Testing
             release.wait()
             return ScriptedStep.refusal(of: event)
         }
-        let answers = try bench.waiter(on: Topic.authOutcomes)
         let worker = try bench.run(first, grace: grace) { duration in
             guard duration == grace else { return }
             release.signal()
@@ -29,13 +28,14 @@ import Testing
         try await worker.stop()
 
         #expect(first.flows == ["in-hand"], "the waiting message is not taken once stopping")
-        _ = try #require(try await answers.wait(forKey: "in-hand", timeout: .seconds(60)), "the message in hand was answered")
+        _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "in-hand"), "the message in hand was answered")
 
         // The next worker of the group starts after the committed message in hand.
         let next = ScriptedStep()
         let successor = try bench.run(next)
-        _ = try #require(try await answers.wait(forKey: "waiting", timeout: .seconds(60)))
+        _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "waiting"))
         #expect(next.flows == ["waiting"])
         try await successor.stop()
+        #expect(try await bench.everything().filter { $0.topic == Topic.authOutcomes }.map(\.keyString) == ["in-hand", "waiting"])
     }
 }

@@ -28,10 +28,9 @@ final class WorkerBench: Sendable {
     }
 
     /// A worker running `step` in the bench's consumer group; `sleep` replaces the recorded instant sleep.
-    func run(_ step: ScriptedStep, retry: RetryPolicy = .init(), grace: Duration = .seconds(10),
+    func run(_ step: ScriptedStep, grace: Duration = .seconds(10),
              sleep: (@Sendable (Duration) async throws -> Void)? = nil) throws -> Running {
-        let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]),
-                                retry: retry, grace: grace,
+        let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]), grace: grace,
                                 sleep: sleep ?? { [self] duration in sleeps.withLock { $0.append(duration) } })
         let shutdown = ShutdownSignal(signals: [])
         return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown) })
@@ -49,9 +48,20 @@ final class WorkerBench: Sendable {
         }
     }
 
-    /// A waiter for the messages that reach `topic` from now on.
-    func waiter(on topic: String) throws -> OutcomeWaiter {
-        try OutcomeWaiter(topic: topic, configuration: configuration)
+    /// The first message keyed `key` on `topic`, read from the topic's start, or nil when none came within `timeout`.
+    func message(on topic: String, key: String, timeout: Duration = .seconds(60)) async throws -> KafkaMessage? {
+        let consumer = try KafkaConsumer(configuration: configuration,
+                                         assignment: [TopicPartitionOffset(topic: topic, partition: 0, offset: .beginning)])
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            consumer.close()  // ends `messages`
+        }
+        defer {
+            deadline.cancel()
+            consumer.close()
+        }
+        for try await message in consumer.messages where message.keyString == key { return message }
+        return nil
     }
 
     /// Publishes `value` to `topic` with `key`.
