@@ -16,14 +16,14 @@ public final class Worker: Sendable {
     private let consumer: KafkaConsumer
     private let producer: KafkaProducer
     private let handler: any EventHandler
-    private let retry: RetryPolicy
+    private let retry: Backoff
     private let grace: Duration
     private let logger: Logger
 
     /// A worker named `name` (also its consumer group) handling `topics` with `handler`.
     /// On shutdown, messages being handled get `grace` to finish before they are abandoned (and redelivered later).
     public init(name: String, configuration: KafkaConfiguration, topics: [String], handler: any EventHandler,
-                retry: RetryPolicy = .init(), grace: Duration = .seconds(10)) throws {
+                retry: Backoff = .worker, grace: Duration = .seconds(10)) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
         self.name = name
@@ -106,7 +106,7 @@ public final class Worker: Sendable {
             try await deadLetter(message, reason: "unexpected_type", error: error.description, attempts: 1, log: flow)
         } catch let error as GaveUp {
             try await deadLetter(message, reason: "retries_exhausted", error: error.description,
-                                 attempts: retry.maxAttempts, log: flow)
+                                 attempts: retry.attempts, log: flow)
         } catch let error as StoreError {
             try await deadLetter(message, reason: "step_failed", error: error.message, attempts: 1, log: flow)
         }
@@ -116,18 +116,15 @@ public final class Worker: Sendable {
     /// gives up after the policy's attempts.
     private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil,
                                        _ step: @escaping @Sendable () throws -> T) async throws -> T {
-        var attempt = 1
         defer { lane?.setRetrying(false) }
-        while true {
-            do {
-                return try await offload(step)
-            } catch let error as StoreError where error.kind == .transient {
-                guard attempt < retry.maxAttempts else { throw GaveUp(attempts: attempt, last: error.message) }
+        do {
+            let isTransient = { (error: StoreError) in error.kind == .transient }
+            return try await retry.run(isTransient: isTransient, willRetry: { error, attempt in
                 (log ?? logger).warning("transient failure, retrying", ["step": what, "attempt": attempt, "error": error.message])
                 lane?.setRetrying(true)
-                try await Task.sleep(for: retry.delay(after: attempt))
-                attempt += 1
-            }
+            }) { _ in try await offload(step) }
+        } catch let error as StoreError where error.kind == .transient {
+            throw GaveUp(attempts: retry.attempts, last: error.message)
         }
     }
 
@@ -138,19 +135,11 @@ public final class Worker: Sendable {
         // Send all, then wait for every acknowledgement: the order per key is kept by the producer.
         let messages = events.map { OutgoingMessage($0, producer: name) }
         for message in messages {
-            var attempt = 1
-            while true {
-                do {
-                    _ = try await producer.send(message)
-                    break
-                } catch {
-                    guard !error.isFatal else { throw error }
-                    logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
-                    lane?.setRetrying(true)
-                    try await Task.sleep(for: retry.delay(after: min(attempt, retry.maxAttempts)))
-                    attempt += 1
-                }
-            }
+            let isTransient = { (error: KafkaError) in !error.isFatal }
+            _ = try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
+                logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
+                lane?.setRetrying(true)
+            }) { _ in try await producer.send(message) }
             lane?.setRetrying(false)
         }
     }
