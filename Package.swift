@@ -102,6 +102,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain"]),
