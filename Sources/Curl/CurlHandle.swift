@@ -25,7 +25,7 @@ public final class CurlHandle: @unchecked Sendable {
     /// Runs one transfer with `options`, then resets the handle's options (its connections stay open).
     /// Throws when no complete response arrived, or an option was refused.
     public func perform(_ options: [CurlOption]) throws(CurlError) -> CurlResponse {
-        let transfer = Transfer()
+        let transfer = CurlTransfer()
         defer {
             curl_easy_reset(handle)
             withExtendedLifetime(transfer) {}
@@ -35,7 +35,7 @@ public final class CurlHandle: @unchecked Sendable {
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         set(curl_shim_set_long(handle, CURLOPT_NOSIGNAL, 1))
         set(curl_shim_set_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorText))
-        set(curl_shim_set_write_callback(handle, CURLOPT_WRITEFUNCTION, receive))
+        set(curl_shim_set_write_callback(handle, CURLOPT_WRITEFUNCTION, receiveIntoTransfer))
         set(curl_shim_set_pointer(handle, CURLOPT_WRITEDATA, context))
         for option in options { set(apply(option, transfer, context)) }
         let result = code == CURLE_OK ? curl_easy_perform(handle) : code
@@ -51,7 +51,7 @@ public final class CurlHandle: @unchecked Sendable {
         return CurlResponse(status: status, body: transfer.received)
     }
 
-    private func apply(_ option: CurlOption, _ transfer: Transfer, _ context: UnsafeMutableRawPointer) -> CURLcode {
+    private func apply(_ option: CurlOption, _ transfer: CurlTransfer, _ context: UnsafeMutableRawPointer) -> CURLcode {
         switch option {
         case .url(let url): return curl_shim_set_string(handle, CURLOPT_URL, url)
         case .timeout(let limit): return curl_shim_set_long(handle, CURLOPT_TIMEOUT_MS, limit.milliseconds)
@@ -69,7 +69,7 @@ public final class CurlHandle: @unchecked Sendable {
             transfer.upload = bytes
             for result in [curl_shim_set_long(handle, CURLOPT_UPLOAD, 1),
                            curl_shim_set_offset(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(bytes.count)),
-                           curl_shim_set_read_callback(handle, CURLOPT_READFUNCTION, send),
+                           curl_shim_set_read_callback(handle, CURLOPT_READFUNCTION, sendFromTransfer),
                            curl_shim_set_pointer(handle, CURLOPT_READDATA, context)] where result != CURLE_OK {
                 return result
             }
@@ -91,73 +91,4 @@ public final class CurlHandle: @unchecked Sendable {
         default: .other
         }
     }
-}
-
-/// The status and body of a response.
-public struct CurlResponse: Sendable {
-    /// The server's reply code: an HTTP status, an SMTP reply.
-    public var status: Int
-    public var body: [UInt8]
-
-    public init(status: Int, body: [UInt8]) {
-        self.status = status
-        self.body = body
-    }
-}
-
-/// What libcurl reads and writes during one transfer, kept alive until the transfer ends.
-private final class Transfer {
-    var received: [UInt8] = []
-    var upload: [UInt8] = []
-    var uploaded = 0
-    let errorText: UnsafeMutablePointer<CChar> = {
-        let text = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        text.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        return text
-    }()
-    private var lists: [UnsafeMutablePointer<curl_slist>] = []
-    private var kept: [UnsafeMutableRawBufferPointer] = []
-
-    /// `items` as a libcurl string list, freed with the transfer.
-    func list(_ items: [String]) -> UnsafeMutablePointer<curl_slist>? {
-        var list: UnsafeMutablePointer<curl_slist>?
-        for item in items { list = curl_slist_append(list, item) }
-        if let list { lists.append(list) }
-        return list
-    }
-
-    /// A copy of `bytes` at an address that stays valid for the transfer (never nil, even when empty).
-    func keep(_ bytes: [UInt8]) -> UnsafeRawPointer {
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        copy.copyBytes(from: bytes)
-        kept.append(copy)
-        return UnsafeRawPointer(copy.baseAddress!)
-    }
-
-    deinit {
-        lists.forEach { curl_slist_free_all($0) }
-        kept.forEach { $0.deallocate() }
-        errorText.deallocate()
-    }
-}
-
-/// libcurl's write callback: appends to the received bytes of the `Transfer` passed as context.
-private func receive(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
-    guard let data, let context else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.received.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
-    return size * count
-}
-
-/// libcurl's read callback: copies the next bytes of the upload of the `Transfer` passed as context; 0 at the end.
-private func send(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
-    guard let buffer, let context else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let length = min(size * count, transfer.upload.count - transfer.uploaded)
-    guard length > 0 else { return 0 }
-    transfer.upload.withUnsafeBytes { bytes in
-        UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + transfer.uploaded, byteCount: length)
-    }
-    transfer.uploaded += length
-    return length
 }
