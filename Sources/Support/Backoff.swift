@@ -36,13 +36,13 @@ public struct Backoff: Sendable, Equatable {
         }
     }
 
-    /// Runs `body` like `run(isTransient:_:)`, pausing without blocking a thread; other errors than
-    /// `Failure` are thrown at once. `willRetry` sees each transient error and its attempt before the pause.
-    /// With `limited` false there is no last attempt: transient errors are retried until `body` succeeds
-    /// or the task is cancelled.
+    /// Runs `body` like `run(isTransient:_:)`, pausing with `sleep` (a task sleep unless a clock is
+    /// injected) instead of blocking a thread; other errors than `Failure` are thrown at once. `willRetry`
+    /// sees each transient error and its attempt before the pause. With `limited` false there is no last
+    /// attempt: transient errors are retried until `body` succeeds or the task is cancelled.
     public func run<T, Failure: Error>(
         limited: Bool = true, isTransient: (Failure) -> Bool, willRetry: (Failure, Int) -> Void = { _, _ in },
-        _ body: (Int) async throws -> T
+        sleep: (Duration) async throws -> Void = { try await Task.sleep(for: $0) }, _ body: (Int) async throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {
@@ -50,7 +50,7 @@ public struct Backoff: Sendable, Equatable {
                 return try await body(attempt)
             } catch let error as Failure where (!limited || attempt < attempts) && isTransient(error) {
                 willRetry(error, attempt)
-                try await Task.sleep(for: delay(after: attempt))
+                try await sleep(delay(after: attempt))
                 attempt += 1
             }
         }

@@ -46,13 +46,19 @@ import Support
         #expect(calls == 1)
     }
 
-    @Test func asyncRunTellsEachRetryAndGivesUpAfterTheLastAttempt() async {
+    @Test func asyncRunTellsEachRetryPausesAndGivesUpAfterTheLastAttempt() async {
+        let slow = Backoff(attempts: 3, initialDelay: .seconds(10), maxDelay: .seconds(30))
         var retries: [Int] = []
+        var pauses: [Duration] = []
         await #expect(throws: Flaky(transient: true)) {
-            try await quick.run(isTransient: { (error: Flaky) in error.transient },
-                                willRetry: { _, attempt in retries.append(attempt) }) { _ in throw Flaky(transient: true) }
+            try await slow.run(isTransient: { (error: Flaky) in error.transient },
+                               willRetry: { _, attempt in retries.append(attempt) },
+                               sleep: { pauses.append($0) }) { _ in throw Flaky(transient: true) }
         }
         #expect(retries == [1, 2])
+        #expect(pauses.count == 2)
+        #expect(pauses.first.map { $0 >= .seconds(5) && $0 <= .seconds(10) } == true)
+        #expect(pauses.last.map { $0 >= .seconds(10) && $0 <= .seconds(20) } == true)
     }
 
     @Test func asyncRunThrowsOtherErrorsAtOnce() async {
