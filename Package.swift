@@ -6,8 +6,10 @@ import PackageDescription
 /// Layers, bottom up:
 /// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`):
 ///   thin wrappers, nothing else.
+/// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
-/// - `Support`: command-line conventions, JSON logs, signals.
+/// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
+/// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP.
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
 /// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
@@ -15,6 +17,7 @@ import PackageDescription
 /// - `Verification`, `SignIn`, `AccountChanges`: one-time codes, token requests and account changes — rules,
 ///   steps and ports, like `Registration`. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
+/// - `ImagingAdapters`: the libvips implementation of the registration flow's `AvatarImaging` port.
 /// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
 /// - `PostgresStores`, `S3Store`: the production implementations of the store protocols (libpq, libcurl).
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
@@ -46,28 +49,30 @@ let package = Package(
         .target(name: "CurlShim", dependencies: ["CCurl"]),
 
         // MARK: Libraries
-        .target(name: "Kafka", dependencies: ["CRDKafka"]),
+        .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "Imaging", dependencies: ["VipsShim"]),
-        .target(name: "Domain"),
+        .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
+        .target(name: "Domain", dependencies: ["Support"]),
         .target(name: "Registration", dependencies: ["Domain"]),
         .target(name: "Courier", dependencies: ["Domain"]),
         .target(name: "Verification", dependencies: ["Domain", "Courier"]),
         .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification"]),
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
+        .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
         .target(name: "EmbeddedStores", dependencies: [
             "CSQLite", "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "KafkaCommands", "Support", "Domain", "EventTransport"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport"]),
         .target(name: "PostgresStores", dependencies: [
             "CPostgres", "Domain", "Registration", "Verification", "SignIn", "AccountChanges",
         ]),
-        .target(name: "S3Store", dependencies: ["CurlShim", "Crypto", "Domain", "Registration"]),
-        .target(name: "SMTPCourier", dependencies: ["CurlShim", "Courier", "Domain", "Support"]),
+        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
+        .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "PostgresStores", "S3Store", "SMTPCourier", "Domain", "Registration", "Support",
             "Courier", "Verification", "SignIn", "AccountChanges",
@@ -84,7 +89,7 @@ let package = Package(
             "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters",
         ]),
         .executableTarget(name: "image-worker", dependencies: [
-            "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
+            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime",
         ]),
         .executableTarget(name: "profile-worker", dependencies: [
             "Support", "Domain", "Registration", "Backends", "WorkerRuntime", "AccountChanges",
@@ -95,11 +100,12 @@ let package = Package(
         ]),
 
         // MARK: Tests
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Support"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
         .testTarget(name: "RoutingTests", dependencies: [
             "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
@@ -112,7 +118,7 @@ let package = Package(
             "Verification", "SignIn", "AccountChanges",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
-            "S3Store", "CurlShim", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
+            "S3Store", "Curl", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
         ]),
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// Base64 through libsodium's constant-time codec, which rejects whitespace, stray characters and non-zero padding bits.
 struct Base64Codec {

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// Compares two byte strings in time that depends only on their lengths (`sodium_memcmp`).
 public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {

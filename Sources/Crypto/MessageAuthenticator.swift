@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// HMAC-SHA-256 (`crypto_auth_hmacsha256`), e.g. to store one-time codes or to sign opaque identifiers.
 public struct MessageAuthenticator: Sendable {

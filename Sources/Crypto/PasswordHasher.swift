@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import Foundation
 
 /// Argon2id password hashing (`crypto_pwhash_str_alg`), with OWASP's default cost: 19 MiB, 2 passes, 1 lane.

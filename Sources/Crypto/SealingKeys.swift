@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// An X25519 public key to which anyone can seal messages (`crypto_box_seal`) that only the
 /// holder of the matching ``SealingKeyPair`` can open.

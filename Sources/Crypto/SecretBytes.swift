@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// Immutable secret bytes in memory that is zeroed when the last reference goes away.
 ///

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import Foundation
 
 /// Unpredictable values from the operating system's CSPRNG (`randombytes`).

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// An Ed25519 public key that checks signatures of the matching ``SigningKeyPair``.
 public struct SigningPublicKey: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// The libsodium library state.
 public enum Sodium {

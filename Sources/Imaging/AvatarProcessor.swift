@@ -1,4 +1,4 @@
-import VipsShim
+internal import VipsShim
 
 /// Turns uploaded bytes into a safe, small, square JPEG avatar with libvips.
 ///

@@ -13,19 +13,6 @@ public enum AvatarRejection: Error, Sendable, Equatable {
     /// An animated GIF or WebP under ``AvatarPolicy/Animation/reject``.
     case animated
 
-    /// A stable snake_case code for events, metrics and clients.
-    public var reasonCode: String {
-        switch self {
-        case .empty: "image_empty"
-        case .tooLarge: "image_too_large"
-        case .notAnImage: "image_not_an_image"
-        case .unsupportedFormat: "image_unsupported_format"
-        case .corrupt: "image_corrupt"
-        case .tooManyPixels: "image_too_many_pixels"
-        case .animated: "image_animated"
-        }
-    }
-
     /// A sentence for the person who uploaded the image; it never includes libvips' diagnostics.
     public var message: String {
         switch self {

@@ -1,4 +1,4 @@
-import VipsShim
+internal import VipsShim
 
 /// The picture for people without an avatar: a grey head-and-shoulders silhouette on a light ground.
 enum DefaultAvatar {

@@ -1,4 +1,4 @@
-import VipsShim
+internal import VipsShim
 
 /// A libvips failure, with its diagnostic text.
 struct VipsFailure: Error {

@@ -1,4 +1,5 @@
 internal import CRDKafka
+import Support
 
 /// Owns one `rd_kafka_t` and destroys it when the last reference goes.
 ///

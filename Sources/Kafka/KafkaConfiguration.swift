@@ -1,3 +1,5 @@
+import Support
+
 /// Settings for a producer or consumer: typed fields for what every worker sets, and
 /// `properties` for anything else librdkafka accepts (TLS, SASL, tuning).
 ///
@@ -107,18 +109,5 @@ extension KafkaConfiguration {
             ]
         }
         return result + properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down; what librdkafka's `*.ms` settings and timeouts take.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
-
-    /// Milliseconds as a C `int` timeout, clamped to the representable range.
-    var timeoutMilliseconds: Int32 {
-        Int32(clamping: max(0, milliseconds))
     }
 }

@@ -1,4 +1,5 @@
 internal import CRDKafka
+import Support
 import Dispatch
 
 /// Produces messages; idempotent (exactly once, in order per partition) unless configured otherwise.

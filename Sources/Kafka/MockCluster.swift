@@ -1,4 +1,5 @@
 internal import CRDKafka
+import Support
 
 /// A Kafka cluster simulated by librdkafka's mock broker, hosted in this process.
 ///

@@ -14,18 +14,18 @@ struct RelayBenchmark {
         var hopCPU: [Duration]
 
         func report(_ settings: BenchCommand.Settings) -> String {
-            func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.seconds * 1000) }
+            func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.timeInterval * 1000) }
             func percentile(_ p: Double) -> Duration {
                 latencies.isEmpty ? .zero : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
             }
-            let throughput = Double(received) / max(elapsed.seconds, 0.001)
-            let perThousand: [Double] = hopCPU.map { $0.seconds * 1000 / Double(max(received, 1)) }
+            let throughput = Double(received) / max(elapsed.timeInterval, 0.001)
+            let perThousand: [Double] = hopCPU.map { $0.timeInterval * 1000 / Double(max(received, 1)) }
             let average = perThousand.reduce(0, +) / Double(max(perThousand.count, 1))
             let perHop = perThousand.enumerated().map { "hop \($0.offset + 1): " + String(format: "%.3f s", $0.element) }
             return [
                 "relay benchmark: \(settings.hops) hops, \(settings.messages) messages of \(settings.payloadBytes) bytes "
                     + "offered at \(settings.rate)/s, linger \(settings.lingerMilliseconds) ms, fetch wait \(settings.fetchWaitMaxMilliseconds) ms",
-                "delivered: \(received)/\(settings.messages) in " + String(format: "%.2f s = %.1f msg/s", elapsed.seconds, throughput),
+                "delivered: \(received)/\(settings.messages) in " + String(format: "%.2f s = %.1f msg/s", elapsed.timeInterval, throughput),
                 "latency end to end: p50 \(ms(percentile(0.5))), p99 \(ms(percentile(0.99))), max \(ms(latencies.last ?? .zero))",
                 "CPU per 1,000 messages per hop: " + String(format: "%.3f s", average) + " (" + perHop.joined(separator: ", ") + ")",
             ].joined(separator: "\n")
@@ -158,11 +158,5 @@ struct RelayBenchmark {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Domain
 import Synchronization
+import Support
 
 /// At most `capacity` connections to one server, each lent to one borrower at a time; connections are
 /// opened when first needed and reopened after the server went away.
@@ -22,8 +23,7 @@ final class ConnectionPool: Sendable {
 
     /// Runs `body` with a connection of its own.
     func withConnection<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
-        let (seconds, attoseconds) = waitLimit.components
-        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        let deadline = DispatchTime.now() + waitLimit.timeInterval
         guard permits.wait(timeout: deadline) == .success else {
             throw PostgresError(.transient, "all \(capacity) PostgreSQL connections stayed busy for \(waitLimit)")
         }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Support
 
 /// Looks across every store for half-registered users: what a saga should never leave behind.
 public struct RegistrationAudit: Sendable {
@@ -33,7 +34,7 @@ public struct RegistrationAudit: Sendable {
 
     /// The findings; things younger than `grace` (registrations still in flight) are not counted.
     public func run(now: Date = Date(), grace: Duration) throws -> [Finding] {
-        let cutoff = now.addingTimeInterval(-Double(grace.components.seconds) - Double(grace.components.attoseconds) / 1e18)
+        let cutoff = now.addingTimeInterval(-grace.timeInterval)
         let allAccounts = try accounts.accounts()
         let profilesByUid = Dictionary(try profiles.profiles().map { ($0.uid, $0.profile) }, uniquingKeysWith: { a, _ in a })
         let accountUids = Set(allAccounts.map(\.uid))

@@ -1,4 +1,5 @@
 import Crypto
+import Curl
 import Foundation
 import Domain
 import Registration
@@ -71,14 +72,18 @@ public struct S3ObjectStore: ObjectStore {
 
     /// Sends `request` with retries; the response, or nil for a 404 when `missingIs404`.
     private func send(_ request: SignedRequest, payloadHash: String = sha256Hex([]),
-                      missingIs404: Bool = false) throws(StoreError) -> Response? {
+                      missingIs404: Bool = false) throws(StoreError) -> CurlResponse? {
         var request = request
         request.headers.append(("x-amz-content-sha256", payloadHash))
         if let token = configuration.credentials.sessionToken { request.headers.append(("x-amz-security-token", token)) }
-        return try retry.run(isTransient: { $0.kind == .transient }) { (_) throws(StoreError) -> Response? in
-            let response = try handles.withHandle { (handle) throws(StoreError) in
-                try handle.perform(request, region: configuration.region, credentials: configuration.credentials,
-                                   timeout: configuration.timeout)
+        let options = request.options(region: configuration.region, credentials: configuration.credentials,
+                                      timeout: configuration.timeout)
+        return try retry.run(isTransient: { $0.kind == .transient }) { (_) throws(StoreError) -> CurlResponse? in
+            let response: CurlResponse
+            do throws(CurlError) {
+                response = try handles.withHandle { (handle) throws(CurlError) in try handle.perform(options) }
+            } catch {
+                throw Self.error(error, request)
             }
             switch response.status {
             case 200..<300: return response
@@ -88,8 +93,14 @@ public struct S3ObjectStore: ObjectStore {
         }
     }
 
+    /// The error for a transfer with no response: permanent when the request itself is wrong (a bad URL,
+    /// an unsupported protocol or option), transient otherwise (connecting, TLS, timeouts, lost connections).
+    private static func error(_ error: CurlError, _ request: SignedRequest) -> StoreError {
+        StoreError(error.cause == .misuse ? .permanent : .transient, "\(request.method.rawValue) \(request.url): \(error.summary)")
+    }
+
     /// The error for an unsuccessful response: transient for 5xx, 408 and 429, permanent otherwise.
-    private static func error(_ response: Response, _ request: SignedRequest) -> StoreError {
+    private static func error(_ response: CurlResponse, _ request: SignedRequest) -> StoreError {
         let transient = response.status >= 500 || response.status == 408 || response.status == 429
         let detail = String(decoding: response.body.prefix(300), as: UTF8.self)
         return StoreError(transient ? .transient : .permanent,

@@ -1,6 +1,5 @@
 import Foundation
 import Kafka
-import KafkaCommands
 import Support
 
 /// The options every Registrar binary shares: where the broker and the data are.

@@ -18,7 +18,7 @@ public final class Worker: Sendable {
     private let consumer: KafkaConsumer
     private let producer: KafkaProducer
     private let routing: RoutingTable
-    private let retry: RetryPolicy
+    private let retry: Backoff
     private let grace: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
@@ -28,7 +28,7 @@ public final class Worker: Sendable {
     /// before they are abandoned (and redelivered later). Every wait (back-off, grace, the periodic
     /// interval) goes through `sleep`.
     public init(name: String, configuration: KafkaConfiguration, routing: RoutingTable,
-                retry: RetryPolicy = .init(), grace: Duration = .seconds(10),
+                retry: Backoff = .worker, grace: Duration = .seconds(10),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
@@ -120,7 +120,7 @@ public final class Worker: Sendable {
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
         } catch let error as GaveUp {
             try await deadLetter(message, reason: "retries_exhausted", error: error.description,
-                                 attempts: retry.maxAttempts, log: flow)
+                                 attempts: retry.attempts, log: flow)
         } catch let error as StoreError {
             try await deadLetter(message, reason: "step_failed", error: error.message, attempts: 1, log: flow)
         }
@@ -130,18 +130,15 @@ public final class Worker: Sendable {
     /// gives up after the policy's attempts.
     private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil,
                                        _ step: @escaping @Sendable () throws -> T) async throws -> T {
-        var attempt = 1
         defer { lane?.setRetrying(false) }
-        while true {
-            do {
-                return try await offload(step)
-            } catch let error as StoreError where error.kind == .transient {
-                guard attempt < retry.maxAttempts else { throw GaveUp(attempts: attempt, last: error.message) }
+        do {
+            let isTransient = { (error: StoreError) in error.kind == .transient }
+            return try await retry.run(isTransient: isTransient, willRetry: { error, attempt in
                 (log ?? logger).warning("transient failure, retrying", ["step": what, "attempt": attempt, "error": error.message])
                 lane?.setRetrying(true)
-                try await sleep(retry.delay(after: attempt))
-                attempt += 1
-            }
+            }, sleep: sleep) { _ in try await offload(step) }
+        } catch let error as StoreError where error.kind == .transient {
+            throw GaveUp(attempts: retry.attempts, last: error.message)
         }
     }
 
@@ -152,19 +149,11 @@ public final class Worker: Sendable {
         // Send all, then wait for every acknowledgement: the order per key is kept by the producer.
         let messages = events.map { OutgoingMessage($0, producer: name) }
         for message in messages {
-            var attempt = 1
-            while true {
-                do {
-                    _ = try await producer.send(message)
-                    break
-                } catch {
-                    guard !error.isFatal else { throw error }
-                    logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
-                    lane?.setRetrying(true)
-                    try await sleep(retry.delay(after: min(attempt, retry.maxAttempts)))
-                    attempt += 1
-                }
-            }
+            let isTransient = { (error: KafkaError) in !error.isFatal }
+            _ = try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
+                logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
+                lane?.setRetrying(true)
+            }, sleep: sleep) { _ in try await producer.send(message) }
             lane?.setRetrying(false)
         }
     }

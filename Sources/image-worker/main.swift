@@ -1,6 +1,7 @@
 import Backends
 import Crypto
 import Imaging
+import ImagingAdapters
 import Domain
 import Registration
 import Support

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaCommands
 import Testing
 
 /// Producers, consumers and the broker in separate `kafka-tool` processes.

@@ -1,3 +1,4 @@
+import Curl
 import Foundation
 import Domain
 import EmbeddedStores
@@ -54,17 +55,16 @@ func relayedBucket() throws -> (HTTPRelay, S3Configuration) {
 }
 
 func createBucket(_ configuration: S3Configuration) throws {
-    let response = try CurlHandle().perform(SignedRequest(method: .put, url: configuration.bucketURL),
-                                            region: configuration.region, credentials: configuration.credentials,
-                                            timeout: configuration.timeout)
+    let response = try CurlHandle().perform(SignedRequest(method: .put, url: configuration.bucketURL).options(
+        region: configuration.region, credentials: configuration.credentials, timeout: configuration.timeout))
     guard response.status == 200 else { throw TestServerError("cannot create bucket: HTTP \(response.status)") }
 }
 
 /// Lets anyone read the object `key`, as a public bucket or a CDN in front of it would.
 func makePublic(_ key: String, in configuration: S3Configuration) throws {
     let request = SignedRequest(method: .put, url: configuration.objectURL(key) + "?acl=", headers: [("x-amz-acl", "public-read")])
-    let response = try CurlHandle().perform(request, region: configuration.region, credentials: configuration.credentials,
-                                            timeout: configuration.timeout)
+    let response = try CurlHandle().perform(request.options(region: configuration.region, credentials: configuration.credentials,
+                                                            timeout: configuration.timeout))
     guard response.status == 200 else { throw TestServerError("cannot make \(key) public: HTTP \(response.status)") }
 }
 

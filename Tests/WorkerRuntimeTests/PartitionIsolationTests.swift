@@ -36,7 +36,7 @@ import Testing
         configuration.groupID = "isolation-\(UUID().uuidString.prefix(6))"
         let step = FlakyStep()
         let worker = try Worker(name: "isolation-worker", configuration: configuration, routing: RoutingTable([step]),
-                                retry: RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(300), maxDelay: .seconds(1)))
+                                retry: Backoff(attempts: 8, initialDelay: .milliseconds(300), maxDelay: .seconds(1)))
         let shutdown = ShutdownSignal(signals: [])
         let running = Task { try await worker.run(until: shutdown) }
 

@@ -1,4 +1,5 @@
 import Domain
+import Support
 import Testing
 @testable import WorkerRuntime
 
@@ -32,7 +33,7 @@ import Testing
         try await bench.publish(ScriptedStep.request("doomed"))
         try await bench.publish(ScriptedStep.request("after"))
         let letter = try #require(try await bench.message(on: Topic.deadLetters(of: Topic.authRequests), key: "doomed"))
-        let attempts = RetryPolicy().maxAttempts
+        let attempts = Backoff.worker.attempts
         #expect(letter.text("dlq.reason") == "retries_exhausted")
         #expect(letter.text("dlq.attempts") == String(attempts))
         #expect(letter.text("dlq.error")?.contains("store down (test)") == true)

@@ -2,6 +2,7 @@ import CSQLite
 import Domain
 import Registration
 import Synchronization
+import Support
 
 /// One SQLite database file, opened in WAL mode with a busy timeout and foreign keys on, and
 /// migrated to the latest schema when opened.
@@ -62,8 +63,7 @@ struct SQLiteConnection: ~Copyable, @unchecked Sendable {
         do throws(StoreError) {
             guard code == SQLITE_OK else { throw Self.error(code, handle, context: path) }
             sqlite3_extended_result_codes(handle, 1)
-            let (seconds, attoseconds) = busyTimeout.components
-            sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+            sqlite3_busy_timeout(handle, busyTimeout.timeoutMilliseconds)
             try Self.enableWriteAheadLog(handle, waiting: busyTimeout)
             try Self.execute(script: "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON", handle)
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaCommands
 import Support
 
 /// Produces the faults of a chaos run: workers SIGKILLed and restarted, brokers taken down and brought

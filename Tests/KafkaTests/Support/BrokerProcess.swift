@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaCommands
 
 /// A `kafka-tool broker` process with a control socket, for tests across processes.
 struct BrokerProcess: Sendable {

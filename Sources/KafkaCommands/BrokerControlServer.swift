@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Synchronization
 #if canImport(Glibc)
 import Glibc

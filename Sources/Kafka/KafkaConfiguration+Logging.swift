@@ -1,4 +1,3 @@
-import Kafka
 import Support
 
 extension KafkaConfiguration {

@@ -1,13 +1,14 @@
-import Domain
 import Synchronization
 
-/// Idle libcurl handles kept for reuse, so that requests reuse connections; as many are open as
-/// requests ever ran at once.
-final class CurlHandlePool: Sendable {
+/// Idle libcurl handles kept for reuse, so that transfers reuse connections; as many are open as
+/// transfers ever ran at once.
+public final class CurlHandlePool: Sendable {
     private let idle = Mutex<[CurlHandle]>([])
 
+    public init() {}
+
     /// Runs `body` with a handle of its own.
-    func withHandle<T>(_ body: (CurlHandle) throws(StoreError) -> T) throws(StoreError) -> T {
+    public func withHandle<T>(_ body: (CurlHandle) throws(CurlError) -> T) throws(CurlError) -> T {
         let handle: CurlHandle
         if let reused = idle.withLock({ $0.popLast() }) {
             handle = reused

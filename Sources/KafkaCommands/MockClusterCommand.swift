@@ -1,3 +1,5 @@
+import Kafka
+
 /// One fault-injection or setup command for a `MockCluster`, in the one-line text form the
 /// control socket speaks (e.g. `broker-down 1`, `rtt 1 50`, `request-errors 0 6,6`).
 public enum MockClusterCommand: Sendable, Hashable {

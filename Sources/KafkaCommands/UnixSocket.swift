@@ -1,4 +1,5 @@
 import Foundation
+import Support
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,7 @@ enum UnixSocket {
             close(fd)
             throw error
         }
-        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.milliseconds % 1000) * 1000)
+        var limit = timeval(tv_sec: timeout.milliseconds / 1000, tv_usec: timeout.milliseconds % 1000 * 1000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
