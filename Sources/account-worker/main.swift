@@ -47,7 +47,7 @@ await CommandLineTool.exit {
                                 topics: [Topic.registrationRequests, Topic.registrationReplies, Topic.registrationOutcomes,
                                          Topic.authRequests, Topic.accountRequests, Topic.accountReplies],
                                 handler: AnswerOnce(CompositeHandler([registrations, signIn, changes]),
-                                                   memo: try backends.answers(of: "account-worker")))
+                                                   memo: try stores.answerMemo(of: "account-worker")))
         try await worker.run(until: shutdown) {
             let cutoff = Date().addingTimeInterval(-deadline)
             return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)

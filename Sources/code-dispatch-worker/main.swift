@@ -29,7 +29,7 @@ await CommandLineTool.exit {
                                     rules: CodeRules(policy: policy))
         let worker = try Worker(name: "code-dispatch-worker", configuration: connection.kafka(clientID: "code-dispatch-worker"),
                                 topics: [Topic.codeRequests],
-                                handler: AnswerOnce(step, memo: try backends.answers(of: "code-dispatch-worker")))
+                                handler: AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker")))
         try await worker.run(until: shutdown)
         return .success
     }
