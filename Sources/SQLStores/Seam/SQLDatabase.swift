@@ -42,11 +42,13 @@ extension SQLDatabase {
     }
 
     /// Runs `body` on a session where every statement commits on its own.
+    @discardableResult
     func withSession<T: Sendable>(_ body: (SQLSession) throws(SQLError) -> T) throws(StoreError) -> T {
         try withConnection { (connection) throws(SQLError) in try body(SQLSession(connection, dialect)) }
     }
 
     /// Runs `body` on a session in one transaction.
+    @discardableResult
     func inTransaction<T: Sendable>(_ body: (SQLSession) throws(SQLError) -> T) throws(StoreError) -> T {
         try transaction { (connection) throws(SQLError) in try body(SQLSession(connection, dialect)) }
     }
