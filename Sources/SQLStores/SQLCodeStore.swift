@@ -24,7 +24,7 @@ public struct SQLCodeStore: CodeStore {
             var record = stored
             let result = try db.passing { () throws(StoreError) in try body(&record) }
             if let record, record != stored {
-                try db.execute(CodeRecord.upsert, record.values(sentAt: db.dialect.dateList(record.sentAt)))
+                try db.execute(CodeRecord.upsert, record.values(in: db.dialect))
             } else if record == nil, stored != nil {
                 try db.execute("DELETE FROM codes WHERE email = ? AND purpose = ?", [email, purpose])
             }
@@ -85,17 +85,8 @@ extension CodeRecord: TableRow {
                   attempts: try row[5], usedBy: try row[6], sentAt: sentAt, pendingNonce: try row[8])
     }
 
-    /// The values of `columns`, with `sentAt` as the dialect keeps it.
-    func values(sentAt: SQLValue) -> [any SQLValueConvertible] {
-        [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, sentAt, pendingNonce]
-    }
-}
-
-/// A value already in a driver's form, e.g. a dialect's list of dates.
-extension SQLValue: SQLValueConvertible {
-    var sqlValue: SQLValue { self }
-
-    init?(sqlValue: SQLValue) {
-        self = sqlValue
+    /// The values of `columns`, with `sentAt` as `dialect` keeps a list of dates.
+    func values(in dialect: SQLDialect) -> [any SQLValueConvertible] {
+        [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, dialect.dateList(sentAt), pendingNonce]
     }
 }

@@ -93,6 +93,15 @@ extension SQLValueConvertible where Self: RawRepresentable, RawValue == String {
     }
 }
 
+/// A value already in a driver's form, e.g. a dialect's list of dates.
+extension SQLValue: SQLValueConvertible {
+    var sqlValue: SQLValue { self }
+
+    init?(sqlValue: SQLValue) {
+        self = sqlValue
+    }
+}
+
 extension AccountStatus: SQLValueConvertible {}
 extension SagaStage: SQLValueConvertible {}
 extension ReasonCode: SQLValueConvertible {}
