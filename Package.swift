@@ -70,8 +70,8 @@ let package = Package(
         .target(name: "S3Store", dependencies: ["CurlShim", "Crypto", "Domain", "Registration"]),
         .target(name: "SMTPCourier", dependencies: ["CurlShim", "Courier", "Domain", "Support"]),
         .target(name: "Backends", dependencies: [
-            "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain", "Registration", "Support",
-            "Courier", "Verification", "SignIn", "AccountChanges",
+            "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
+            "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
 
         // MARK: Executables
@@ -107,8 +107,8 @@ let package = Package(
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
-            "SQLStores", "EmbeddedStores", "StoreTesting", "Backends", "Domain", "Registration",
-            "Verification", "SignIn", "AccountChanges", "Courier", "CryptoAdapters",
+            "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
+            "CryptoAdapters",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
             "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration",
