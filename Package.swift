@@ -18,8 +18,10 @@ import PackageDescription
 ///   steps and ports, like `Registration`. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
 /// - `ImagingAdapters`: the libvips implementation of the registration flow's `AvatarImaging` port.
-/// - `EmbeddedStores`: SQLite and file implementations of the store protocols.
-/// - `PostgresStores`, `S3Store`: the production implementations of the store protocols (libpq, libcurl).
+/// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
+///   over the `SQLDatabase` seam and its `SQLDialect`; `SQLiteDriver` and `PostgresDriver` implement the seam.
+/// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
+/// - `S3Store`: the production object store (libcurl).
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `EventTransport`: an event as a Kafka message with the standard headers, and back (workers and clients alike).
@@ -63,19 +65,18 @@ let package = Package(
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
-        .target(name: "EmbeddedStores", dependencies: [
-            "CSQLite", "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges",
-        ]),
+        .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier"]),
+        // SQL stores, written once over a driver seam; one thin driver per database.
+        .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
+        .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
+        .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport"]),
-        .target(name: "PostgresStores", dependencies: [
-            "CPostgres", "Domain", "Registration", "Verification", "SignIn", "AccountChanges",
-        ]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "Backends", dependencies: [
-            "EmbeddedStores", "PostgresStores", "S3Store", "SMTPCourier", "Domain", "Registration", "Support",
-            "Courier", "Verification", "SignIn", "AccountChanges",
+            "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
+            "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
 
         // MARK: Executables
@@ -113,9 +114,13 @@ let package = Package(
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
-        .testTarget(name: "PostgresStoresTests", dependencies: [
-            "PostgresStores", "EmbeddedStores", "StoreTesting", "Backends", "Domain", "Registration",
-            "Verification", "SignIn", "AccountChanges",
+        // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
+        .testTarget(name: "StoreBehaviourTests", dependencies: [
+            "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
+            "CryptoAdapters",
+        ]),
+        .testTarget(name: "SQLDriverTests", dependencies: [
+            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
             "S3Store", "Curl", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
@@ -125,7 +130,7 @@ let package = Package(
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "CryptoAdapters",
+            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters",
         ]),
         .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [

@@ -1,7 +1,7 @@
 import AccountChanges
 import Domain
 import EmbeddedStores
-import PostgresStores
+import SQLStores
 import SignIn
 import Support
 import Verification
@@ -28,26 +28,26 @@ extension BackendOptions {
         try postgresAccounts().map(Self.tokenStore(at:)) ?? EmbeddedBackends(dataDirectory).tokens()
     }
 
+    /// The answers `worker` gave to requests, kept in the account database so that every replica of
+    /// the worker gives a request the same one answer.
+    public func answerMemo(of worker: String) throws -> any AnswerMemo {
+        let database = try accounts.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).accountsDatabase()
+        return try SQLAnswerMemo(database: database, worker: worker)
+    }
+
     /// The account store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
     public static func accountChangeStore(at url: String) throws -> any AccountChangeStore {
-        try store(at: url, postgres: PostgresAccountStore.init(database:), sqlite: SQLiteAccountStore.init(path:))
+        try SQLAccountStore(database: database(at: url))
     }
 
     /// The code store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
     public static func codeStore(at url: String) throws -> any CodeStore {
-        try store(at: url, postgres: PostgresCodeStore.init(database:), sqlite: SQLiteCodeStore.init(path:))
+        try SQLCodeStore(database: database(at: url))
     }
 
     /// The token store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
     public static func tokenStore(at url: String) throws -> any TokenStore {
-        try store(at: url, postgres: PostgresTokenStore.init(database:), sqlite: SQLiteTokenStore.init(path:))
-    }
-
-    /// The store at `url`, made by `postgres` from the database or by `sqlite` from the file path.
-    private static func store<Store>(at url: String, postgres: (PostgresDatabase) throws(StoreError) -> Store,
-                                     sqlite: (String) throws(StoreError) -> Store) throws -> Store {
-        let location = try StoreURL(url, accepting: [.postgres, .sqlite])
-        return location.scheme == .postgres ? try postgres(PostgresDatabase(url: url)) : try sqlite(location.path)
+        try SQLTokenStore(database: database(at: url))
     }
 
     /// The accounts URL when it names a PostgreSQL database, which then holds codes and tokens too.

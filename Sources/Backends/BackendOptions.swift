@@ -1,8 +1,10 @@
 import Courier
 import EmbeddedStores
 import Domain
-import PostgresStores
+import PostgresDriver
 import Registration
+import SQLiteDriver
+import SQLStores
 import S3Store
 import SMTPCourier
 import Support
@@ -83,10 +85,13 @@ public struct BackendOptions: Sendable {
 
     /// The profile store at `url`, created or migrated as needed.
     public static func profileStore(at url: String) throws -> any ProfileStore {
+        try SQLProfileStore(database: database(at: url))
+    }
+
+    /// The SQL database at `url`: `postgres://…` or `sqlite://path`.
+    static func database(at url: String) throws -> any SQLDatabase {
         let location = try StoreURL(url, accepting: [.postgres, .sqlite])
-        return location.scheme == .postgres
-            ? try PostgresProfileStore(database: PostgresDatabase(url: url))
-            : try SQLiteProfileStore(path: location.path)
+        return location.scheme == .postgres ? PostgresDatabase(url: url) : try SQLiteDatabase(path: location.path)
     }
 
     /// The object store at `url`; S3 credentials come from the standard AWS environment variables.

@@ -2,21 +2,18 @@ import Courier
 import Domain
 import EmbeddedStores
 import SignIn
+import SQLiteDriver
+import SQLStores
 import Verification
 
 /// The embedded stores and key files of codes and sign-in.
 extension EmbeddedBackends {
     public func codes() throws -> any CodeStore {
-        try SQLiteCodeStore(path: try DataDirectory(directory).codesDatabase)
+        try SQLCodeStore(database: SQLiteDatabase(path: try DataDirectory(directory).codesDatabase))
     }
 
     public func tokens() throws -> any TokenStore {
-        try SQLiteTokenStore(path: try DataDirectory(directory).tokensDatabase)
-    }
-
-    /// The answers `worker` gave to requests, so each request is answered once.
-    public func answers(of worker: String) throws -> any AnswerMemo {
-        try SQLiteAnswerMemo(path: "\(try DataDirectory(directory).path)/answers-\(worker).sqlite")
+        try SQLTokenStore(database: SQLiteDatabase(path: try DataDirectory(directory).tokensDatabase))
     }
 
     /// The file outbox: one `.eml` file per message in `<data>/outbox`.

@@ -2,6 +2,8 @@ import AccountChanges
 import EmbeddedStores
 import Domain
 import Registration
+import SQLiteDriver
+import SQLStores
 
 /// The stores of one installation on the embedded defaults: SQLite databases and files, all in one
 /// data directory. Each accessor opens the store; callers keep what they open.
@@ -13,11 +15,16 @@ public struct EmbeddedBackends: Sendable {
     }
 
     public func accounts() throws -> any AccountChangeStore {
-        try SQLiteAccountStore(path: try layout().accountsDatabase)
+        try SQLAccountStore(database: accountsDatabase())
     }
 
     public func profiles() throws -> any ProfileStore {
-        try SQLiteProfileStore(path: try layout().profilesDatabase)
+        try SQLProfileStore(database: SQLiteDatabase(path: try layout().profilesDatabase))
+    }
+
+    /// The account database, `<data>/accounts.sqlite`, which also keeps the answer memo.
+    func accountsDatabase() throws -> any SQLDatabase {
+        try SQLiteDatabase(path: try layout().accountsDatabase)
     }
 
     public func objects() throws -> any ObjectStore {

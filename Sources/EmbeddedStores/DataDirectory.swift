@@ -13,7 +13,7 @@ public struct DataDirectory: Sendable, Equatable {
         try FileSystem.createDirectory(keys, mode: 0o700)
     }
 
-    /// The account store's database.
+    /// The account store's database, which also keeps the workers' answers to requests.
     public var accountsDatabase: String { "\(path)/accounts.sqlite" }
     /// The profile store's database.
     public var profilesDatabase: String { "\(path)/profiles.sqlite" }

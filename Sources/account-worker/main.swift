@@ -43,7 +43,7 @@ await CommandLineTool.exit {
                                         rules: rules)
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations)
-        let answers = try backends.answers(of: "account-worker")
+        let answers = try stores.answerMemo(of: "account-worker")
         let worker = try Worker(name: "account-worker", configuration: connection.kafka(clientID: "account-worker"),
                                 routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers),
                                                        AnswerOnce(changes, memo: answers)]))

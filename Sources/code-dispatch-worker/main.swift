@@ -28,7 +28,7 @@ await CommandLineTool.exit {
                                     mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
                                     rules: CodeRules(policy: policy))
         let worker = try Worker(name: "code-dispatch-worker", configuration: connection.kafka(clientID: "code-dispatch-worker"),
-                                routing: RoutingTable([AnswerOnce(step, memo: try backends.answers(of: "code-dispatch-worker"))]))
+                                routing: RoutingTable([AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker"))]))
         try await worker.run(until: shutdown)
         return .success
     }

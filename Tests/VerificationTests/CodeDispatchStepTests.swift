@@ -2,6 +2,8 @@ import Courier
 import CryptoAdapters
 import Domain
 import EmbeddedStores
+import SQLiteDriver
+import SQLStores
 import Foundation
 import Synchronization
 import Testing
@@ -21,7 +23,7 @@ import Verification
 
     func step(failingStoreCalls: Set<Int> = [], failingSends: Int = 0) throws -> (CodeDispatchStep, FaultyStore, FaultyMailer) {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let store = FaultyStore(try SQLiteCodeStore(path: directory + "/codes.sqlite"), failing: failingStoreCalls)
+        let store = FaultyStore(try SQLCodeStore(database: SQLiteDatabase(path: directory + "/codes.sqlite")), failing: failingStoreCalls)
         let mailer = FaultyMailer(try FileOutbox(directory: directory + "/outbox"), failing: failingSends)
         let secrets = try HMACCodeSecrets(keyFile: directory + "/codes.key")
         return (CodeDispatchStep(codes: store, secrets: secrets, mailer: mailer, clock: { [now] in now }), store, mailer)

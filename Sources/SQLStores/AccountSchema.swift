@@ -1,0 +1,158 @@
+import Domain
+import Registration
+
+/// The account database's schema: accounts and sagas, sign-in failures and account changes, and
+/// the answers given to requests. PostgreSQL keys and emails compare and sort bytewise
+/// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
+let accountSchema = SQLSchema(
+    name: "accounts",
+    sqlite: [
+        """
+        CREATE TABLE accounts (
+            uid TEXT PRIMARY KEY NOT NULL,
+            email TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            status TEXT NOT NULL,
+            registration_id TEXT NOT NULL,
+            created_at REAL NOT NULL
+        ) STRICT;
+        CREATE TABLE sagas (
+            registration_id TEXT PRIMARY KEY NOT NULL,
+            uid TEXT NOT NULL,
+            email TEXT NOT NULL,
+            name TEXT NOT NULL,
+            is_map_location_enabled INTEGER NOT NULL,
+            image_id TEXT NOT NULL,
+            image_url TEXT,
+            stage TEXT NOT NULL,
+            failure_reason TEXT,
+            failure_message TEXT,
+            version INTEGER NOT NULL,
+            started_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX sagas_by_stage ON sagas (stage, updated_at);
+        """,
+        """
+        CREATE TABLE sign_in_failures (
+            uid TEXT PRIMARY KEY NOT NULL,
+            consecutive INTEGER NOT NULL,
+            locked_until REAL
+        ) STRICT;
+        CREATE TABLE account_changes (
+            request_id TEXT PRIMARY KEY NOT NULL,
+            uid TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            old_email TEXT NOT NULL,
+            new_email TEXT NOT NULL,
+            stage TEXT NOT NULL,
+            failure_reason TEXT,
+            failure_message TEXT,
+            updated_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX account_changes_by_stage ON account_changes (stage, updated_at);
+        """,
+        """
+        CREATE TABLE answers (
+            worker TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            PRIMARY KEY (worker, request_id)
+        ) STRICT;
+        """,
+    ],
+    postgres: [
+        """
+        CREATE TABLE accounts (
+            uid TEXT COLLATE "C" PRIMARY KEY,
+            email TEXT COLLATE "C" NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            status TEXT NOT NULL,
+            registration_id TEXT COLLATE "C" NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE TABLE sagas (
+            registration_id TEXT COLLATE "C" PRIMARY KEY,
+            uid TEXT COLLATE "C" NOT NULL,
+            email TEXT COLLATE "C" NOT NULL,
+            name TEXT NOT NULL,
+            is_map_location_enabled BOOLEAN NOT NULL,
+            image_id TEXT NOT NULL,
+            image_url TEXT,
+            stage TEXT NOT NULL,
+            failure_reason TEXT,
+            failure_message TEXT,
+            version BIGINT NOT NULL,
+            started_at DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX sagas_by_stage ON sagas (stage, updated_at);
+        """,
+        """
+        CREATE TABLE sign_in_failures (
+            uid TEXT COLLATE "C" PRIMARY KEY,
+            consecutive INTEGER NOT NULL,
+            locked_until DOUBLE PRECISION
+        );
+        CREATE TABLE account_changes (
+            request_id TEXT COLLATE "C" PRIMARY KEY,
+            uid TEXT COLLATE "C" NOT NULL,
+            kind TEXT NOT NULL,
+            old_email TEXT COLLATE "C" NOT NULL,
+            new_email TEXT COLLATE "C" NOT NULL,
+            stage TEXT NOT NULL,
+            failure_reason TEXT,
+            failure_message TEXT,
+            updated_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX account_changes_by_stage ON account_changes (stage, updated_at);
+        """,
+        """
+        CREATE TABLE answers (
+            worker TEXT COLLATE "C" NOT NULL,
+            request_id TEXT COLLATE "C" NOT NULL,
+            answer TEXT NOT NULL,
+            PRIMARY KEY (worker, request_id)
+        );
+        """,
+    ])
+
+extension Account: TableRecord {
+    static let table = "accounts"
+    static let columns = ["uid", "email", "password_hash", "status", "registration_id", "created_at"]
+
+    init(row: SQLRow) throws(SQLError) {
+        self.init(uid: try row[0], email: try row[1], passwordHash: try row[2], status: try row[3],
+                  registrationId: try row[4], createdAt: try row[5])
+    }
+
+    var values: [any SQLValueConvertible] { [uid, email, passwordHash, status, registrationId, createdAt] }
+}
+
+extension SagaRecord: TableRecord {
+    static let table = "sagas"
+    static let columns = [
+        "registration_id", "uid", "email", "name", "is_map_location_enabled", "image_id", "image_url", "stage",
+        "failure_reason", "failure_message", "version", "started_at", "updated_at",
+    ]
+
+    init(row: SQLRow) throws(SQLError) {
+        let reason: ReasonCode? = try row[8]
+        let message: String? = try row[9]
+        self.init(registrationId: try row[0], uid: try row[1], email: try row[2], name: try row[3],
+                  isMapLocationEnabled: try row[4], imageId: try row[5], imageURL: try row[6], stage: try row[7],
+                  failure: reason.map { Failure($0, message ?? "") }, version: try row[10],
+                  startedAt: try row[11], updatedAt: try row[12])
+    }
+
+    var values: [any SQLValueConvertible] {
+        [registrationId, uid, email, name, isMapLocationEnabled, imageId, imageURL, stage,
+         failure?.reason, failure?.message, version, startedAt, updatedAt]
+    }
+
+    /// Saves every column but the key if the stored version is the one before: binds `values` after
+    /// the key, then the key and `version - 1`.
+    static let compareAndSet = "UPDATE sagas SET "
+        + columns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")
+        + " WHERE registration_id = ? AND version = ?"
+}

@@ -1,0 +1,99 @@
+import AccountChanges
+import Domain
+import Foundation
+import SignIn
+
+/// Sign-in failures (table `sign_in_failures`) and account changes (table `account_changes`), in
+/// the account database so that a change and its account update commit in one transaction.
+extension SQLAccountStore: AccountChangeStore {
+    /// Concurrent updates of one account's failures wait for each other (a lock per uid, held also
+    /// while no row exists yet), so no failure is lost.
+    public func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        try database.inTransaction { (db) throws(SQLError) -> T in
+            try db.lock(uid, in: .signInFailures)
+            let stored = try db.query("SELECT consecutive, locked_until FROM sign_in_failures WHERE uid = ?", [uid]) {
+                (row) throws(SQLError) in SignInFailures(consecutive: try row[0], lockedUntil: try row[1])
+            }.first ?? SignInFailures()
+            var failures = stored
+            let result = body(&failures)
+            if failures != stored {
+                try db.execute("""
+                    INSERT INTO sign_in_failures (uid, consecutive, locked_until) VALUES (?, ?, ?)
+                    ON CONFLICT (uid) DO UPDATE SET consecutive = EXCLUDED.consecutive, locked_until = EXCLUDED.locked_until
+                    """, [uid, failures.consecutive, failures.lockedUntil])
+            }
+            return result
+        }
+    }
+
+    public func replacePasswordHash(uid: String, with hash: String) throws(StoreError) {
+        try database.withSession { (db) throws(SQLError) in
+            try db.execute("UPDATE accounts SET password_hash = ? WHERE uid = ?", [hash, uid])
+        }
+    }
+
+    public func change(requestId: String) throws(StoreError) -> AccountChangeRecord? {
+        try database.withSession { (db) throws(SQLError) in try Self.change(requestId, in: db) }
+    }
+
+    /// The UNIQUE constraint on `accounts.email` decides whether the new email is free, also against
+    /// a concurrent change or registration taking it.
+    public func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart {
+        try database.inTransaction { (db) throws(SQLError) -> AccountChangeStart in
+            if let existing = try Self.change(record.requestId, in: db) { return .existing(existing) }
+            do throws(SQLError) {
+                try db.savepoint { () throws(SQLError) in try Self.apply(update, to: record.uid, in: db) }
+            } catch where error.isUniqueViolation {
+                return .emailTaken
+            }
+            guard try db.execute(AccountChangeRecord.insertOrIgnore, record.values) == 1 else {
+                // This request began concurrently (a redelivery): undo, and the retry finds its record.
+                throw SQLError(.transient, "account change \(record.requestId) was begun concurrently")
+            }
+            return .started
+        }
+    }
+
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) {
+        try database.inTransaction { (db) throws(SQLError) in
+            try db.execute(AccountChangeRecord.upsert, record.values)
+            if let update { try Self.apply(update, to: record.uid, in: db) }
+        }
+    }
+
+    public func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord] {
+        let sql = AccountChangeRecord.select + " WHERE stage = ? AND updated_at < ? ORDER BY updated_at, request_id"
+        return try database.withSession { (db) throws(SQLError) in try db.query(sql, [stage, date], AccountChangeRecord.init) }
+    }
+
+    private static func change(_ requestId: String, in db: SQLSession) throws(SQLError) -> AccountChangeRecord? {
+        try db.query(AccountChangeRecord.select + " WHERE request_id = ?", [requestId], AccountChangeRecord.init).first
+    }
+
+    private static func apply(_ update: AccountUpdate, to uid: String, in db: SQLSession) throws(SQLError) {
+        let changed = switch update {
+        case .passwordHash(let hash): try db.execute("UPDATE accounts SET password_hash = ? WHERE uid = ?", [hash, uid])
+        case .email(let email): try db.execute("UPDATE accounts SET email = ? WHERE uid = ?", [email, uid])
+        }
+        guard changed == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be changed") }
+    }
+}
+
+extension AccountChangeKind: SQLValueConvertible {}
+extension AccountChangeStage: SQLValueConvertible {}
+
+extension AccountChangeRecord: TableRecord {
+    static let table = "account_changes"
+    static let columns = ["request_id", "uid", "kind", "old_email", "new_email", "stage", "failure_reason", "failure_message", "updated_at"]
+
+    init(row: SQLRow) throws(SQLError) {
+        let reason: ReasonCode? = try row[6]
+        let message: String? = try row[7]
+        self.init(requestId: try row[0], uid: try row[1], kind: try row[2], oldEmail: try row[3], newEmail: try row[4],
+                  stage: try row[5], failure: reason.map { Failure($0, message ?? "") }, updatedAt: try row[8])
+    }
+
+    var values: [any SQLValueConvertible] {
+        [requestId, uid, kind, oldEmail, newEmail, stage, failure?.reason, failure?.message, updatedAt]
+    }
+}

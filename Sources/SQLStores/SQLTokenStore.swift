@@ -1,0 +1,137 @@
+import Domain
+import Foundation
+import SignIn
+
+/// Refresh tokens (SHA-256 only), their families and pending sign-ins in one SQL database (tables
+/// `refresh_tokens`, `token_families`, `pending_sign_ins`).
+public struct SQLTokenStore: TokenStore {
+    private let database: any SQLDatabase
+
+    /// The store in `database`, whose schema is created or migrated first.
+    public init(database: any SQLDatabase) throws(StoreError) {
+        try database.migrate(Self.schema)
+        self.database = database
+    }
+
+    /// Storing a token again changes nothing, so that a retry after a lost `COMMIT` succeeds.
+    public func store(_ token: RefreshToken) throws(StoreError) {
+        try database.inTransaction { (db) throws(SQLError) in try Self.insert(token, in: db) }
+    }
+
+    public func token(digest: String) throws(StoreError) -> RefreshToken? {
+        try database.withSession { (db) throws(SQLError) in try Self.token(digest, locking: false, in: db) }
+    }
+
+    /// The presented token and its family stay locked until the decision is applied, so concurrent
+    /// refreshes with one token rotate it once; the others find it rotated.
+    public func rotate(digest: String, to next: RefreshToken,
+                       deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision {
+        try database.inTransaction { (db) throws(SQLError) -> RotationDecision in
+            let presented = try Self.token(digest, locking: true, in: db)
+            let decision = decide(presented)
+            switch decision {
+            case .rotate:
+                try db.execute("UPDATE refresh_tokens SET replaced_by = ? WHERE digest = ?", [next.issuedBy, digest])
+                try Self.insert(next, in: db)
+            case .revokeFamily:
+                if let presented {
+                    try db.execute("UPDATE token_families SET revoked_at = ? WHERE family = ?", [next.issuedAt, presented.family])
+                }
+            case .refuse:
+                break
+            }
+            return decision
+        }
+    }
+
+    public func revokeAll(uid: String) throws(StoreError) {
+        try database.withSession { (db) throws(SQLError) in
+            try db.execute("UPDATE token_families SET revoked_at = ? WHERE uid = ? AND revoked_at IS NULL", [Date(), uid])
+        }
+    }
+
+    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) {
+        try database.withSession { (db) throws(SQLError) in
+            try db.execute("INSERT INTO pending_sign_ins (request_id, reply_key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                           [signIn.requestId, signIn.replyKey, signIn.createdAt])
+        }
+    }
+
+    public func pending(requestId: String) throws(StoreError) -> PendingSignIn? {
+        try database.withSession { (db) throws(SQLError) in
+            try db.query("SELECT request_id, reply_key, created_at FROM pending_sign_ins WHERE request_id = ?", [requestId]) {
+                (row) throws(SQLError) in PendingSignIn(requestId: try row[0], replyKey: try row[1], createdAt: try row[2])
+            }.first
+        }
+    }
+
+    private static func insert(_ token: RefreshToken, in db: SQLSession) throws(SQLError) {
+        try db.execute("INSERT INTO token_families (family, uid) VALUES (?, ?) ON CONFLICT DO NOTHING", [token.family, token.uid])
+        try db.execute("""
+            INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
+            """, [token.digest, token.family, token.uid, token.issuedBy, token.issuedAt, token.expiresAt, token.replacedBy])
+    }
+
+    private static func token(_ digest: String, locking: Bool, in db: SQLSession) throws(SQLError) -> RefreshToken? {
+        let sql = """
+            SELECT t.digest, t.family, t.uid, t.issued_by, t.issued_at, t.expires_at, t.replaced_by, f.revoked_at IS NOT NULL
+            FROM refresh_tokens t JOIN token_families f ON f.family = t.family WHERE t.digest = ?
+            """ + (locking ? db.dialect.lockingClause : "")
+        return try db.query(sql, [digest]) { (row) throws(SQLError) in
+            RefreshToken(digest: try row[0], family: try row[1], uid: try row[2], issuedBy: try row[3], issuedAt: try row[4],
+                         expiresAt: try row[5], replacedBy: try row[6], familyRevoked: try row[7])
+        }.first
+    }
+
+    private static let schema = SQLSchema(
+        name: "tokens",
+        sqlite: [
+            """
+            CREATE TABLE token_families (
+                family TEXT PRIMARY KEY NOT NULL,
+                uid TEXT NOT NULL,
+                revoked_at REAL
+            ) STRICT;
+            CREATE INDEX token_families_by_uid ON token_families (uid);
+            CREATE TABLE refresh_tokens (
+                digest TEXT PRIMARY KEY NOT NULL,
+                family TEXT NOT NULL REFERENCES token_families (family),
+                uid TEXT NOT NULL,
+                issued_by TEXT NOT NULL,
+                issued_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                replaced_by TEXT
+            ) STRICT;
+            CREATE TABLE pending_sign_ins (
+                request_id TEXT PRIMARY KEY NOT NULL,
+                reply_key TEXT NOT NULL,
+                created_at REAL NOT NULL
+            ) STRICT;
+            """,
+        ],
+        postgres: [
+            """
+            CREATE TABLE token_families (
+                family TEXT COLLATE "C" PRIMARY KEY,
+                uid TEXT COLLATE "C" NOT NULL,
+                revoked_at DOUBLE PRECISION
+            );
+            CREATE INDEX token_families_by_uid ON token_families (uid);
+            CREATE TABLE refresh_tokens (
+                digest TEXT COLLATE "C" PRIMARY KEY,
+                family TEXT COLLATE "C" NOT NULL REFERENCES token_families (family),
+                uid TEXT COLLATE "C" NOT NULL,
+                issued_by TEXT NOT NULL,
+                issued_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                replaced_by TEXT
+            );
+            CREATE TABLE pending_sign_ins (
+                request_id TEXT COLLATE "C" PRIMARY KEY,
+                reply_key TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL
+            );
+            """,
+        ])
+}

@@ -1,0 +1,36 @@
+internal import CSQLite
+import Domain
+import SQLStores
+
+extension SQLError {
+    /// The error for SQLite result `code` (primary or extended), with SQLite's message.
+    init(sqliteCode code: Int32, message: String) {
+        let unique = code == SQLITE_CONSTRAINT | 8 << 8 || code == SQLITE_CONSTRAINT | 6 << 8 // _UNIQUE, _PRIMARYKEY
+        self.init(StoreError.Kind(sqliteCode: code), message, code: "\(code)", isUniqueViolation: unique)
+    }
+}
+
+extension StoreError.Kind {
+    /// Whether SQLite result `code` (primary or extended) may clear up if the operation is retried.
+    ///
+    /// Transient: another connection holds a lock past the busy timeout (`BUSY`, `LOCKED`), the file
+    /// system failed or could not open the file (`IOERR`, `CANTOPEN`), the WAL index is being
+    /// rebuilt (`PROTOCOL`, `READONLY_RECOVERY`), memory ran out or the call was interrupted
+    /// (`NOMEM`, `INTERRUPT`).
+    ///
+    /// Permanent, everything else: the write broke a constraint or a trigger refused it with
+    /// `RAISE(ABORT|FAIL|ROLLBACK, …)` (`CONSTRAINT`, `CONSTRAINT_TRIGGER`), the database is read-only
+    /// or the disk full (`READONLY`, `FULL`), it is corrupt or not a database (`CORRUPT`, `NOTADB`),
+    /// the SQL or schema is wrong (`ERROR`, `MISMATCH`, `RANGE`, `TOOBIG`), or a statement was aborted
+    /// (`ABORT`). None of these change by trying the same write again.
+    init(sqliteCode code: Int32) {
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PROTOCOL, SQLITE_NOMEM, SQLITE_INTERRUPT:
+            self = .transient
+        case SQLITE_READONLY where code == SQLITE_READONLY | 1 << 8: // SQLITE_READONLY_RECOVERY
+            self = .transient
+        default:
+            self = .permanent
+        }
+    }
+}

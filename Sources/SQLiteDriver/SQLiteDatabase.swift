@@ -1,0 +1,65 @@
+internal import CSQLite
+import Domain
+import SQLStores
+import Synchronization
+
+/// One SQLite database file, opened in WAL mode with a busy timeout and foreign keys on.
+///
+/// Calls are serialised on one connection. Any number of `SQLiteDatabase`s, in this process or in
+/// others, may open the same file: a transaction takes the write lock when it begins
+/// (`BEGIN IMMEDIATE`), so concurrent writers queue for up to the busy timeout instead of failing
+/// half-way. Failures are `StoreError`s, classified as `StoreError.Kind(sqliteCode:)` explains.
+/// A file holds one schema: `migrate` counts its scripts in the file's `user_version`.
+public final class SQLiteDatabase: SQLDatabase {
+    private let connection: Mutex<SQLiteConnection>
+
+    public var dialect: SQLDialect { .sqlite }
+
+    /// Opens the database at `path`, creating the file if needed.
+    ///
+    /// - Parameter busyTimeout: How long a statement waits for another connection's lock before failing transiently.
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(StoreError) {
+        do {
+            connection = Mutex(try SQLiteConnection(path: path, busyTimeout: busyTimeout))
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    /// Runs SQL statements without parameters or results, e.g. a schema change or a test's trigger.
+    public func execute(script: String) throws(StoreError) {
+        try withConnection { (connection) throws(SQLError) in try connection.execute(script: script) }
+    }
+
+    @discardableResult
+    public func withConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
+        do {
+            return try connection.withLock { (connection) throws(SQLError) in try body(connection) }
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    /// Holds the write lock from its start (`BEGIN IMMEDIATE`).
+    @discardableResult
+    public func transaction<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
+        do {
+            return try connection.withLock { (connection) throws(SQLError) in try connection.transaction(body) }
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    /// Applies the scripts past the file's `user_version` in one transaction, so that concurrent
+    /// openers of a new file apply them once. `name` is not kept: a file holds one schema.
+    public func migrate(_ name: String, _ migrations: [String]) throws(StoreError) {
+        try transaction { (connection) throws(SQLError) in
+            let version = try connection.query("PRAGMA user_version", []).first?.values.first
+            let applied = if case .integer(let count)? = version { Int(count) } else { 0 }
+            guard applied < migrations.count else { return }
+            for script in migrations.dropFirst(applied) { try connection.execute(script: script) }
+            // A PRAGMA takes no parameters; the value is a count, not outside input.
+            try connection.execute(script: "PRAGMA user_version = \(migrations.count)")
+        }
+    }
+}

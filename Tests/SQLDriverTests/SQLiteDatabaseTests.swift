@@ -1,0 +1,172 @@
+internal import CSQLite
+import Foundation
+import Domain
+import Registration
+import StoreTesting
+import Synchronization
+import Testing
+@testable import SQLiteDriver
+@testable import SQLStores
+
+@Suite struct SQLiteDatabaseTests {
+    let migrations = ["CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT;"]
+
+    @Test func migrationsRunOnceWhenManyOpenANewFileAtOnce() throws {
+        try withTemporaryDirectory { directory in
+            for attempt in 0..<5 {
+                let path = "\(directory)/new-\(attempt).sqlite"
+                let failures = Mutex<[StoreError]>([])
+                onThreads(6) { _ in
+                    do throws(StoreError) {
+                        try SQLiteDatabase(path: path).migrate("items", migrations)
+                    } catch {
+                        failures.withLock { $0.append(error) }
+                    }
+                }
+                #expect(failures.withLock { $0.map(\.message) } == [])
+                let database = try SQLiteDatabase(path: path)
+                #expect(try database.withConnection { (db) throws(SQLError) in try Self.userVersion(db) } == .integer(1))
+                #expect(try database.withConnection { (db) throws(SQLError) in try Self.journalMode(db) } == .text("wal"))
+            }
+        }
+    }
+
+    @Test func reopeningAppliesOnlyTheNewMigrations() throws {
+        try withTemporaryDirectory { directory in
+            let path = "\(directory)/db.sqlite"
+            try SQLiteDatabase(path: path).migrate("items", migrations)
+            let grown = migrations + ["ALTER TABLE items ADD COLUMN note TEXT;"]
+            let database = try SQLiteDatabase(path: path)
+            try database.migrate("items", grown)
+            try SQLiteDatabase(path: path).migrate("items", grown)
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.userVersion(db) } == .integer(2))
+            // An older build leaves a newer schema alone.
+            try SQLiteDatabase(path: path).migrate("items", migrations)
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.userVersion(db) } == .integer(2))
+        }
+    }
+
+    @Test func aThrowingTransactionRollsBack() throws {
+        try withTemporaryDirectory { directory in
+            let database = try Self.database(at: "\(directory)/db.sqlite", migrations)
+            #expect(throws: StoreError.self) {
+                try database.transaction { (db) throws(SQLError) in
+                    try db.execute("INSERT INTO items (name) VALUES (?)", [.text("kept?")])
+                    try db.execute("INSERT INTO items (name) VALUES (?)", [.text("kept?")])
+                }
+            }
+            #expect(try Self.names(database).isEmpty)
+            try database.transaction { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("kept")]) }
+            #expect(try Self.names(database) == [.text("kept")])
+        }
+    }
+
+    @Test func valuesAreBoundNotSpliced() throws {
+        try withTemporaryDirectory { directory in
+            let database = try Self.database(at: "\(directory)/db.sqlite", migrations)
+            let awkward = "Robert'); DROP TABLE items; -- \u{0}é"
+            try database.withConnection { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text(awkward)]) }
+            #expect(try Self.names(database) == [.text(awkward)])
+        }
+    }
+
+    @Test func aConstraintViolationIsPermanent() throws {
+        try withTemporaryDirectory { directory in
+            let database = try Self.database(at: "\(directory)/db.sqlite", migrations)
+            let error = #expect(throws: StoreError.self) {
+                try database.transaction { (db) throws(SQLError) in
+                    try db.execute("INSERT INTO items (name) VALUES (?)", [.text("twice")])
+                    try db.execute("INSERT INTO items (name) VALUES (?)", [.text("twice")])
+                }
+            }
+            #expect(error?.kind == .permanent)
+            #expect(error?.message.contains("UNIQUE constraint failed") == true)
+        }
+    }
+
+    @Test func aReadOnlyDatabaseIsPermanent() throws {
+        try withTemporaryDirectory { directory in
+            let database = try Self.database(at: "\(directory)/db.sqlite", migrations)
+            try database.execute(script: "PRAGMA query_only = ON")
+            let error = #expect(throws: StoreError.self) {
+                try database.withConnection { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("x")]) }
+            }
+            #expect(error?.kind == .permanent)
+        }
+    }
+
+    @Test func aLockHeldPastTheBusyTimeoutIsTransient() throws {
+        try withTemporaryDirectory { directory in
+            let path = "\(directory)/db.sqlite"
+            let holder = try Self.database(at: path, migrations)
+            let waiter = try SQLiteDatabase(path: path, busyTimeout: .milliseconds(50))
+            try holder.execute(script: "BEGIN IMMEDIATE")
+            let error = #expect(throws: StoreError.self) {
+                try waiter.transaction { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("x")]) }
+            }
+            #expect(error?.kind == .transient)
+            // Readers are not blocked by the writer.
+            #expect(try Self.names(waiter).isEmpty)
+            try holder.execute(script: "COMMIT")
+            try waiter.transaction { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("x")]) }
+        }
+    }
+
+    @Test func aWrongColumnTypeIsPermanent() throws {
+        try withTemporaryDirectory { directory in
+            let database = try Self.database(at: "\(directory)/db.sqlite", migrations)
+            try database.withConnection { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("x")]) }
+            let error = #expect(throws: StoreError.self) {
+                try database.withConnection { (db) throws(SQLError) in
+                    try db.query("SELECT name FROM items", []).map { (row) throws(SQLError) -> Int in try row[0] }
+                }
+            }
+            #expect(error?.kind == .permanent)
+            #expect(error?.message.contains("column name") == true)
+        }
+    }
+
+    @Test func releasingTheDatabaseClosesTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = "\(directory)/db.sqlite"
+            do {
+                let database = try Self.database(at: path, migrations)
+                try database.withConnection { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("x")]) }
+                #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+            }
+            // The last connection to close checkpoints the WAL and deletes it.
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+    }
+
+    @Test(arguments: [
+        (SQLITE_BUSY, StoreError.Kind.transient), (SQLITE_BUSY | 2 << 8, .transient), (SQLITE_LOCKED, .transient),
+        (SQLITE_IOERR, .transient), (SQLITE_IOERR | 4 << 8, .transient), (SQLITE_CANTOPEN, .transient),
+        (SQLITE_PROTOCOL, .transient), (SQLITE_READONLY | 1 << 8, .transient),
+        (SQLITE_CONSTRAINT, .permanent), (SQLITE_CONSTRAINT | 7 << 8, .permanent), (SQLITE_READONLY, .permanent),
+        (SQLITE_FULL, .permanent), (SQLITE_ABORT, .permanent), (SQLITE_ERROR, .permanent), (SQLITE_CORRUPT, .permanent),
+    ])
+    func resultCodesAreClassified(code: Int32, kind: StoreError.Kind) {
+        #expect(StoreError.Kind(sqliteCode: code) == kind)
+    }
+
+    private static func database(at path: String, _ migrations: [String]) throws(StoreError) -> SQLiteDatabase {
+        let database = try SQLiteDatabase(path: path)
+        try database.migrate("items", migrations)
+        return database
+    }
+
+    private static func userVersion(_ db: any SQLConnection) throws(SQLError) -> SQLValue {
+        try db.query("PRAGMA user_version", [])[0].values[0]
+    }
+
+    private static func journalMode(_ db: any SQLConnection) throws(SQLError) -> SQLValue {
+        try db.query("PRAGMA journal_mode", [])[0].values[0]
+    }
+
+    private static func names(_ database: SQLiteDatabase) throws(StoreError) -> [SQLValue] {
+        try database.withConnection { (db) throws(SQLError) in
+            try db.query("SELECT name FROM items ORDER BY id", []).map { $0.values[0] }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Backends
+import Domain
+import Foundation
+import StoreTesting
+import Synchronization
+import Testing
+
+/// A request is answered once: a redelivered request, or a step that would answer differently the
+/// second time (new tokens, a cooldown refusal), republishes the first answer verbatim; checked on
+/// the memo of each implementation, which lives in the account database.
+@Suite struct AnswerMemoBehaviourTests {
+    /// Answers every code request with a new, different answer, as a step re-run after a crash might.
+    final class FickleStep: EventHandler, Sendable {
+        static let routes = Route.set([Topic.codeRequests: [.codeRequested]])
+        let runs = Mutex(0)
+        func handle(_ event: Event) throws -> [Event] {
+            let run = runs.withLock { runs in
+                runs += 1
+                return runs
+            }
+            return [.codeSent(CodeSent(requestId: event.key, purpose: .login, expiresIn: run))]
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aRedeliveredRequestGetsItsFirstAnswerAgain(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let step = FickleStep()
+            let handler = AnswerOnce(step, memo: try answerMemo(at: url, of: "worker"))
+            let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "a@example.com", purpose: .login))
+            let first = try handler.handle(request)
+            let again = try handler.handle(request)
+            #expect(first == again)
+            #expect(step.runs.withLock { $0 } == 1, "the step does not run again for an answered request")
+            let other = try handler.handle(.codeRequested(CodeRequested(requestId: "req-2", email: "a@example.com", purpose: .login)))
+            #expect(other != first)
+        }
+    }
+
+    /// Several memos on one location stand for several replicas of one worker.
+    @Test(arguments: StoreBackend.allCases)
+    func theFirstKeptAnswerWinsAcrossMemos(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let one = try answerMemo(at: url, of: "worker")
+            let two = try answerMemo(at: url, of: "worker")
+            #expect(try one.keep(Array("first".utf8), for: "r") == Array("first".utf8))
+            #expect(try two.keep(Array("second".utf8), for: "r") == Array("first".utf8))
+            #expect(try two.answer(to: "r") == Array("first".utf8))
+            #expect(try one.answer(to: "unknown") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func concurrentKeepersAllGetTheOneKeptAnswer(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let memos = try (0..<2).map { _ in try answerMemo(at: url, of: "worker") }
+            let kept = Mutex<[[UInt8]]>([])
+            onThreads(8) { index in
+                if let answer = try? memos[index % 2].keep(Array("answer \(index)".utf8), for: "r") {
+                    kept.withLock { $0.append(answer) }
+                }
+            }
+            let answers = kept.withLock { $0 }
+            #expect(answers.count == 8)
+            #expect(Set(answers).count == 1)
+            #expect(try memos[0].answer(to: "r") == answers.first)
+        }
+    }
+
+    /// Each worker has answers of its own, kept side by side in one account database.
+    @Test(arguments: StoreBackend.allCases)
+    func workersKeepTheirAnswersApart(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let accounts = try answerMemo(at: url, of: "account-worker")
+            let codes = try answerMemo(at: url, of: "code-dispatch-worker")
+            _ = try accounts.keep(Array("signed in".utf8), for: "r")
+            #expect(try codes.answer(to: "r") == nil)
+            #expect(try codes.keep(Array("code sent".utf8), for: "r") == Array("code sent".utf8))
+        }
+    }
+
+    /// The memo shares the account database with the account store, in either order of opening.
+    @Test(arguments: StoreBackend.allCases)
+    func theMemoLivesInTheAccountDatabase(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let memo = try answerMemo(at: url, of: "worker")
+            let store = try BackendOptions.accountStore(at: url)
+            let saga = sagaRecord("r1")
+            #expect(try store.start(saga, account: pendingAccount(for: saga)) == .started)
+            _ = try memo.keep(Array("answer".utf8), for: "r1")
+            #expect(try answerMemo(at: url, of: "worker").answer(to: "r1") == Array("answer".utf8))
+        }
+    }
+}
+
+/// The answer memo of `worker` in the account database at `url`, as a worker opens it from `--accounts`.
+private func answerMemo(at url: String, of worker: String) throws -> any AnswerMemo {
+    try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: worker)
+}

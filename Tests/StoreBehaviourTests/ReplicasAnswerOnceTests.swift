@@ -1,0 +1,67 @@
+import Backends
+import Courier
+import CryptoAdapters
+import Domain
+import Foundation
+import StoreTesting
+import Synchronization
+import Testing
+import Verification
+
+/// Two replicas of the code dispatch worker on two hosts (separate data directories, so separate
+/// keys and outboxes) on one PostgreSQL database answer a redelivered request once, identically:
+/// the answer memo is in the shared account database, not on either host.
+@Suite struct ReplicasAnswerOnceTests {
+    /// Counts the events the step it wraps handles.
+    final class Counting<Step: EventHandler>: EventHandler, Sendable {
+        static var routes: Set<Route> { Step.routes }
+        let step: Step
+        let runs = Mutex(0)
+
+        init(_ step: Step) {
+            self.step = step
+        }
+
+        func handle(_ event: Event) throws -> [Event] {
+            runs.withLock { $0 += 1 }
+            return try step.handle(event)
+        }
+    }
+
+    @Test func aRedeliveryToTheOtherReplicaGetsTheFirstAnswerByteForByte() throws {
+        let url = try PostgresServer.shared().newDatabase()
+        try withTemporaryDirectory { hostA in
+            try withTemporaryDirectory { hostB in
+                let now = Date()
+                // The second replica sees the request 30 s later: re-run, its step would answer with
+                // a shorter validity.
+                let (first, firstSteps) = try Self.replica(accounts: url, dataDirectory: hostA, clock: { now })
+                let (second, secondSteps) = try Self.replica(accounts: url, dataDirectory: hostB, clock: { now + 30 })
+                let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "ada@example.com", purpose: .login))
+
+                let answer = try first.handle(request).map(EventCodec.encode)
+                let redelivered = try second.handle(request).map(EventCodec.encode)
+
+                #expect(answer.count == 1)
+                #expect(redelivered == answer, "the same bytes")
+                #expect(firstSteps.runs.withLock { $0 } == 1)
+                #expect(secondSteps.runs.withLock { $0 } == 0, "the second replica's step does not run")
+                let mailed = try [hostA, hostB].flatMap { try FileManager.default.contentsOfDirectory(atPath: "\($0)/outbox") }
+                #expect(mailed.count == 1, "one code mailed")
+            }
+        }
+    }
+
+    /// The code dispatch worker's handler as its `main` wires it, on the stores of `accounts` and
+    /// `dataDirectory`; and the counter of its step's runs.
+    private static func replica(accounts: String, dataDirectory: String,
+                                clock: @escaping @Sendable () -> Date)
+        throws -> (AnswerOnce<Counting<CodeDispatchStep>>, Counting<CodeDispatchStep>) {
+        let stores = BackendOptions(accounts: accounts, dataDirectory: dataDirectory)
+        let backends = EmbeddedBackends(dataDirectory)
+        let step = Counting(CodeDispatchStep(codes: try stores.codeStore(),
+                                             secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()),
+                                             mailer: try stores.mailer(), mail: MailSettings(), rules: CodeRules(), clock: clock))
+        return (AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker")), step)
+    }
+}
