@@ -53,8 +53,8 @@ import Testing
     }
 
     @Test func refusesOversizedMessages() {
-        let bytes = [UInt8](repeating: 0x20, count: EventCodec.maximumMessageBytes + 1)
-        #expect(throws: UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(EventCodec.maximumMessageBytes)")) {
+        let bytes = [UInt8](repeating: 0x20, count: ContractLimits.messageBytes + 1)
+        #expect(throws: UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(ContractLimits.messageBytes)")) {
             try EventCodec.decode(bytes)
         }
     }
