@@ -32,6 +32,11 @@ import Testing
                 (#"{"type":"RegistrationRequested","version":1,"registrationId":"x"}"#, "invalid_fields"),
                 (#"{"type":"SomethingElse","version":1}"#, "unknown_type"),
                 (#"{"type":"RegistrationRequested","version":7}"#, "unsupported_version"),
+                (#"{"type":"RegistrationRequested","version":"1","registrationId":"v","email":"v@example.com","name":"V","sealedPassword":"cA==","isMapLocationEnabled":false}"#,
+                 "unsupported_version"),
+                // Complete but for a field the contract does not define: refused, not registered.
+                (#"{"type":"RegistrationRequested","version":1,"registrationId":"extra","email":"extra@example.com","name":"E","sealedPassword":"cA==","isMapLocationEnabled":false,"admin":true}"#,
+                 "invalid_fields"),
                 (#"{"type":"WriteProfile","version":1,"registrationId":"r","uid":"u","profile":{"name":"n","email":"e","profileImage":"i","isMapLocationEnabled":true}}"#, "unexpected_type"),
             ]
             for (index, (body, _)) in hostile.enumerated() {
@@ -44,6 +49,8 @@ import Testing
 
             let letters = try await system.allTopicMessages().filter { $0.topic == Topic.deadLetters(of: Topic.registrationRequests) }
             #expect(letters.count == hostile.count)
+            #expect(try await system.allTopicMessages().filter { $0.topic == Topic.registrationOutcomes && $0.keyString == "extra" }.isEmpty,
+                    "a request with an unknown field has no outcome")
             for (index, (body, reason)) in hostile.enumerated() {
                 let letter = try #require(letters.first { $0.keyString == "hostile-\(index)" })
                 #expect(letter.value == Array(body.utf8), "original bytes kept")
