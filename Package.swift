@@ -8,7 +8,8 @@ import PackageDescription
 ///   thin wrappers, nothing else.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `Support`: command-line conventions, JSON logs, signals.
-/// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
+/// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
+///   `ContractLimits`).
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
 /// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
 /// - `Courier`: email messages (RFC 5322, multipart/alternative) and the `Mailer` port. No I/O library.

@@ -38,15 +38,18 @@ public enum EventCodec {
         }
         let data = Data(bytes)
         let decoder = JSONDecoder()
-        guard case .object(let fields)? = try? decoder.decode(JSONShape.self, from: data) else {
+        guard let fields = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let header = try? decoder.decode(Header.self, from: data) else {
             throw UndecodableMessage(.notJSON, "not a JSON object")
         }
-        guard case .string(let type) = fields["type"] else {
+        guard let type = header.type else {
             throw UndecodableMessage(.missingType, fields["type"] == nil ? "no \"type\" field" : "\"type\" is not a string")
         }
         guard let decodePayload = decoders[type] else { throw UndecodableMessage(.unknownType, "unknown type \"\(type)\"") }
-        guard fields["version"] == .integer(Event.version) else {
-            let found = fields["version"].map { "\"version\" is \($0.summary)" } ?? "no \"version\" field"
+        guard header.version == Event.version else {
+            let found = header.version.map { "\"version\" is \($0)" }
+                ?? header.versionText.map { "\"version\" is the string \"\($0.prefix(40))\"" }
+                ?? (fields["version"] == nil ? "no \"version\" field" : "\"version\" is not an integer")
             throw UndecodableMessage(.unsupportedVersion, "\(type): \(found), expected the integer \(Event.version)")
         }
         let event: Event
@@ -58,12 +61,28 @@ public enum EventCodec {
             throw UndecodableMessage(.invalidFields, "\(type): \(error)")
         }
         // The fields an event has are those it writes: encoded again, it shows every field it read.
-        if let written = try? decoder.decode(JSONShape.self, from: Data(encode(event))),
-           let extra = JSONShape.object(fields).firstField(notIn: written) {
+        if let written = try? JSONSerialization.jsonObject(with: Data(encode(event))) as? [String: Any],
+           let extra = UndefinedField.first(in: fields, notIn: written) {
             throw UndecodableMessage(.invalidFields, extra.isNull ? "\(type): field \"\(extra.path)\" is null; leave an absent field out"
                                                                   : "\(type): unknown field \"\(extra.path)\"")
         }
         return event
+    }
+
+    /// `type` and `version` when they have the right JSON types, read without failing when they do not.
+    private struct Header: Decodable {
+        var type: String?
+        var version: Int?
+        var versionText: String?
+
+        private enum CodingKeys: String, CodingKey { case type, version }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try? container.decode(String.self, forKey: .type)
+            version = try? container.decode(Int.self, forKey: .version)
+            versionText = version == nil ? try? container.decode(String.self, forKey: .version) : nil
+        }
     }
 
     private struct Tagged: Encodable {
