@@ -6,7 +6,7 @@ import Testing
 /// Each limit and list the schema publishes is the code's: compared both ways, so that the schema
 /// states no limit the code does not have and the code has none the schema does not state.
 @Suite struct ContractLimitTests {
-    /// Where the schema states each limit (a JSON pointer), and the constant the code enforces.
+    /// Where the schema states each limit (a JSON pointer), and the constant the code uses.
     static let limits: [String: Int] = [
         "/x-maxMessageBytes": ContractLimits.messageBytes,
         "/$defs/FlowId/maxLength": ContractLimits.idCharacters,
@@ -14,6 +14,7 @@ import Testing
         "/$defs/Name/x-maxCharacters": ContractLimits.nameCharacters,
         "/$defs/SealedNewPassword/x-minCharacters": ContractLimits.minimumPasswordCharacters,
         "/$defs/SealedNewPassword/x-maxCharacters": ContractLimits.maximumPasswordCharacters,
+        "/$defs/AvatarSource/x-inlineBytes": AvatarSource.inlineLimit,
         "/$defs/AvatarSource/x-maxBytes": ContractLimits.avatarBytes,
         "/$defs/AvatarSource/x-maxPixels": ContractLimits.avatarPixels,
         "/$defs/AvatarSource/x-maxSide": ContractLimits.avatarSide,
