@@ -16,7 +16,15 @@ import Testing
                             system.request(email: "ONE@example.com")]
             try await system.publish(requests)
             _ = try await system.waitForOutcomes(requests.map(\.registrationId))
+            // Above AvatarSource.inlineLimit: the CLI stages it and sends a claim check.
+            let large = try await Fixtures.noiseJPEG(width: 1200, height: 900)
+            #expect(large.count > AvatarSource.inlineLimit)
+            try Data(large).write(to: URL(fileURLWithPath: system.directory + "/large.jpg"))
+            let staged = try await system.registrar(["register", "--email", "staged@example.com", "--password", "long enough password",
+                                                     "--name", "Staged", "--avatar", system.directory + "/large.jpg"])
+            #expect(staged.status == 0, "\(staged.output)")
             let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
+            #expect(events.contains { String(decoding: $0.value, as: UTF8.self).contains(#""staged":{"#) })
             #expect(Set(events.compactMap { try? EventCodec.decode($0.value).type }).count >= 8)
 
             let (status, report) = try await ContractValidator.validate(events, in: system.directory)
