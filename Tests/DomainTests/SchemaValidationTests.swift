@@ -19,24 +19,29 @@ import Testing
         #expect(Set(EventSamples.all.map(\.type)) == EventCodec.types, "a sample of every event type")
     }
 
-    @Test func samplesValidateAndUnknownOrNullFieldsDoNot() throws {
+    @Test func samplesValidateAndUnknownOrNullFieldsOrBadIdsDoNot() throws {
         let valid = EventSamples.all.map(EventCodec.encode)
         let unknown = valid.flatMap(EventSamples.withUnknownField)
         #expect(unknown.contains { $0.path == "profile.unexpected" } && unknown.contains { $0.path == "avatar.staged.unexpected" })
         let null = Array(#"{"avatar":null,"#.utf8) + EventCodec.encode(EventSamples.all[2]).dropFirst()
+        // An id that breaks the pattern is echoed only by the failure that says so.
+        let badIds = [Event.registrationFailed(RegistrationFailed(registrationId: "../not an id", reason: .emailTaken, message: "taken")),
+                      .codeRefused(CodeRefused(requestId: "", reason: .codeRateLimited, message: "wait", retryAfter: 1))].map(EventCodec.encode)
+        let invalid = unknown.map(\.body) + [null] + badIds
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
-        let (status, report) = try ContractSchema.validate(valid + unknown.map(\.body) + [null], in: directory)
+        let (status, report) = try ContractSchema.validate(valid + invalid, in: directory)
 
-        let total = valid.count + unknown.count + 1
+        let total = valid.count + invalid.count
         #expect(status == 1)
-        #expect(report.last == "\(total) events checked, \(unknown.count + 1) invalid", "\(report.joined(separator: "\n"))")
+        #expect(report.last == "\(total) events checked, \(invalid.count) invalid", "\(report.joined(separator: "\n"))")
         let invalidLines = Set(report.dropLast().compactMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } })
         #expect(invalidLines == Set((valid.count + 1)...total), "\(report.joined(separator: "\n"))")
-        #expect(report.dropLast().allSatisfy { $0.contains("unexpected") || $0.contains("None is not valid") },
-                "only the unknown field or the null is refused: \(report.joined(separator: "\n"))")
+        let reasons = ["unexpected", "None is not valid", "does not match", "is too short"]
+        #expect(report.dropLast().allSatisfy { line in reasons.contains { line.contains($0) } },
+                "only the unknown field, the null or the id is refused: \(report.joined(separator: "\n"))")
     }
 
     @Test func theDecoderRefusesAnUnknownFieldNamingIt() throws {
