@@ -23,12 +23,12 @@ public enum ContractSchema {
     /// last of which reads `<n> events checked, <m> invalid`.
     public static func validate(_ bodies: [[UInt8]], in workDirectory: String) throws -> (status: Int32, report: [String]) {
         let input = workDirectory + "/events.jsonl"
-        let output = workDirectory + "/events.report"
         try Data(bodies.flatMap { $0 + [0x0A] }).write(to: URL(fileURLWithPath: input))
-        try? FileManager.default.removeItem(atPath: output)
-        let status = try SpawnedProcess("/bin/sh", ["-c", "exec /usr/bin/python3 \"$0\" < \"$1\"", directory + "/validate.py", input],
-                                        outputPath: output).wait()
-        let report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        return (status, report.split(separator: "\n").map(String.init))
+        // The shell reports the validator's status as a last line, so that an invalid batch is an answer, not an error.
+        let output = try runCommand("/bin/sh", ["-c", "/usr/bin/python3 \"$0\" < \"$1\" 2>&1; echo \"exit $?\"",
+                                                directory + "/validate.py", input])
+        var report = output.split(separator: "\n").map(String.init)
+        let status = report.popLast().flatMap { Int32($0.dropFirst("exit ".count)) } ?? -1
+        return (status, report)
     }
 }
