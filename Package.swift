@@ -10,7 +10,8 @@ import PackageDescription
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
 /// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP.
-/// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types.
+/// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
+///   `ContractLimits`).
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
 /// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
 /// - `Courier`: email messages (RFC 5322, multipart/alternative) and the `Mailer` port. No I/O library.
@@ -55,7 +56,7 @@ let package = Package(
         .target(name: "Support"),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
-        .target(name: "Imaging", dependencies: ["VipsShim"]),
+        .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
         .target(name: "Registration", dependencies: ["Domain"]),
@@ -107,7 +108,7 @@ let package = Package(
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain"]),
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
         .testTarget(name: "RoutingTests", dependencies: [
             "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
         ]),

@@ -2,11 +2,12 @@
 """Validates Registrar events against the contract with a real JSON Schema validator.
 
 Reads JSON lines on stdin, each an event body (as published on a topic). Checks first that the
-schema is valid and that asyncapi.yaml names every event in it. Prints one line per invalid event
+schema is valid, that asyncapi.yaml names every event in it and lists exactly its dead-letter reasons. Prints one line per invalid event
 and exits 1 if any is invalid, 0 otherwise (with a count). Uses Debian's python3-jsonschema/yaml.
 """
 import json
 import pathlib
+import re
 import sys
 
 import jsonschema
@@ -20,6 +21,10 @@ named = set(spec["components"]["messages"])
 defined = {ref["$ref"].split("/")[-1] for ref in schema["oneOf"]}
 if named != defined:
     sys.exit(f"asyncapi.yaml and events.schema.json disagree: {sorted(named ^ defined)}")
+listed = re.search(r"`dlq\.reason` \(([^;)]*)", " ".join(spec["info"]["description"].split()))
+reasons = schema["$defs"]["DeadLetterReason"]["enum"]
+if listed is None or [r.strip() for r in listed.group(1).split(",")] != reasons:
+    sys.exit(f"asyncapi.yaml's dlq.reason list differs from events.schema.json's DeadLetterReason: {reasons}")
 
 validator = jsonschema.Draft202012Validator(schema)
 bad = 0

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why a message could not be decoded. Such messages go to the dead-letter topic with this reason.
 public struct UndecodableMessage: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable { case notJSON = "not_json", missingType = "missing_type",
+    public enum Kind: String, Sendable, CaseIterable { case notJSON = "not_json", missingType = "missing_type",
                                           unknownType = "unknown_type", unsupportedVersion = "unsupported_version",
                                           invalidFields = "invalid_fields", tooLarge = "too_large" }
     public var kind: Kind
@@ -18,9 +18,6 @@ public struct UndecodableMessage: Error, Sendable, Equatable, CustomStringConver
 
 /// Turns events into the bytes on the wire and back.
 public enum EventCodec {
-    /// The largest message accepted for decoding; bigger ones are dead-lettered.
-    public static let maximumMessageBytes = 900 * 1024
-
     /// JSON with the event's fields plus `type` and `version`, keys sorted.
     public static func encode(_ event: Event) -> [UInt8] {
         let encoder = JSONEncoder()
@@ -30,36 +27,62 @@ public enum EventCodec {
         return Array(try! encoder.encode(tagged))
     }
 
-    /// Decodes bytes into an event, or says precisely why it cannot.
+    /// The `type` of every event this build reads and writes.
+    public static var types: Set<String> { Set(decoders.keys) }
+
+    /// Decodes bytes into an event, or says precisely why it cannot. A field the event does not have
+    /// (at any depth) and a null field are refused, as the schemas' `additionalProperties: false` says.
     public static func decode(_ bytes: [UInt8]) throws(UndecodableMessage) -> Event {
-        guard bytes.count <= maximumMessageBytes else {
-            throw UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(maximumMessageBytes)")
+        guard bytes.count <= ContractLimits.messageBytes else {
+            throw UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(ContractLimits.messageBytes)")
         }
         let data = Data(bytes)
         let decoder = JSONDecoder()
-        let header: Header
-        do {
-            header = try decoder.decode(Header.self, from: data)
-        } catch {
+        guard let fields = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let header = try? decoder.decode(Header.self, from: data) else {
             throw UndecodableMessage(.notJSON, "not a JSON object")
         }
-        guard let type = header.type else { throw UndecodableMessage(.missingType, "no \"type\" field") }
+        guard let type = header.type else {
+            throw UndecodableMessage(.missingType, fields["type"] == nil ? "no \"type\" field" : "\"type\" is not a string")
+        }
         guard let decodePayload = decoders[type] else { throw UndecodableMessage(.unknownType, "unknown type \"\(type)\"") }
         guard header.version == Event.version else {
-            throw UndecodableMessage(.unsupportedVersion, "\(type) version \(header.version.map(String.init) ?? "missing"), expected \(Event.version)")
+            let found = header.version.map { "\"version\" is \($0)" }
+                ?? header.versionText.map { "\"version\" is the string \"\($0.prefix(40))\"" }
+                ?? (fields["version"] == nil ? "no \"version\" field" : "\"version\" is not an integer")
+            throw UndecodableMessage(.unsupportedVersion, "\(type): \(found), expected the integer \(Event.version)")
         }
+        let event: Event
         do {
-            return try decodePayload(decoder, data)
+            event = try decodePayload(decoder, data)
         } catch let error as DecodingError {
             throw UndecodableMessage(.invalidFields, "\(type): \(describe(error))")
         } catch {
             throw UndecodableMessage(.invalidFields, "\(type): \(error)")
         }
+        // The fields an event has are those it writes: encoded again, it shows every field it read.
+        if let written = try? JSONSerialization.jsonObject(with: Data(encode(event))) as? [String: Any],
+           let extra = UndefinedField.first(in: fields, notIn: written) {
+            throw UndecodableMessage(.invalidFields, extra.isNull ? "\(type): field \"\(extra.path)\" is null; leave an absent field out"
+                                                                  : "\(type): unknown field \"\(extra.path)\"")
+        }
+        return event
     }
 
+    /// `type` and `version` when they have the right JSON types, read without failing when they do not.
     private struct Header: Decodable {
         var type: String?
         var version: Int?
+        var versionText: String?
+
+        private enum CodingKeys: String, CodingKey { case type, version }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try? container.decode(String.self, forKey: .type)
+            version = try? container.decode(Int.self, forKey: .version)
+            versionText = version == nil ? try? container.decode(String.self, forKey: .version) : nil
+        }
     }
 
     private struct Tagged: Encodable {

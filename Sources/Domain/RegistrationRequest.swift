@@ -9,6 +9,6 @@ public enum RegistrationRequest {
     /// and object keys, where such names are hidden or special): the rule for every id that keys a flow.
     public static func isWellFormed(_ id: String) -> Bool {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-        return (1...128).contains(id.count) && !id.hasPrefix(".") && id.allSatisfy { allowed.contains($0) }
+        return (1...ContractLimits.idCharacters).contains(id.count) && !id.hasPrefix(".") && id.allSatisfy { allowed.contains($0) }
     }
 }

@@ -4,11 +4,12 @@ import Foundation
 public struct RegistrationRules: Sendable {
     /// Shortest password accepted; NIST asks for 8, the original apps allowed 6.
     public var minimumPasswordLength: Int
-    public var maximumPasswordLength = 128
-    public var maximumNameLength = 30
-    public var maximumEmailLength = 254
+    public var maximumPasswordLength = ContractLimits.maximumPasswordCharacters
+    public var maximumNameLength = ContractLimits.nameCharacters
+    /// In UTF-8 bytes.
+    public var maximumEmailLength = ContractLimits.emailBytes
 
-    public init(minimumPasswordLength: Int = 8) {
+    public init(minimumPasswordLength: Int = ContractLimits.minimumPasswordCharacters) {
         self.minimumPasswordLength = minimumPasswordLength
     }
 
@@ -36,7 +37,7 @@ public struct RegistrationRules: Sendable {
     public func validate(email: String) -> Failure? {
         let email = Self.normalizedEmail(email)
         if email.utf8.count > maximumEmailLength {
-            return Failure(.emailTooLong, "The email address must be at most \(maximumEmailLength) characters.")
+            return Failure(.emailTooLong, "The email address must be at most \(maximumEmailLength) bytes.")
         }
         if !Self.isSyntacticallyValid(email) {
             return Failure(.emailInvalid, "The email address is not valid.")

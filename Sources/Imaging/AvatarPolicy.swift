@@ -1,3 +1,5 @@
+import Domain
+
 /// Limits and output settings for avatar processing.
 public struct AvatarPolicy: Sendable, Equatable {
     /// What to do with animated GIF and WebP images.
@@ -25,10 +27,10 @@ public struct AvatarPolicy: Sendable, Equatable {
     public var animation: Animation
 
     public init(
-        maxInputBytes: Int = 20 * 1024 * 1024,
-        maxPixels: Int = 50_000_000,
-        maxDimension: Int = 12_000,
-        outputSize: Int = 512,
+        maxInputBytes: Int = ContractLimits.avatarBytes,
+        maxPixels: Int = ContractLimits.avatarPixels,
+        maxDimension: Int = ContractLimits.avatarSide,
+        outputSize: Int = ContractLimits.storedAvatarSide,
         jpegQuality: Int = 85,
         allowedFormats: Set<ImageFormat> = Set(ImageFormat.allCases),
         animation: Animation = .useFirstFrame

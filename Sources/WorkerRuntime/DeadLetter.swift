@@ -1,3 +1,4 @@
+import Domain
 import Kafka
 import Foundation
 
@@ -5,7 +6,7 @@ import Foundation
 /// the original key, bytes and headers, plus `dlq.*` headers saying why, where from and who gave up.
 struct DeadLetter {
     var original: KafkaMessage
-    var reason: String
+    var reason: DeadLetterReason
     var error: String
     var worker: String
     var attempts: Int
@@ -24,7 +25,7 @@ struct DeadLetter {
 
     func message(to topic: String) -> OutgoingMessage {
         let added: [(String, String)] = [
-            (Header.reason, reason), (Header.error, error), (Header.worker, worker), (Header.attempts, String(attempts)),
+            (Header.reason, reason.rawValue), (Header.error, error), (Header.worker, worker), (Header.attempts, String(attempts)),
             (Header.topic, original.topic), (Header.partition, String(original.partition)),
             (Header.offset, String(original.offset)),
             (Header.time, Date().formatted(.iso8601)),

@@ -102,16 +102,16 @@ public final class Worker: Sendable {
         do {
             event = try EventCodec.decode(message.value)
         } catch {
-            return try await deadLetter(message, reason: error.kind.rawValue, error: error.detail, attempts: 1, log: log)
+            return try await deadLetter(message, reason: DeadLetterReason(error.kind), error: error.detail, attempts: 1, log: log)
         }
         let flow = log.with(["flow_id": event.key, "type": event.type])
         guard let step = routing.step(for: event.kind, on: message.topic) else {
-            return try await deadLetter(message, reason: "unexpected_type",
+            return try await deadLetter(message, reason: .unexpectedType,
                                         error: "\(event.type) is not taken on \(message.topic)", attempts: 1, log: flow)
         }
         guard message.keyString == event.key else {
             let key = message.keyString.map { "\"\($0)\"" } ?? "missing"
-            return try await deadLetter(message, reason: "key_mismatch",
+            return try await deadLetter(message, reason: .keyMismatch,
                                         error: "message key \(key) is not the flow id \"\(event.key)\"", attempts: 1, log: flow)
         }
         do {
@@ -119,10 +119,10 @@ public final class Worker: Sendable {
             try await publish(outputs, lane: lane)
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
         } catch let error as GaveUp {
-            try await deadLetter(message, reason: "retries_exhausted", error: error.description,
+            try await deadLetter(message, reason: .retriesExhausted, error: error.description,
                                  attempts: retry.attempts, log: flow)
         } catch let error as StoreError {
-            try await deadLetter(message, reason: "step_failed", error: error.message, attempts: 1, log: flow)
+            try await deadLetter(message, reason: .stepFailed, error: error.message, attempts: 1, log: flow)
         }
     }
 
@@ -158,10 +158,10 @@ public final class Worker: Sendable {
         }
     }
 
-    private func deadLetter(_ message: KafkaMessage, reason: String, error: String, attempts: Int, log: Logger) async throws {
+    private func deadLetter(_ message: KafkaMessage, reason: DeadLetterReason, error: String, attempts: Int, log: Logger) async throws {
         let letter = DeadLetter(original: message, reason: reason, error: error, worker: name, attempts: attempts)
         _ = try await producer.send(letter.message(to: Topic.deadLetters(of: message.topic)))
-        log.warning("dead-lettered", ["reason": reason, "error": error])
+        log.warning("dead-lettered", ["reason": reason.rawValue, "error": error])
     }
 
     private struct GaveUp: Error, CustomStringConvertible {

@@ -31,6 +31,10 @@ import Testing
         (#"{"registrationId":"r1"}"#, .missingType),
         (#"{"type":"Nope","version":1}"#, .unknownType),
         (#"{"type":"ProfileWritten","version":99,"registrationId":"r","uid":"u"}"#, .unsupportedVersion),
+        (#"{"type":"ProfileWritten","version":"1","registrationId":"r","uid":"u"}"#, .unsupportedVersion),
+        (#"{"type":"ProfileWritten","registrationId":"r","uid":"u"}"#, .unsupportedVersion),
+        (#"{"type":7,"version":1}"#, .missingType),
+        (#"{"type":"ProfileWritten","version":1,"registrationId":"r","uid":"u","extra":true}"#, .invalidFields),
         (#"{"type":"ProfileWritten","version":1,"registrationId":"r"}"#, .invalidFields),
         (#"{"type":"AvatarRejected","version":1,"registrationId":"r","imageId":"i","reason":"no_such_reason","message":"m"}"#, .invalidFields),
     ])
@@ -52,9 +56,15 @@ import Testing
         }
     }
 
+    @Test func saysTheVersionMustBeTheIntegerOne() {
+        #expect(throws: UndecodableMessage(.unsupportedVersion, #"ProfileWritten: "version" is the string "1", expected the integer 1"#)) {
+            try EventCodec.decode(Array(#"{"type":"ProfileWritten","version":"1","registrationId":"r","uid":"u"}"#.utf8))
+        }
+    }
+
     @Test func refusesOversizedMessages() {
-        let bytes = [UInt8](repeating: 0x20, count: EventCodec.maximumMessageBytes + 1)
-        #expect(throws: UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(EventCodec.maximumMessageBytes)")) {
+        let bytes = [UInt8](repeating: 0x20, count: ContractLimits.messageBytes + 1)
+        #expect(throws: UndecodableMessage(.tooLarge, "\(bytes.count) bytes, limit \(ContractLimits.messageBytes)")) {
             try EventCodec.decode(bytes)
         }
     }

@@ -16,7 +16,15 @@ import Testing
                             system.request(email: "ONE@example.com")]
             try await system.publish(requests)
             _ = try await system.waitForOutcomes(requests.map(\.registrationId))
+            // Above AvatarSource.inlineLimit: the CLI stages it and sends a claim check.
+            let large = try await Fixtures.noiseJPEG(width: 1200, height: 900)
+            #expect(large.count > AvatarSource.inlineLimit)
+            try Data(large).write(to: URL(fileURLWithPath: system.directory + "/large.jpg"))
+            let staged = try await system.registrar(["register", "--email", "staged@example.com", "--password", "long enough password",
+                                                     "--name", "Staged", "--avatar", system.directory + "/large.jpg"])
+            #expect(staged.status == 0, "\(staged.output)")
             let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
+            #expect(events.contains { String(decoding: $0.value, as: UTF8.self).contains(#""staged":{"#) })
             #expect(Set(events.compactMap { try? EventCodec.decode($0.value).type }).count >= 8)
 
             let (status, report) = try await ContractValidator.validate(events, in: system.directory)
@@ -32,6 +40,11 @@ import Testing
                 (#"{"type":"RegistrationRequested","version":1,"registrationId":"x"}"#, "invalid_fields"),
                 (#"{"type":"SomethingElse","version":1}"#, "unknown_type"),
                 (#"{"type":"RegistrationRequested","version":7}"#, "unsupported_version"),
+                (#"{"type":"RegistrationRequested","version":"1","registrationId":"v","email":"v@example.com","name":"V","sealedPassword":"cA==","isMapLocationEnabled":false}"#,
+                 "unsupported_version"),
+                // Complete but for a field the contract does not define: refused, not registered.
+                (#"{"type":"RegistrationRequested","version":1,"registrationId":"extra","email":"extra@example.com","name":"E","sealedPassword":"cA==","isMapLocationEnabled":false,"admin":true}"#,
+                 "invalid_fields"),
                 (#"{"type":"WriteProfile","version":1,"registrationId":"r","uid":"u","profile":{"name":"n","email":"e","profileImage":"i","isMapLocationEnabled":true}}"#, "unexpected_type"),
             ]
             for (index, (body, _)) in hostile.enumerated() {
@@ -44,6 +57,8 @@ import Testing
 
             let letters = try await system.allTopicMessages().filter { $0.topic == Topic.deadLetters(of: Topic.registrationRequests) }
             #expect(letters.count == hostile.count)
+            #expect(try await system.allTopicMessages().filter { $0.topic == Topic.registrationOutcomes && $0.keyString == "extra" }.isEmpty,
+                    "a request with an unknown field has no outcome")
             for (index, (body, reason)) in hostile.enumerated() {
                 let letter = try #require(letters.first { $0.keyString == "hostile-\(index)" })
                 #expect(letter.value == Array(body.utf8), "original bytes kept")

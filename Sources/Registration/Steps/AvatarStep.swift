@@ -19,7 +19,11 @@ public struct AvatarStep: EventHandler {
     public static func key(imageId: String) -> String { "ProfileImages/\(imageId).jpg" }
 
     /// The object key a client stages a large avatar under.
-    public static func stagingKey(registrationId: String) -> String { "staging/\(registrationId)" }
+    public static func stagingKey(registrationId: String) -> String { stagingPrefix + registrationId }
+
+    /// Staged avatars are read (and deleted once used) only under this prefix, so that a request
+    /// cannot name any other object of the store.
+    static let stagingPrefix = "staging/"
 
     public static let routes = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
 
@@ -75,6 +79,9 @@ public struct AvatarStep: EventHandler {
             }
             return .success(Array(data))
         case .staged(let key, let digest, let size):
+            guard key.hasPrefix(Self.stagingPrefix) else {
+                return .failure(Failure(.imageStagingMissing, "A staged avatar must be under \(Self.stagingPrefix), not at \(key)."))
+            }
             guard let bytes = try images.get(key) else {
                 return .failure(Failure(.imageStagingMissing, "The staged avatar \(key) does not exist."))
             }
@@ -86,6 +93,6 @@ public struct AvatarStep: EventHandler {
     }
 
     private func discardStaged(_ source: AvatarSource?) throws {
-        if case .staged(let key, _, _) = source { try images.delete(key) }
+        if case .staged(let key, _, _) = source, key.hasPrefix(Self.stagingPrefix) { try images.delete(key) }
     }
 }

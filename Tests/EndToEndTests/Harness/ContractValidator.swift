@@ -1,17 +1,10 @@
-import Foundation
 import Kafka
-import Support
+import StoreTesting
 
-/// Checks message bodies against the published contract with `contract/validate.py` (Python's
-/// jsonschema, Draft 2020-12): writes them as JSON lines into `directory`, returns the exit status
-/// and the validator's report lines.
+/// Checks the bodies of messages read from the topics against the published contract
+/// (`ContractSchema.validate`, one validator process for the whole batch).
 enum ContractValidator {
     static func validate(_ messages: [KafkaMessage], in directory: String) async throws -> (status: Int32, report: [String]) {
-        let input = directory + "/events.jsonl"
-        try Data(messages.flatMap { $0.value + [0x0A] }).write(to: URL(fileURLWithPath: input))
-        let validator = try ChildProcess("/bin/sh", ["-c", "/usr/bin/python3 \(Binaries.packageRoot)/contract/validate.py < \(input)"])
-        var report: [String] = []
-        while let line = await validator.nextLine() { report.append(line) }
-        return (await validator.waitForExit(), report)
+        try ContractSchema.validate(messages.map(\.value), in: directory)
     }
 }

@@ -1,0 +1,29 @@
+/// Why a message went to its dead-letter topic: the `dlq.reason` header. Part of the public contract
+/// (`contract/asyncapi.yaml` lists every value; `DeadLetterReasonTests` compares the two).
+public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The message could not be decoded (not JSON, unknown type or version, missing, mistyped or unknown field, too large).
+    public init(_ kind: UndecodableMessage.Kind) {
+        self.init(rawValue: kind.rawValue)
+    }
+
+    /// The event's type is not accepted on the topic it arrived on.
+    public static let unexpectedType = DeadLetterReason(rawValue: "unexpected_type")
+    /// The message's Kafka key differs from the event's flow id.
+    public static let keyMismatch = DeadLetterReason(rawValue: "key_mismatch")
+    /// A transient failure outlasted the retry budget.
+    public static let retriesExhausted = DeadLetterReason(rawValue: "retries_exhausted")
+    /// A store failed permanently, so the step could not answer the message with an event.
+    public static let stepFailed = DeadLetterReason(rawValue: "step_failed")
+
+    /// Every reason a worker dead-letters with.
+    public static let all = UndecodableMessage.Kind.allCases.map(DeadLetterReason.init)
+        + [unexpectedType, keyMismatch, retriesExhausted, stepFailed]
+
+    public var description: String { rawValue }
+}

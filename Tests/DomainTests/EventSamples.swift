@@ -1,0 +1,81 @@
+import Domain
+
+/// One event of every type, with the variants of optional and alternative fields, each valid by the
+/// published schema: what the contract tests encode and validate.
+enum EventSamples {
+    static let uid = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    static let imageId = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+    static let profile = Profile(name: "Ada", email: "ada@example.com",
+                                 profileImage: "file:///data/objects/ProfileImages/\(imageId).jpg", isMapLocationEnabled: true)
+    static let staged = AvatarSource.staged(key: "staging/r-1", sha256: String(repeating: "ab", count: 32), size: 300_000)
+
+    static let all: [Event] = [
+        .registrationRequested(RegistrationRequested(registrationId: "r-1", email: "ada@example.com", name: "Ada",
+                                                     sealedPassword: "c2VhbGVk", avatar: .inline("AAEC"), isMapLocationEnabled: true)),
+        .registrationRequested(RegistrationRequested(registrationId: "r-2", email: "bob@example.com", name: "Bob",
+                                                     sealedPassword: "c2VhbGVk", avatar: staged, isMapLocationEnabled: false)),
+        .registrationRequested(RegistrationRequested(registrationId: "r-3", email: "cy@example.com", name: "Cy",
+                                                     sealedPassword: "c2VhbGVk", avatar: nil, isMapLocationEnabled: false)),
+        .storeAvatar(StoreAvatar(registrationId: "r-1", imageId: imageId, avatar: staged)),
+        .storeAvatar(StoreAvatar(registrationId: "r-1", imageId: imageId, avatar: nil)),
+        .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: imageId)),
+        .avatarStored(AvatarStored(registrationId: "r-1", imageId: imageId, url: profile.profileImage)),
+        .avatarRejected(AvatarRejected(registrationId: "r-1", imageId: imageId, reason: .imageTooManyPixels, message: "too big")),
+        .avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: imageId)),
+        .writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile)),
+        .deleteProfile(DeleteProfile(registrationId: "r-1", uid: uid)),
+        .profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)),
+        .profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "refused")),
+        .profileDeleted(ProfileDeleted(registrationId: "r-1", uid: uid)),
+        .registrationCompleted(RegistrationCompleted(registrationId: "r-1", uid: uid, profile: profile)),
+        .registrationFailed(RegistrationFailed(registrationId: "r-1", reason: .emailTaken, message: "taken")),
+        // An invalid id is echoed as the request carried it.
+        .registrationFailed(RegistrationFailed(registrationId: "../not an id", reason: .registrationIdInvalid, message: "bad id")),
+        .codeRequested(CodeRequested(requestId: "q-1", email: "ada@example.com", purpose: .changeEmail)),
+        .codeSent(CodeSent(requestId: "q-1", purpose: .login, expiresIn: 600)),
+        .codeRefused(CodeRefused(requestId: "q-1", reason: .codeRateLimited, message: "wait", retryAfter: 42)),
+        .codeRefused(CodeRefused(requestId: "", reason: .requestIdInvalid, message: "bad id")),
+        .tokenRequested(TokenRequested(requestId: "q-1", grantType: .password, email: "ada@example.com",
+                                       sealedCredential: "c2Vh", replyKey: "a2V5")),
+        .tokenRequested(TokenRequested(requestId: "q-1", grantType: .refreshToken, email: nil, sealedCredential: "c2Vh", replyKey: "a2V5")),
+        .tokenIssued(TokenIssued(requestId: "q-1", uid: uid, sealedTokens: "dG9r", expiresIn: 900, accountCreated: false)),
+        .tokenRefused(RequestRefusal(requestId: "q-1", reason: .invalidCredentials, message: "no")),
+        .passwordChangeRequested(PasswordChangeRequested(requestId: "q-1", email: "ada@example.com", sealedPassword: "cA==",
+                                                         sealedNewPassword: "bg==")),
+        .passwordResetRequested(PasswordResetRequested(requestId: "q-1", email: "ada@example.com", sealedCode: "Yw==",
+                                                       sealedNewPassword: "bg==")),
+        .emailChangeRequested(EmailChangeRequested(requestId: "q-1", email: "ada@example.com", sealedPassword: "cA==",
+                                                   newEmail: "ada@new.example", sealedCode: "Yw==")),
+        .updateProfileEmail(ProfileEmail(requestId: "q-1", uid: uid, email: "ada@new.example")),
+        .profileEmailUpdated(ProfileEmail(requestId: "q-1", uid: uid, email: "ada@new.example")),
+        .profileEmailRejected(ProfileEmailRejected(requestId: "q-1", uid: uid, reason: .profileInvalid, message: "no")),
+        .accountChangeCompleted(AccountChangeCompleted(requestId: "q-1", uid: uid, change: .resetPassword)),
+        .accountChangeFailed(RequestRefusal(requestId: "q-1", reason: .emailUnchanged, message: "same")),
+    ]
+
+    /// `body` once for each of its objects, with a field `unexpected` added to that object: the
+    /// field's dotted path and the body. (Sample strings hold no braces, so a scan finds the objects.)
+    static func withUnknownField(_ body: [UInt8]) -> [(path: String, body: [UInt8])] {
+        var variants: [(path: String, body: [UInt8])] = []
+        var objects: [String] = []
+        var key = "", string: [UInt8] = [], inString = false, escaped = false
+        for (index, byte) in body.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false } else { string.append(byte) }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; string = []
+            case UInt8(ascii: ":"): key = String(decoding: string, as: UTF8.self)
+            case UInt8(ascii: "{"):
+                objects.append(objects.isEmpty ? "" : key)
+                let path = (objects.dropFirst() + ["unexpected"]).joined(separator: ".")
+                variants.append((path, Array(body[...index]) + Array(#""unexpected":1,"#.utf8) + Array(body[(index + 1)...])))
+            case UInt8(ascii: "}"): objects.removeLast()
+            default: break
+            }
+        }
+        return variants
+    }
+}
