@@ -33,6 +33,11 @@ public struct AccountChangeStep: EventHandler {
         self.clock = clock
     }
 
+    public static let routes = Route.set([
+        Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
+        Topic.accountReplies: [.profileEmailUpdated, .profileEmailRejected],
+    ])
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .passwordChangeRequested(let request):
@@ -48,7 +53,7 @@ public struct AccountChangeStep: EventHandler {
             try accounts.save(record, applying: transition.update)
             return try effects(of: record)
         default:
-            throw UnexpectedEvent(type: event.type, worker: "account-worker")
+            unrouted(event)
         }
     }
 

@@ -9,8 +9,10 @@ public struct ProfileEmailStep: EventHandler {
         self.profiles = profiles
     }
 
+    public static let routes = Route.set([Topic.profileCommands: [.updateProfileEmail]])
+
     public func handle(_ event: Event) throws -> [Event] {
-        guard case .updateProfileEmail(let command) = event else { throw UnexpectedEvent(type: event.type, worker: "profile-worker") }
+        guard case .updateProfileEmail(let command) = event else { unrouted(event) }
         guard var profile = try profiles.profile(uid: command.uid) else {
             return [.profileEmailRejected(ProfileEmailRejected(requestId: command.requestId, uid: command.uid, reason: .profileInvalid,
                                                                message: "The account has no profile to update."))]

@@ -9,14 +9,17 @@ public protocol AnswerMemo: Sendable {
 /// A step whose answers (on the code, sign-in and account-change outcome topics) are given once
 /// per request id: a redelivered request, or an event that answers it again, republishes the first
 /// answer verbatim instead of a new one (new tokens, a cooldown refusal for a code already sent).
-public struct AnswerOnce: EventHandler {
-    public var step: any EventHandler
+public struct AnswerOnce<Step: EventHandler>: EventHandler {
+    public var step: Step
     public var memo: any AnswerMemo
 
-    /// The topics whose events answer a request.
-    public static let answerTopics: Set<String> = [Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes]
+    /// The step's routes.
+    public static var routes: Set<Route> { Step.routes }
 
-    public init(_ step: any EventHandler, memo: any AnswerMemo) {
+    /// The topics whose events answer a request.
+    public static var answerTopics: Set<String> { [Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes] }
+
+    public init(_ step: Step, memo: any AnswerMemo) {
         self.step = step
         self.memo = memo
     }

@@ -35,35 +35,38 @@ public enum Event: Sendable, Equatable {
     public static let version = 1
 
     /// The `"type"` written on the wire.
-    public var type: String {
+    public var type: String { kind.rawValue }
+
+    /// The event's type, without its fields.
+    public var kind: Kind {
         switch self {
-        case .registrationRequested: "RegistrationRequested"
-        case .storeAvatar: "StoreAvatar"
-        case .deleteAvatar: "DeleteAvatar"
-        case .avatarStored: "AvatarStored"
-        case .avatarRejected: "AvatarRejected"
-        case .avatarDeleted: "AvatarDeleted"
-        case .writeProfile: "WriteProfile"
-        case .deleteProfile: "DeleteProfile"
-        case .profileWritten: "ProfileWritten"
-        case .profileRejected: "ProfileRejected"
-        case .profileDeleted: "ProfileDeleted"
-        case .registrationCompleted: "RegistrationCompleted"
-        case .registrationFailed: "RegistrationFailed"
-        case .codeRequested: "CodeRequested"
-        case .codeSent: "CodeSent"
-        case .codeRefused: "CodeRefused"
-        case .tokenRequested: "TokenRequested"
-        case .tokenIssued: "TokenIssued"
-        case .tokenRefused: "TokenRefused"
-        case .passwordChangeRequested: "PasswordChangeRequested"
-        case .passwordResetRequested: "PasswordResetRequested"
-        case .emailChangeRequested: "EmailChangeRequested"
-        case .updateProfileEmail: "UpdateProfileEmail"
-        case .profileEmailUpdated: "ProfileEmailUpdated"
-        case .profileEmailRejected: "ProfileEmailRejected"
-        case .accountChangeCompleted: "AccountChangeCompleted"
-        case .accountChangeFailed: "AccountChangeFailed"
+        case .registrationRequested: .registrationRequested
+        case .storeAvatar: .storeAvatar
+        case .deleteAvatar: .deleteAvatar
+        case .avatarStored: .avatarStored
+        case .avatarRejected: .avatarRejected
+        case .avatarDeleted: .avatarDeleted
+        case .writeProfile: .writeProfile
+        case .deleteProfile: .deleteProfile
+        case .profileWritten: .profileWritten
+        case .profileRejected: .profileRejected
+        case .profileDeleted: .profileDeleted
+        case .registrationCompleted: .registrationCompleted
+        case .registrationFailed: .registrationFailed
+        case .codeRequested: .codeRequested
+        case .codeSent: .codeSent
+        case .codeRefused: .codeRefused
+        case .tokenRequested: .tokenRequested
+        case .tokenIssued: .tokenIssued
+        case .tokenRefused: .tokenRefused
+        case .passwordChangeRequested: .passwordChangeRequested
+        case .passwordResetRequested: .passwordResetRequested
+        case .emailChangeRequested: .emailChangeRequested
+        case .updateProfileEmail: .updateProfileEmail
+        case .profileEmailUpdated: .profileEmailUpdated
+        case .profileEmailRejected: .profileEmailRejected
+        case .accountChangeCompleted: .accountChangeCompleted
+        case .accountChangeFailed: .accountChangeFailed
         }
     }
 
@@ -74,22 +77,5 @@ public enum Event: Sendable, Equatable {
     public var registrationId: String { key }
 
     /// The topic this event is published to.
-    public var topic: String {
-        switch self {
-        case .registrationRequested: Topic.registrationRequests
-        case .storeAvatar, .deleteAvatar: Topic.imageCommands
-        case .writeProfile, .deleteProfile: Topic.profileCommands
-        case .avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted:
-            Topic.registrationReplies
-        case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
-        case .codeRequested: Topic.codeRequests
-        case .codeSent, .codeRefused: Topic.codeOutcomes
-        case .tokenRequested: Topic.authRequests
-        case .tokenIssued, .tokenRefused: Topic.authOutcomes
-        case .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: Topic.accountRequests
-        case .updateProfileEmail: Topic.profileCommands
-        case .profileEmailUpdated, .profileEmailRejected: Topic.accountReplies
-        case .accountChangeCompleted, .accountChangeFailed: Topic.accountOutcomes
-        }
-    }
+    public var topic: String { kind.topic }
 }

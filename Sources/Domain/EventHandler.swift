@@ -1,22 +1,20 @@
-/// One worker's step: takes an event from its input topics and returns the events to publish.
+/// One worker's step: takes the events of its routes and returns the events to publish.
 ///
 /// Handlers are idempotent: the same event handled twice publishes equivalent events and creates
 /// nothing twice, since every input is delivered at least once.
 public protocol EventHandler: Sendable {
-    /// Handles `event`. Throws `StoreError` with kind `.transient` when the step should be retried,
-    /// and `UnexpectedEvent` for an event this worker does not take.
+    /// The (topic, event type) pairs this step takes; a worker's `RoutingTable` hands it only those.
+    static var routes: Set<Route> { get }
+
+    /// Handles `event`, one of the step's routes. Throws `StoreError` with kind `.transient` when the
+    /// step should be retried.
     func handle(_ event: Event) throws -> [Event]
 }
 
-/// An event of a type this worker does not take, e.g. a profile command on the image topic.
-public struct UnexpectedEvent: Error, Sendable, CustomStringConvertible {
-    public var type: String
-    public var worker: String
-
-    public init(type: String, worker: String) {
-        self.type = type
-        self.worker = worker
+extension EventHandler {
+    /// Stops on `event`, which is none of the step's routes: the routing table never hands one over,
+    /// so being given one is a programming error.
+    public func unrouted(_ event: Event) -> Never {
+        preconditionFailure("\(Self.self) has no route for \(event.type)")
     }
-
-    public var description: String { "\(worker) does not take \(type) events" }
 }

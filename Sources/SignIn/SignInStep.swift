@@ -29,6 +29,12 @@ public struct SignInStep: EventHandler {
 
     private var tokens: any TokenStore { issuer.tokens }
 
+    /// Token requests, and the outcomes of the registrations that sign-ins by email code started.
+    public static let routes = Route.set([
+        Topic.authRequests: [.tokenRequested],
+        Topic.registrationOutcomes: [.registrationCompleted, .registrationFailed],
+    ])
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .tokenRequested(let request):
@@ -40,7 +46,7 @@ public struct SignInStep: EventHandler {
             guard try tokens.pending(requestId: failed.registrationId) != nil else { return [] }
             return [refused(failed.registrationId, Failure(failed.reason, failed.message))]
         default:
-            throw UnexpectedEvent(type: event.type, worker: "account-worker")
+            unrouted(event)
         }
     }
 

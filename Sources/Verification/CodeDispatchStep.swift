@@ -24,8 +24,10 @@ public struct CodeDispatchStep: EventHandler {
         self.clock = clock
     }
 
+    public static let routes = Route.set([Topic.codeRequests: [.codeRequested]])
+
     public func handle(_ event: Event) throws -> [Event] {
-        guard case .codeRequested(let request) = event else { throw UnexpectedEvent(type: event.type, worker: "code-dispatch-worker") }
+        guard case .codeRequested(let request) = event else { unrouted(event) }
         let email = RegistrationRules.normalizedEmail(request.email)
         if let failure = RequestId.validate(request.requestId) ?? RegistrationRules().validate(email: email) {
             return [.codeRefused(CodeRefused(requestId: request.requestId, reason: failure.reason, message: failure.message))]

@@ -44,11 +44,10 @@ public enum AccountWorker: WorkerKind {
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
                                 clock: clock)
+        let answers = try backends.answers(of: name)
         return WorkerStack(
             name: name,
-            topics: [Topic.registrationRequests, Topic.registrationReplies, Topic.registrationOutcomes,
-                     Topic.authRequests, Topic.accountRequests, Topic.accountReplies],
-            handler: AnswerOnce(CompositeHandler([registrations, signIn, changes]), memo: try backends.answers(of: name)),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(changes, memo: answers)]),
             periodic: {
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)

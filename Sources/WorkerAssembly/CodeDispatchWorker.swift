@@ -27,7 +27,6 @@ public enum CodeDispatchWorker: WorkerKind {
         let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()),
                                     mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
                                     rules: CodeRules(policy: policy), clock: clock)
-        return WorkerStack(name: name, topics: [Topic.codeRequests],
-                           handler: AnswerOnce(step, memo: try backends.answers(of: name)))
+        return WorkerStack(name: name, routing: RoutingTable([AnswerOnce(step, memo: try backends.answers(of: name))]))
     }
 }

@@ -23,6 +23,6 @@ public enum ImageWorker: WorkerKind {
         policy.jpegQuality = try parsed.integer("jpeg-quality") ?? policy.jpegQuality
         let step = AvatarStep(images: try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore(),
                               imaging: VipsAvatarImaging(processor: AvatarProcessor(policy: policy)), sha256: sha256Hex)
-        return WorkerStack(name: name, topics: [Topic.imageCommands], handler: step)
+        return WorkerStack(name: name, routing: RoutingTable([step]))
     }
 }

@@ -15,7 +15,6 @@ public enum ProfileWorker: WorkerKind {
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         let profiles = try BackendOptions(parsed, dataDirectory: dataDirectory).profileStore()
-        return WorkerStack(name: name, topics: [Topic.profileCommands],
-                           handler: CompositeHandler([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)]))
+        return WorkerStack(name: name, routing: RoutingTable([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)]))
     }
 }

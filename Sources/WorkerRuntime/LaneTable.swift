@@ -27,13 +27,13 @@ final class LaneTable: Sendable {
         }
     }
 
-    /// Lets every lane finish the message in hand (up to `grace`), then cancels what is left.
-    func stop(grace: Duration) async {
+    /// Lets every lane finish the message in hand (up to `grace`, waited with `sleep`), then cancels what is left.
+    func stop(grace: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) async {
         let entries = lanes.withLock { Array($0.values) }
         entries.forEach { $0.lane.stop() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for entry in entries { await entry.task.value } }
-            group.addTask { try? await Task.sleep(for: grace) }
+            group.addTask { try? await sleep(grace) }
             await group.next()
             group.cancelAll()
         }

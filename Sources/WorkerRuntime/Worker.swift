@@ -4,9 +4,11 @@ import Domain
 import EventTransport
 import Support
 
-/// The loop every worker runs: consume an event, decode it, let the step handle it (retrying
-/// transient failures), publish the step's events and wait for the broker's acknowledgement, then
-/// commit the input. Messages that cannot be processed at all go to the dead-letter topic.
+/// The loop every worker runs: consume an event, decode it, hand it to the step of its route
+/// (retrying transient failures), publish the step's events and wait for the broker's
+/// acknowledgement, then commit the input. Messages that cannot be processed at all go to the
+/// dead-letter topic: undecodable ones, an event of a type not taken on the topic it arrived on
+/// (`unexpected_type`), and one whose message key is not its flow id (`key_mismatch`).
 ///
 /// The input is committed only after the outputs are acknowledged, so a crash anywhere replays the
 /// input: steps are idempotent, and the at-least-once chain never loses a step. Each partition is
@@ -15,23 +17,28 @@ public final class Worker: Sendable {
     private let name: String
     private let consumer: KafkaConsumer
     private let producer: KafkaProducer
-    private let handler: any EventHandler
+    private let routing: RoutingTable
     private let retry: RetryPolicy
     private let grace: Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
 
-    /// A worker named `name` (also its consumer group) handling `topics` with `handler`.
-    /// On shutdown, messages being handled get `grace` to finish before they are abandoned (and redelivered later).
-    public init(name: String, configuration: KafkaConfiguration, topics: [String], handler: any EventHandler,
-                retry: RetryPolicy = .init(), grace: Duration = .seconds(10)) throws {
+    /// A worker named `name` (also its consumer group) reading the topics of `routing` and handing
+    /// each event to the step of its route. On shutdown, messages being handled get `grace` to finish
+    /// before they are abandoned (and redelivered later). Every wait (back-off, grace, the periodic
+    /// interval) goes through `sleep`.
+    public init(name: String, configuration: KafkaConfiguration, routing: RoutingTable,
+                retry: RetryPolicy = .init(), grace: Duration = .seconds(10),
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
         self.name = name
-        self.consumer = try KafkaConsumer(configuration: consumerConfiguration, subscribingTo: topics)
+        self.consumer = try KafkaConsumer(configuration: consumerConfiguration, subscribingTo: routing.topics)
         self.producer = try KafkaProducer(configuration: configuration)
-        self.handler = handler
+        self.routing = routing
         self.retry = retry
         self.grace = grace
+        self.sleep = sleep
         self.logger = Logger(component: name)
     }
 
@@ -50,7 +57,7 @@ public final class Worker: Sendable {
                 if let periodic {
                     group.addTask {
                         while !Task.isCancelled {
-                            try await Task.sleep(for: interval)
+                            try await self.sleep(interval)
                             try await self.publish(try await self.retrying("periodic") { try periodic() })
                         }
                     }
@@ -64,7 +71,7 @@ public final class Worker: Sendable {
             logger.error("stopping after a failure", ["error": "\(error)"])
         }
         logger.info("stopping: finishing the messages in hand, committing, leaving the group")
-        await lanes.stop(grace: grace)
+        await lanes.stop(grace: grace, sleep: sleep)
         consumer.close()
         await producer.close()
         logger.info("stopped")
@@ -98,12 +105,19 @@ public final class Worker: Sendable {
             return try await deadLetter(message, reason: error.kind.rawValue, error: error.detail, attempts: 1, log: log)
         }
         let flow = log.with(["flow_id": event.key, "type": event.type])
+        guard let step = routing.step(for: event.kind, on: message.topic) else {
+            return try await deadLetter(message, reason: "unexpected_type",
+                                        error: "\(event.type) is not taken on \(message.topic)", attempts: 1, log: flow)
+        }
+        guard message.keyString == event.key else {
+            let key = message.keyString.map { "\"\($0)\"" } ?? "missing"
+            return try await deadLetter(message, reason: "key_mismatch",
+                                        error: "message key \(key) is not the flow id \"\(event.key)\"", attempts: 1, log: flow)
+        }
         do {
-            let outputs = try await retrying(event.type, lane: lane, log: flow) { try self.handler.handle(event) }
+            let outputs = try await retrying(event.type, lane: lane, log: flow) { try step.handle(event) }
             try await publish(outputs, lane: lane)
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
-        } catch let error as UnexpectedEvent {
-            try await deadLetter(message, reason: "unexpected_type", error: error.description, attempts: 1, log: flow)
         } catch let error as GaveUp {
             try await deadLetter(message, reason: "retries_exhausted", error: error.description,
                                  attempts: retry.maxAttempts, log: flow)
@@ -125,7 +139,7 @@ public final class Worker: Sendable {
                 guard attempt < retry.maxAttempts else { throw GaveUp(attempts: attempt, last: error.message) }
                 (log ?? logger).warning("transient failure, retrying", ["step": what, "attempt": attempt, "error": error.message])
                 lane?.setRetrying(true)
-                try await Task.sleep(for: retry.delay(after: attempt))
+                try await sleep(retry.delay(after: attempt))
                 attempt += 1
             }
         }
@@ -147,7 +161,7 @@ public final class Worker: Sendable {
                     guard !error.isFatal else { throw error }
                     logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
                     lane?.setRetrying(true)
-                    try await Task.sleep(for: retry.delay(after: min(attempt, retry.maxAttempts)))
+                    try await sleep(retry.delay(after: min(attempt, retry.maxAttempts)))
                     attempt += 1
                 }
             }

@@ -10,6 +10,7 @@ import Testing
 @Suite struct AnswerOnceTests {
     /// Answers every code request with a new, different answer, as a step re-run after a crash might.
     final class FickleStep: EventHandler, Sendable {
+        static let routes = Route.set([Topic.codeRequests: [.codeRequested]])
         let runs = Mutex(0)
         func handle(_ event: Event) throws -> [Event] {
             let run = runs.withLock { runs in

@@ -66,8 +66,4 @@ import Testing
         #expect(try step.handle(delete) == [deleted])
         #expect(images.keys.isEmpty)
     }
-
-    @Test func otherEventsAreUnexpected() {
-        #expect(throws: UnexpectedEvent.self) { try step.handle(.deleteProfile(DeleteProfile(registrationId: "r", uid: "u"))) }
-    }
 }

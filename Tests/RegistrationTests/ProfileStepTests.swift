@@ -49,8 +49,4 @@ import Testing
         #expect(try step.handle(delete) == [deleted])
         #expect(try profiles.profiles().isEmpty)
     }
-
-    @Test func otherEventsAreUnexpected() {
-        #expect(throws: UnexpectedEvent.self) { try step.handle(.deleteAvatar(DeleteAvatar(registrationId: "r", imageId: "i"))) }
-    }
 }

@@ -130,10 +130,6 @@ import Testing
         _ = try start(request())
         #expect(try accounts.accounts().count == 1)
     }
-
-    @Test func otherEventsAreUnexpected() {
-        #expect(throws: UnexpectedEvent.self) { try coordinator.handle(.deleteProfile(DeleteProfile(registrationId: "r", uid: "u"))) }
-    }
 }
 
 struct Unexpected: Error, CustomStringConvertible {

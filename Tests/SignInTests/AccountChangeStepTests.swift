@@ -159,8 +159,4 @@ import Verification
         }
         #expect(mailer.messages.map(\.messageId) == ["notice.right@registrar.local"])
     }
-
-    @Test func otherEventsAreUnexpected() {
-        #expect(throws: UnexpectedEvent.self) { try step.handle(.deleteProfile(DeleteProfile(registrationId: "r", uid: "u"))) }
-    }
 }

@@ -174,10 +174,6 @@ import Verification
         #expect(refusal(try step.handle(request(.password, "ada@example.com", "ada password")))?.reason == .profileIncomplete)
         #expect(tokens.tokens.isEmpty)
     }
-
-    @Test func otherEventsAreUnexpected() {
-        #expect(throws: UnexpectedEvent.self) { try step.handle(.deleteProfile(DeleteProfile(registrationId: "r", uid: "u"))) }
-    }
 }
 
 struct Refused: Error, CustomStringConvertible {

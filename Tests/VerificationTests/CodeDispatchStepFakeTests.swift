@@ -85,8 +85,4 @@ import Verification
         #expect(throws: StoreError.self) { try step().handle(request("r-1")) }
         #expect(mailer.messages.isEmpty)
     }
-
-    @Test func otherEventsAreUnexpected() {
-        #expect(throws: UnexpectedEvent.self) { try step().handle(.deleteProfile(DeleteProfile(registrationId: "r", uid: "u"))) }
-    }
 }

@@ -12,6 +12,7 @@ import Testing
 @Suite struct PartitionIsolationTests {
     /// Fails `slow`'s first attempts with a transient store error; records every completion in order.
     final class FlakyStep: EventHandler, Sendable {
+        static let routes = Route.set(["isolation.input": [.profileWritten]])
         let completions = Mutex<[String]>([])
         let failuresLeft = Mutex(4)
 
@@ -34,7 +35,7 @@ import Testing
         var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "isolation-test")
         configuration.groupID = "isolation-\(UUID().uuidString.prefix(6))"
         let step = FlakyStep()
-        let worker = try Worker(name: "isolation-worker", configuration: configuration, topics: ["isolation.input"], handler: step,
+        let worker = try Worker(name: "isolation-worker", configuration: configuration, routing: RoutingTable([step]),
                                 retry: RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(300), maxDelay: .seconds(1)))
         let shutdown = ShutdownSignal(signals: [])
         let running = Task { try await worker.run(until: shutdown) }

@@ -21,6 +21,8 @@ public struct AvatarStep: EventHandler {
     /// The object key a client stages a large avatar under.
     public static func stagingKey(registrationId: String) -> String { "staging/\(registrationId)" }
 
+    public static let routes = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .storeAvatar(let command): return [try store(command)]
@@ -28,7 +30,7 @@ public struct AvatarStep: EventHandler {
             try images.delete(Self.key(imageId: command.imageId))
             return [.avatarDeleted(AvatarDeleted(registrationId: command.registrationId, imageId: command.imageId))]
         default:
-            throw UnexpectedEvent(type: event.type, worker: "image-worker")
+            unrouted(event)
         }
     }
 

@@ -9,6 +9,8 @@ public struct ProfileStep: EventHandler {
         self.rules = rules
     }
 
+    public static let routes = Route.set([Topic.profileCommands: [.writeProfile, .deleteProfile]])
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .writeProfile(let command):
@@ -17,7 +19,7 @@ public struct ProfileStep: EventHandler {
             try profiles.deleteProfile(uid: command.uid)
             return [.profileDeleted(ProfileDeleted(registrationId: command.registrationId, uid: command.uid))]
         default:
-            throw UnexpectedEvent(type: event.type, worker: "profile-worker")
+            unrouted(event)
         }
     }
 

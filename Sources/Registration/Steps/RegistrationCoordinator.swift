@@ -18,6 +18,11 @@ public struct RegistrationCoordinator: EventHandler {
         self.clock = clock
     }
 
+    public static let routes = Route.set([
+        Topic.registrationRequests: [.registrationRequested],
+        Topic.registrationReplies: [.avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted],
+    ])
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .registrationRequested(let request):
@@ -25,7 +30,7 @@ public struct RegistrationCoordinator: EventHandler {
         case .avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted:
             return try advance(on: event)
         default:
-            throw UnexpectedEvent(type: event.type, worker: "account-worker")
+            unrouted(event)
         }
     }
 
