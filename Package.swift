@@ -111,7 +111,8 @@ let package = Package(
         ]),
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting", "SignIn",
+            "EventTransport",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
             "Domain", "Courier", "Verification", "EmbeddedStores", "CryptoAdapters", "Fakes",
@@ -121,6 +122,11 @@ let package = Package(
         ]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
+            "EventTransport",
+        ]),
+        .testTarget(name: "InProcessTests", dependencies: [
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
+            "EventTransport", "WorkerAssembly", "Fakes",
         ]),
     ]
 )

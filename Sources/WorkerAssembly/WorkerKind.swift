@@ -23,12 +23,18 @@ extension WorkerKind {
     public static func main() async -> Never {
         await CommandLineTool.exit {
             await CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), spec: spec) { parsed in
-                let shutdown = ShutdownSignal()
-                let connection = try ConnectionOptions(parsed)
-                let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: Date.init)
-                try await stack.run(on: connection.kafka(clientID: name), until: shutdown)
+                try await run(parsed, until: ShutdownSignal())
                 return .success
             }
         }
+    }
+
+    /// Runs the worker `parsed` (a command line parsed with `spec`) configures until `shutdown`, reading the
+    /// time from `clock` and doing its periodic work every `interval`.
+    public static func run(_ parsed: ParsedArguments, until shutdown: ShutdownSignal, clock: @escaping @Sendable () -> Date = Date.init,
+                           every interval: Duration = .seconds(5)) async throws {
+        let connection = try ConnectionOptions(parsed)
+        let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
+        try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval)
     }
 }
