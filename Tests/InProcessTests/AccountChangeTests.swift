@@ -4,7 +4,7 @@ import Testing
 
 /// Account changes through the real workers in process: re-authentication, revocation, notices, and
 /// an email change refused for a taken address.
-@Suite(.serialized) struct AccountChangeTests {
+@Suite struct AccountChangeTests {
     @Test func aPasswordChangeNeedsTheOldPasswordAndSignsEverySessionOut() async throws {
         try await InProcessSystem.with { system in
             _ = try await system.register("changer@example.com", password: "first password")

@@ -6,7 +6,7 @@ import Testing
 
 /// Every event the workers emit validates against the published JSON Schemas (a real validator:
 /// Python's jsonschema, Draft 2020-12).
-@Suite(.serialized) struct ContractTests {
+@Suite struct ContractTests {
     @Test func emittedEventsValidateAgainstTheSchemas() async throws {
         try await InProcessSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 100, height: 100)

@@ -20,7 +20,9 @@ final class InProcessSystem: Installation, @unchecked Sendable {
     let cluster: MockCluster
     let publicKey: SealingPublicKey
     let backends: StoreLocation
-    let clock = ManualClock(Date())
+    /// Starts at a whole second of the real time: stores keep dates to the millisecond, and a date read
+    /// back later than the clock's own would look like time running backwards.
+    let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
     private var workers: [String: (shutdown: ShutdownSignal, run: Task<Void, any Error>)] = [:]
     var kafka: KafkaConfiguration { KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test") }
     /// The later of the workers' clock and the real time (the audit's "now").

@@ -5,7 +5,7 @@ import Registration
 import Testing
 
 /// The registration saga across the real workers in process, on a mock cluster.
-@Suite(.serialized) struct RegistrationSagaTests {
+@Suite struct RegistrationSagaTests {
     @Test func completesWithAndWithoutAnAvatar() async throws {
         try await InProcessSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 640, height: 480)

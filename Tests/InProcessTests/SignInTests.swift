@@ -6,7 +6,7 @@ import Testing
 
 /// Sign-in through the real workers in process: code sign-in registering a complete account, the profile guard,
 /// access tokens verifiable with the published JWKS, refresh rotation with reuse detection, lockout.
-@Suite(.serialized) struct SignInTests {
+@Suite struct SignInTests {
     @Test func aCodeSignInRegistersACompleteAccountOnce() async throws {
         try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let code = try await system.code(for: "Fresh.Person@example.com", .register)

@@ -6,7 +6,7 @@ import Testing
 /// A registration whose next worker never comes is failed and compensated at its deadline (a short
 /// one, passed on the workers' clock); when the worker finally comes back, its late work is undone
 /// instead of resurrecting anything.
-@Suite(.serialized) struct StuckSagaTests {
+@Suite struct StuckSagaTests {
     @Test func aSagaPastItsDeadlineIsUndoneAndLateWorkIsIgnored() async throws {
         try await InProcessSystem.with(workers: ["account-worker", "profile-worker"],
                                        extraArguments: ["account-worker": ["--saga-deadline", "2"]]) { system in
