@@ -120,6 +120,17 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
+    /// Adds the active account `uid` of `email` that a completed registration at `date` leaves.
+    public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date) {
+        let saga = SagaRecord(registrationId: "reg-" + uid, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
+                              imageId: "image-" + uid, stage: .completed, startedAt: date, updatedAt: date)
+        state.withLock { state in
+            state.accounts[uid] = Account(uid: uid, email: email, passwordHash: passwordHash, status: .active,
+                                          registrationId: saga.registrationId, createdAt: date)
+            state.sagas[saga.registrationId] = saga
+        }
+    }
+
     /// The sign-in failures recorded for `uid`.
     public func failures(uid: String) -> SignInFailures {
         state.withLock { $0.failures[uid] ?? SignInFailures() }

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Synchronization
 import Verification
 
@@ -18,6 +19,16 @@ public final class InMemoryCodeStore: CodeStore {
             let result = try body(&record)
             records[email + "|" + purpose.rawValue] = record
             return result
+        }
+    }
+
+    /// Records `code` as the current code of `email` and `purpose`, as the code dispatch step issues it at `date`.
+    public func issue(_ code: String, to email: String, _ purpose: CodePurpose, secrets: any CodeSecrets, at date: Date) {
+        let digest = secrets.digest(of: code, purpose: purpose, email: email)
+        records.withLock { records in
+            let key = email + "|" + purpose.rawValue
+            records[key] = CodeRules().issued(records[key], email: email, purpose: purpose, digest: digest, nonce: nil,
+                                              requestId: "code-request", at: date)
         }
     }
 

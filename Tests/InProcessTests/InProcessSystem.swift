@@ -32,16 +32,10 @@ final class InProcessSystem: Installation, @unchecked Sendable {
     /// `extraArguments[name]` on its command line, and stops them afterwards whether `body` succeeds or throws.
     static func with(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:],
                      _ body: (InProcessSystem) async throws -> Void) async throws {
-        let system = try InProcessSystem()
-        do {
+        try await InProcessSystem().run { system in
             for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
             try await body(system)
-        } catch {
-            await system.stop(keepingData: true)
-            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(system.directory)\n".utf8))
-            throw error
         }
-        await system.stop()
     }
 
     private init() throws {

@@ -25,27 +25,9 @@ import Verification
     }
 
     init() throws {
-        try addAccount(uid: uid, email: "ada@example.com", password: "old password")
+        accounts.addActiveAccount(uid: uid, email: "ada@example.com", passwordHash: "hash:old password", at: clock.now)
         try tokens.store(RefreshToken(digest: "d", family: "session", uid: uid, issuedBy: "s", issuedAt: clock.now,
                                       expiresAt: clock.now.addingTimeInterval(3600)))
-    }
-
-    func addAccount(uid: String, email: String, password: String) throws {
-        let saga = SagaRecord(registrationId: "reg-" + uid, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
-                              imageId: "i", stage: .awaitingAvatar, startedAt: clock.now, updatedAt: clock.now)
-        _ = try accounts.start(saga, account: Account(uid: uid, email: email, passwordHash: "hash:" + password, status: .pending,
-                                                      registrationId: saga.registrationId, createdAt: clock.now))
-        var completed = saga
-        completed.stage = .completed
-        completed.version += 1
-        _ = try accounts.save(completed, applying: .activate(uid: uid))
-    }
-
-    func issueCode(_ code: String, to email: String, _ purpose: CodePurpose) throws {
-        try codes.update(email: email, purpose: purpose) { (record) throws(StoreError) in
-            record = CodeRules().issued(record, email: email, purpose: purpose, digest: secrets.digest(of: code, purpose: purpose, email: email),
-                                        nonce: nil, requestId: "code-request", at: clock.now)
-        }
     }
 
     func passwordChange(_ id: String, old: String, new: String = "new password") -> Event {
@@ -83,7 +65,7 @@ import Verification
     }
 
     @Test func aResetCodeSetsANewPasswordAndClearsTheLockout() throws {
-        try issueCode("123456", to: "ada@example.com", .resetPassword)
+        codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
         for attempt in 1...5 { _ = try PasswordCheck(accounts: accounts, vault: FakeVault()).authenticate(email: "ada@example.com", password: "\(attempt)", at: clock.now) }
         let reset = { (id: String, code: String) in
             Event.passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: FakeVault.sealed(code),
@@ -97,7 +79,7 @@ import Verification
     }
 
     @Test func anEmailChangeMovesTheAccountThenTheProfileAndNotifiesTheOldAddress() throws {
-        try issueCode("123456", to: "new@example.com", .changeEmail)
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         let asked = Event.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
         #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked])
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account reserves the new email first")
@@ -113,7 +95,7 @@ import Verification
     }
 
     @Test func aProfileRefusingTheEmailGivesTheAccountItsOldOneBack() throws {
-        try issueCode("123456", to: "new@example.com", .changeEmail)
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         _ = try step.handle(emailChange("move", to: "new@example.com"))
         let rejected = Event.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: uid, reason: .profileStoreRejected, message: "m"))
         #expect(failure(try step.handle(rejected)) == .profileStoreRejected)
@@ -122,7 +104,7 @@ import Verification
     }
 
     @Test func anEmailChangePastItsDeadlineSetsTheProfileBackThenFails() throws {
-        try issueCode("123456", to: "new@example.com", .changeEmail)
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         _ = try step.handle(emailChange("move", to: "new@example.com"))
         #expect(try step.expireChanges(notUpdatedSince: clock.now).isEmpty)
         clock.advance(by: 121)
@@ -136,8 +118,8 @@ import Verification
     }
 
     @Test func anEmailChangeRefusesATakenAnUnchangedOrAnUnprovenAddress() throws {
-        try addAccount(uid: "uid-other", email: "taken@example.com", password: "other password")
-        try issueCode("123456", to: "taken@example.com", .changeEmail)
+        accounts.addActiveAccount(uid: "uid-other", email: "taken@example.com", passwordHash: "hash:other password", at: clock.now)
+        codes.issue("123456", to: "taken@example.com", .changeEmail, secrets: secrets, at: clock.now)
         #expect(failure(try step.handle(emailChange("taken", to: "Taken@example.com"))) == .emailTaken)
         #expect(failure(try step.handle(emailChange("same", to: "ada@example.com"))) == .emailUnchanged)
         #expect(failure(try step.handle(emailChange("unproven", to: "free@example.com"))) == .invalidCredentials)

@@ -28,24 +28,9 @@ import Verification
     /// An active account of `email` with a complete profile; its uid.
     func account(_ email: String, password: String) throws -> String {
         let uid = "uid-" + email
-        let saga = SagaRecord(registrationId: "reg-" + email, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
-                              imageId: "i", stage: .awaitingAvatar, startedAt: clock.now, updatedAt: clock.now)
-        _ = try accounts.start(saga, account: Account(uid: uid, email: email, passwordHash: "hash:" + password, status: .pending,
-                                                      registrationId: saga.registrationId, createdAt: clock.now))
-        var completed = saga
-        completed.stage = .completed
-        completed.version += 1
-        _ = try accounts.save(completed, applying: .activate(uid: uid))
+        accounts.addActiveAccount(uid: uid, email: email, passwordHash: "hash:" + password, at: clock.now)
         try profiles.write(Profile(name: "Ada", email: email, profileImage: "memory://i.jpg", isMapLocationEnabled: false), uid: uid)
         return uid
-    }
-
-    /// A code for `email` and `purpose`, as the code dispatch step records it.
-    func issueCode(_ code: String, to email: String, _ purpose: CodePurpose) throws {
-        try codes.update(email: email, purpose: purpose) { (record) throws(StoreError) in
-            record = CodeRules().issued(record, email: email, purpose: purpose, digest: secrets.digest(of: code, purpose: purpose, email: email),
-                                        nonce: nil, requestId: "code-request", at: clock.now)
-        }
     }
 
     func request(_ grant: GrantType, _ email: String?, _ secret: String, id: String = UUID().uuidString) -> Event {
@@ -109,7 +94,7 @@ import Verification
 
     @Test func aCodeSignsAnAccountInOnce() throws {
         let uid = try account("ada@example.com", password: "ada password")
-        try issueCode("123456", to: "ada@example.com", .login)
+        codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
         let first = try step.handle(request(.email, "ada@example.com", "123456", id: "s-1"))
         #expect(try opened(first).issued.uid == uid)
         #expect(refusal(try step.handle(request(.email, "ada@example.com", "123456", id: "s-2")))?.reason == .invalidCredentials)
@@ -117,7 +102,7 @@ import Verification
     }
 
     @Test func aCodeForANewEmailRegistersTheAccountAndIsAnsweredWhenItCompletes() throws {
-        try issueCode("123456", to: "new.person@example.com", .register)
+        codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
         let signIn = request(.email, "New.Person@example.com", "123456", id: "signup-1")
         let started = try step.handle(signIn)
         guard case .storeAvatar(let command) = started.first, started.count == 1 else { Issue.record("\(started)"); return }

@@ -18,10 +18,24 @@ protocol Installation: AnyObject, Sendable {
     var backends: StoreLocation { get }
     /// The time the workers read now.
     var now: Date { get }
+    /// Stops every worker and removes the data directory (unless kept for a post-mortem).
+    func stop(keepingData: Bool) async
 }
 
 extension Installation {
     var logs: String { directory + "/logs" }
+
+    /// Runs `body` with this started installation and stops it afterwards, keeping its data and logs when `body` throws.
+    func run(_ body: (Self) async throws -> Void) async throws {
+        do {
+            try await body(self)
+        } catch {
+            await stop(keepingData: true)
+            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(directory)\n".utf8))
+            throw error
+        }
+        await stop(keepingData: false)
+    }
 
     /// A registration request as the CLI would publish it.
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",

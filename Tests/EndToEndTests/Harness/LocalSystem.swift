@@ -58,15 +58,7 @@ final class LocalSystem: Installation, @unchecked Sendable {
     static func with(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:], postgres: PostgresServer? = nil,
                      relayingImages: ((Int) throws -> HTTPRelay)? = nil,
                      _ body: (LocalSystem) async throws -> Void) async throws {
-        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages)
-        do {
-            try await body(system)
-        } catch {
-            await system.stop(keepingData: true)
-            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(system.directory)\n".utf8))
-            throw error
-        }
-        await system.stop()
+        try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages).run(body)
     }
 
     private init(directory: String, bootstrap: String, broker: ChildProcess, publicKey: SealingPublicKey, backends: StoreLocation) {
