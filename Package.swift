@@ -97,6 +97,9 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
+        .testTarget(name: "RoutingTests", dependencies: [
+            "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
+        ]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "Fakes"]),
         .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
                 path: "Tests/Fakes"),

@@ -34,8 +34,9 @@ public enum Topic {
         (accountRequests, 6), (accountOutcomes, 6), (accountReplies, 6),
     ] + inputs.map { (deadLetters(of: $0), 1) }
 
-    /// The topics workers consume, each of which has a dead-letter topic.
-    /// (The account worker also reads `registration.outcomes`, to answer sign-ins that registered an account.)
+    /// The topics workers consume (the topics of their steps' routes; `StepRoutesTests` checks the two
+    /// agree), each of which has a dead-letter topic. (The account worker also reads `registration.outcomes`,
+    /// to answer sign-ins that registered an account.)
     public static let inputs = [registrationRequests, registrationReplies, imageCommands, profileCommands, codeRequests,
                                 authRequests, accountRequests, accountReplies, registrationOutcomes]
 

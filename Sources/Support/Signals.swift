@@ -4,7 +4,8 @@ import Synchronization
 
 /// Turns SIGTERM and SIGINT into an async event for graceful shutdown; a second signal exits at once.
 public final class ShutdownSignal: @unchecked Sendable {
-    // `sources` is written once in `init` and only kept alive afterwards; `received` is a Mutex.
+    // `sources` is written once in `init` and only kept alive afterwards; `received` is a Mutex; the
+    // stream and its continuation are Sendable.
     private let sources: [any DispatchSourceSignal]
     private let stream: AsyncStream<Int32>
     private let continuation: AsyncStream<Int32>.Continuation

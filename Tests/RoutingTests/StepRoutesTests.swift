@@ -1,0 +1,64 @@
+import AccountChanges
+import Domain
+import Foundation
+import Registration
+import SignIn
+import Support
+import Testing
+import Verification
+
+/// The routes of every worker's steps against the topic contract: each input topic is read by some
+/// step, each route is claimed once, and `contract/asyncapi.yaml` lists, for each consumed channel,
+/// exactly the message types the steps take there.
+@Suite struct StepRoutesTests {
+    /// Every worker's steps, as its `main.swift` assembles them.
+    static let workers: [String: [any EventHandler.Type]] = [
+        "account-worker": [RegistrationCoordinator.self, SignInStep.self, AccountChangeStep.self],
+        "image-worker": [AvatarStep.self],
+        "profile-worker": [ProfileStep.self, ProfileEmailStep.self],
+        "code-dispatch-worker": [CodeDispatchStep.self],
+    ]
+
+    static var routes: [Route] { workers.values.flatMap { $0.flatMap { $0.routes } } }
+
+    @Test func noRouteIsTakenByTwoSteps() {
+        let counted = Dictionary(Self.routes.map { ($0, 1) }, uniquingKeysWith: +)
+        #expect(counted.filter { $0.value > 1 }.isEmpty)
+    }
+
+    @Test func eachRouteIsOnTheTopicItsTypeIsPublishedTo() {
+        #expect(Self.routes.filter { $0.topic != $0.type.topic }.isEmpty)
+    }
+
+    @Test func theInputTopicsAreTheTopicsOfTheRoutesAndEachHasADeadLetterTopic() {
+        #expect(Set(Topic.inputs) == Set(Self.routes.map(\.topic)))
+        #expect(Topic.inputs.count == Set(Topic.inputs).count)
+        let created = Set(Topic.all.map(\.name))
+        #expect(Topic.inputs.allSatisfy { created.contains($0) && created.contains(Topic.deadLetters(of: $0)) })
+    }
+
+    @Test func theAsyncAPIChannelsOfTheInputTopicsListExactlyTheRoutedTypes() async throws {
+        let channels = try await Self.asyncAPIChannels()
+        let documented = Set(channels.filter { Topic.inputs.contains($0.key) }.flatMap { address, messages in
+            messages.map { "\($0) on \(address)" }
+        })
+        let routed = Set(Self.routes.map(\.description))
+        #expect(documented.subtracting(routed).sorted() == [], "documented but not taken")
+        #expect(routed.subtracting(documented).sorted() == [], "taken but not documented")
+    }
+
+    /// Each channel's address and message names in `contract/asyncapi.yaml`, read with Python's YAML parser.
+    static func asyncAPIChannels() async throws -> [String: [String]] {
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("contract/asyncapi.yaml").path
+        let script = """
+            import json, sys, yaml
+            channels = yaml.safe_load(open(sys.argv[1]))["channels"].values()
+            print(json.dumps({c["address"]: list(c.get("messages") or {}) for c in channels}))
+            """
+        let python = try ChildProcess("/usr/bin/python3", ["-c", script, document])
+        let line = await python.nextLine()
+        #expect(await python.waitForExit() == 0)
+        return try JSONDecoder().decode([String: [String]].self, from: Data(try #require(line).utf8))
+    }
+}

@@ -1,0 +1,90 @@
+import Domain
+import Foundation
+import Kafka
+import Support
+import Synchronization
+import WorkerRuntime
+
+/// The real `Worker` on librdkafka's mock cluster in this process, with the topics of `ScriptedStep`'s
+/// routes (one partition each, so one flow's order is the topic's), their dead-letter topics and the
+/// sign-in outcome topic. Waits go through `sleep`, which records them and returns at once unless a test
+/// says otherwise.
+final class WorkerBench: Sendable {
+    static let inputs = RoutingTable([ScriptedStep()]).topics
+    static let topics = inputs + inputs.map(Topic.deadLetters) + [Topic.authOutcomes]
+
+    let cluster: MockCluster
+    let configuration: KafkaConfiguration
+    /// Every wait the worker asked for, in order.
+    let sleeps = Mutex<[Duration]>([])
+
+    init() throws {
+        cluster = try MockCluster(brokers: 1)
+        for topic in Self.topics { try cluster.createTopic(topic, partitions: 1) }
+        var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "worker-bench")
+        configuration.groupID = "bench-\(UUID().uuidString.prefix(8))"
+        configuration.sessionTimeout = .seconds(6)  // the mock holds a rebalance for (session timeout - 1 s)
+        self.configuration = configuration
+    }
+
+    /// A worker running `step` in the bench's consumer group; `sleep` replaces the recorded instant sleep.
+    func run(_ step: ScriptedStep, grace: Duration = .seconds(10),
+             sleep: (@Sendable (Duration) async throws -> Void)? = nil) throws -> Running {
+        let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]), grace: grace,
+                                sleep: sleep ?? { [self] duration in sleeps.withLock { $0.append(duration) } })
+        let shutdown = ShutdownSignal(signals: [])
+        return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown) })
+    }
+
+    /// A running worker.
+    struct Running {
+        let shutdown: ShutdownSignal
+        let task: Task<Void, any Error>
+
+        /// Asks the worker to stop and waits until it has.
+        func stop() async throws {
+            shutdown.trigger()
+            try await task.value
+        }
+    }
+
+    /// The first message keyed `key` on `topic`, read from the topic's start, or nil when none came within `timeout`.
+    func message(on topic: String, key: String, timeout: Duration = .seconds(60)) async throws -> KafkaMessage? {
+        let consumer = try KafkaConsumer(configuration: configuration,
+                                         assignment: [TopicPartitionOffset(topic: topic, partition: 0, offset: .beginning)])
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            consumer.close()  // ends `messages`
+        }
+        defer {
+            deadline.cancel()
+            consumer.close()
+        }
+        for try await message in consumer.messages where message.keyString == key { return message }
+        return nil
+    }
+
+    /// Publishes `value` to `topic` with `key`.
+    func publish(_ value: [UInt8], to topic: String, key: String) async throws {
+        let producer = try KafkaProducer(configuration: configuration)
+        try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
+        await producer.close()
+    }
+
+    /// Publishes `event` to `topic` (its own by default), keyed by its flow id unless `key` says otherwise.
+    func publish(_ event: Event, to topic: String? = nil, key: String? = nil) async throws {
+        try await publish(EventCodec.encode(event), to: topic ?? event.topic, key: key ?? event.key)
+    }
+
+    /// Every message on the bench's topics right now.
+    func everything() async throws -> [KafkaMessage] {
+        try await TopicSnapshot.read(Self.topics, configuration: configuration)
+    }
+}
+
+extension KafkaMessage {
+    /// The value of header `name` as text.
+    func text(_ name: String) -> String? {
+        header(name).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
