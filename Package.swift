@@ -27,6 +27,7 @@ import PackageDescription
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `EventTransport`: an event as a Kafka message with the standard headers, and back (workers and clients alike).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
+/// - `WorkerAssembly`: each worker's options and the steps they build, shared by the executables and the in-process tests.
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
     name: "Registrar",
@@ -80,26 +81,21 @@ let package = Package(
             "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
 
+        .target(name: "WorkerAssembly", dependencies: [
+            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters",
+        ]),
+
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
             "SignIn", "EventTransport",
         ]),
-        .executableTarget(name: "account-worker", dependencies: [
-            "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters",
-        ]),
-        .executableTarget(name: "image-worker", dependencies: [
-            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime",
-        ]),
-        .executableTarget(name: "profile-worker", dependencies: [
-            "Support", "Domain", "Registration", "Backends", "WorkerRuntime", "AccountChanges",
-        ]),
-        .executableTarget(name: "code-dispatch-worker", dependencies: [
-            "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "Courier", "Verification", "CryptoAdapters",
-        ]),
+        .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
+        .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
+        .executableTarget(name: "profile-worker", dependencies: ["WorkerAssembly"]),
+        .executableTarget(name: "code-dispatch-worker", dependencies: ["WorkerAssembly"]),
 
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
@@ -112,7 +108,9 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: [
             "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
         ]),
-        .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
+        .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "Fakes"]),
+        .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
+                path: "Tests/Fakes"),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
@@ -128,14 +126,22 @@ let package = Package(
         ]),
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting", "SignIn",
+            "EventTransport",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters",
+            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "Fakes",
         ]),
-        .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
+        .testTarget(name: "SignInTests", dependencies: [
+            "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges", "Fakes",
+        ]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
+            "EventTransport",
+        ]),
+        .testTarget(name: "InProcessTests", dependencies: [
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
+            "EventTransport", "WorkerAssembly", "Fakes",
         ]),
     ]
 )

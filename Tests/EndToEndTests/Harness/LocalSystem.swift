@@ -11,7 +11,7 @@ import WorkerRuntime
 /// A whole Registrar installation for one test: a local broker and the worker binaries as
 /// separate processes, sharing a fresh data directory on the embedded defaults (or on the
 /// backends named by `REGISTRAR_ACCOUNTS`, `REGISTRAR_PROFILES`, `REGISTRAR_IMAGES`).
-final class LocalSystem: @unchecked Sendable {
+final class LocalSystem: Installation, @unchecked Sendable {
     // Mutable state (`workers`) is only touched by the test that owns the system, one call at a time.
     static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
 
@@ -21,9 +21,8 @@ final class LocalSystem: @unchecked Sendable {
     private(set) var workers: [String: ChildProcess] = [:]
     let publicKey: SealingPublicKey
     var kafka: KafkaConfiguration { KafkaConfiguration(bootstrapServers: bootstrap, clientID: "e2e-test") }
-    /// The stores, embedded or production (see `StoreLocation`).
     let backends: StoreLocation
-    var logs: String { directory + "/logs" }
+    var now: Date { Date() }
 
     /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
     /// `postgres`, when given, holds the accounts and profiles (a fresh database on it) instead of the default location.
@@ -59,15 +58,7 @@ final class LocalSystem: @unchecked Sendable {
     static func with(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:], postgres: PostgresServer? = nil,
                      relayingImages: ((Int) throws -> HTTPRelay)? = nil,
                      _ body: (LocalSystem) async throws -> Void) async throws {
-        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages)
-        do {
-            try await body(system)
-        } catch {
-            await system.stop(keepingData: true)
-            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(system.directory)\n".utf8))
-            throw error
-        }
-        await system.stop()
+        try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages).run(body)
     }
 
     private init(directory: String, bootstrap: String, broker: ChildProcess, publicKey: SealingPublicKey, backends: StoreLocation) {
@@ -112,85 +103,4 @@ final class LocalSystem: @unchecked Sendable {
         while let line = await process.nextLine() { lines.append(line) }
         return (await process.waitForExit(), lines.joined(separator: "\n"))
     }
-
-    /// A registration request as the CLI would publish it.
-    func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
-                 name: String = "Test User", avatar: [UInt8]? = nil) -> RegistrationRequested {
-        RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: Data(publicKey.seal(Array(password.utf8))).base64EncodedString(),
-                              avatar: avatar.map { .inline(Data($0).base64EncodedString()) }, isMapLocationEnabled: false)
-    }
-
-    /// Publishes raw bytes to a topic.
-    func publish(_ value: [UInt8], to topic: String, key: String) async throws {
-        let producer = try KafkaProducer(configuration: kafka)
-        _ = try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
-        await producer.close()
-    }
-
-    /// Publishes requests (acknowledged by the broker before returning).
-    func publish(_ requests: [RegistrationRequested]) async throws {
-        let producer = try KafkaProducer(configuration: kafka)
-        for request in requests {
-            let event = Event.registrationRequested(request)
-            _ = try await producer.send(OutgoingMessage(topic: event.topic, key: Array(request.registrationId.utf8),
-                                                        value: EventCodec.encode(event), headers: []))
-        }
-        await producer.close()
-    }
-
-    /// Every outcome published so far, by registration id (a redelivered saga may publish its outcome twice).
-    func outcomes() async throws -> [String: [Event]] {
-        let messages = try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka)
-        var outcomes: [String: [Event]] = [:]
-        for message in messages {
-            let event = try EventCodec.decode(message.value)
-            outcomes[event.registrationId, default: []].append(event)
-        }
-        return outcomes
-    }
-
-    /// Waits until every id in `ids` has an outcome; returns them. Fails after `timeout`.
-    func waitForOutcomes(_ ids: [String], timeout: Duration = .seconds(90)) async throws -> [String: [Event]] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let outcomes = try await self.outcomes()
-            if ids.allSatisfy({ outcomes[$0] != nil }) { return outcomes }
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("no outcome within \(timeout) for \(ids.filter { outcomes[$0] == nil })")
-            }
-            try await Task.sleep(for: .milliseconds(250))
-        }
-    }
-
-    /// The bytes of every message on every Registrar topic.
-    func allTopicMessages() async throws -> [KafkaMessage] {
-        try await TopicSnapshot.read(Topic.all.map(\.name), configuration: kafka)
-    }
-
-    /// The audit's findings, with nothing in flight counted (grace 0).
-    func audit() throws -> [RegistrationAudit.Finding] {
-        try RegistrationAudit(accounts: try backends.accounts(), profiles: try backends.profiles(),
-                              images: try backends.objects()).run(grace: .zero)
-    }
-
-    /// Makes the profile store refuse every write from now on (a trigger raising an error).
-    func refuseProfileWrites() async throws {
-        try await backends.executeOnProfiles(
-            sqlite: "CREATE TRIGGER refuse BEFORE INSERT ON profiles BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
-            postgres: "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql; "
-                + "CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON profiles FOR EACH ROW EXECUTE FUNCTION refuse();",
-            logs: logs)
-    }
-
-    /// Empties the profile image of `uid`, leaving an incomplete profile.
-    func blankProfileImage(of uid: String) async throws {
-        let sql = "UPDATE profiles SET profile_image = '' WHERE uid = '\(uid)'"
-        try await backends.executeOnProfiles(sqlite: sql, postgres: sql, logs: logs)
-    }
-}
-
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

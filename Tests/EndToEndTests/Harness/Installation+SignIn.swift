@@ -1,28 +1,15 @@
 import Crypto
 import Domain
 import Foundation
-import Kafka
 import SignIn
 import Testing
-import WorkerRuntime
 
-/// What the sign-in tests do with a `LocalSystem`: publish a request and wait for its outcome,
-/// read codes back from the emails sent, sign in and open the sealed tokens.
-extension LocalSystem {
+/// What the sign-in tests do with an installation: request codes and read them back from the emails
+/// sent, sign in and open the sealed tokens, register accounts.
+extension Installation {
     /// `secret` sealed to the account worker's public key, as clients send it.
     func seal(_ secret: String) -> String {
         Data(publicKey.seal(Array(secret.utf8))).base64EncodedString()
-    }
-
-    /// Publishes `request` and returns the first event keyed by its id on `topic` (the outcome topic by default).
-    func send(_ request: Event, awaiting topic: String? = nil, timeout: Duration = .seconds(60)) async throws -> Event {
-        let topic = topic ?? Self.outcomeTopic(of: request)
-        let waiter = try OutcomeWaiter(topic: topic, configuration: kafka)
-        try await publish(EventCodec.encode(request), to: request.topic, key: request.key)
-        guard let message = try await waiter.wait(forKey: request.key, timeout: timeout) else {
-            throw HarnessError("no \(topic) message for \(request.key) within \(timeout)")
-        }
-        return try EventCodec.decode(message.value)
     }
 
     /// Requests a code and returns the answer.
@@ -81,13 +68,6 @@ extension LocalSystem {
         return completed.uid
     }
 
-    private static func outcomeTopic(of request: Event) -> String {
-        switch request.topic {
-        case Topic.codeRequests: Topic.codeOutcomes
-        case Topic.authRequests: Topic.authOutcomes
-        default: Topic.accountOutcomes
-        }
-    }
 }
 
 /// The reason of a refusal, or nil for any other event.

@@ -5,9 +5,12 @@ import Testing
 
 /// Every code, sign-in and account-change event the workers emit validates against the published
 /// JSON Schemas, and no secret (password, code, token) is on any topic or in any log.
-@Suite(.serialized) struct SignInContractTests {
+@Suite struct SignInContractTests {
     @Test func everyEventValidatesAndNoSecretTravelsInPlaintext() async throws {
-        try await LocalSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+            // The workers log to this process's standard error: a copy of it is their log.
+            let logCopy = try StandardErrorTee(copyingTo: system.logs + "/workers.log")
+            defer { logCopy.stop() }
             let password = "Canary-\(UUID().uuidString.prefix(8))"
             _ = try await system.register("contract@example.com", password: password)
             let registerCode = try await system.code(for: "new-contract@example.com", .register)
@@ -38,6 +41,7 @@ import Testing
 
             let secrets = [password, newPassword, registerCode, changeCode] + [created, session, rotated].compactMap { $0 }
                 .flatMap { [$0.accessToken, $0.refreshToken] }
+            logCopy.stop()
             let logs = try FileManager.default.contentsOfDirectory(atPath: system.logs).map { log in
                 (log, String(decoding: FileManager.default.contents(atPath: system.logs + "/" + log) ?? Data(), as: UTF8.self))
             }

@@ -1,0 +1,56 @@
+import AccountChanges
+import Backends
+import Courier
+import Crypto
+import CryptoAdapters
+import Domain
+import Foundation
+import Registration
+import SignIn
+import Support
+import Verification
+
+/// The account worker: the registration saga, sign-in and account changes, each request answered once,
+/// and the sweep that undoes registrations and email changes past their deadline.
+public enum AccountWorker: WorkerKind {
+    public static let name = "account-worker"
+    public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
+    public static let options = BackendOptions.specs + [
+        .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
+        .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("lockout-base", "Seconds an account is locked after 5 failed sign-ins in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
+        .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
+        .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
+    ]
+
+    public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
+                             clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
+        let backends = EmbeddedBackends(dataDirectory)
+        let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
+        let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8)
+        let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
+        let accounts = try stores.accountChangeStore()
+        let vault = SodiumCredentialVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()))
+        let minter = EdDSATokenMinter(key: try SigningKeyPair.loadOrCreate(at: backends.signingKey()))
+        try minter.jwks.write(toFile: backends.jwksFile, atomically: true, encoding: .utf8)
+        let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
+            base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
+        let codes = CodeVerifier(codes: try stores.codeStore(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()))
+        let tokens = try stores.tokenStore()
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules, clock: clock)
+        let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
+                                        mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
+                                        rules: rules, clock: clock)
+        let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
+                                issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
+                                clock: clock)
+        let answers = try stores.answerMemo(of: name)
+        return WorkerStack(
+            name: name,
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(changes, memo: answers)]),
+            periodic: {
+                let cutoff = clock().addingTimeInterval(-deadline)
+                return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
+            })
+    }
+}

@@ -1,0 +1,29 @@
+import ImagingAdapters
+import Backends
+import Crypto
+import Domain
+import Foundation
+import Imaging
+import Registration
+import Support
+
+/// The image worker: processes, stores and deletes avatars.
+public enum ImageWorker: WorkerKind {
+    public static let name = "image-worker"
+    public static let summary = "process, store and delete avatars (ProfileImages/<uuid>.jpg)"
+    public static let options = BackendOptions.specs + [
+        .value("avatar-size", "Side of the stored square avatar in pixels", environment: "REGISTRAR_AVATAR_SIZE", default: "512"),
+        .value("jpeg-quality", "JPEG quality of stored avatars, 1–100", environment: "REGISTRAR_JPEG_QUALITY", default: "85"),
+    ]
+
+    /// Reads no time.
+    public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
+                             clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
+        var policy = AvatarPolicy()
+        policy.outputSize = try parsed.integer("avatar-size") ?? policy.outputSize
+        policy.jpegQuality = try parsed.integer("jpeg-quality") ?? policy.jpegQuality
+        let step = AvatarStep(images: try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore(),
+                              imaging: VipsAvatarImaging(processor: AvatarProcessor(policy: policy)), sha256: sha256Hex)
+        return WorkerStack(name: name, routing: RoutingTable([step]))
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Support
+import WorkerRuntime
+
+/// One kind of worker: its command line and how its options build its stack. The worker executables
+/// and the in-process test tier build their stacks through it alike.
+public protocol WorkerKind {
+    /// The worker's name: its command, its consumer group and its Kafka client id.
+    static var name: String { get }
+    static var summary: String { get }
+    /// Its options besides the connection's.
+    static var options: [CommandSpec.Option] { get }
+    /// The stack `options` configure, with its stores in (or defaulting to) `dataDirectory`, reading the time from `clock`.
+    static func stack(_ options: ParsedArguments, dataDirectory: String,
+                      clock: @escaping @Sendable () -> Date) throws -> WorkerStack
+}
+
+extension WorkerKind {
+    /// The worker's command line: the connection's options and its own.
+    public static var spec: CommandSpec { CommandSpec(name: name, summary: summary, options: ConnectionOptions.specs + options) }
+
+    /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
+    public static func main() async -> Never {
+        await CommandLineTool.exit {
+            await CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), spec: spec) { parsed in
+                try await run(parsed, until: ShutdownSignal())
+                return .success
+            }
+        }
+    }
+
+    /// Runs the worker `parsed` (a command line parsed with `spec`) configures until `shutdown`, reading the
+    /// time from `clock` and doing its periodic work every `interval`.
+    public static func run(_ parsed: ParsedArguments, until shutdown: ShutdownSignal, clock: @escaping @Sendable () -> Date = Date.init,
+                           every interval: Duration = .seconds(5)) async throws {
+        let connection = try ConnectionOptions(parsed)
+        let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
+        try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval)
+    }
+}

@@ -1,0 +1,36 @@
+import Backends
+import Domain
+import Foundation
+import Registration
+import Testing
+
+/// Large avatars through the `registrar` CLI and the real worker processes: staged in the object
+/// store by claim check, and refused above the limit.
+@Suite(.serialized) struct ClaimCheckTests {
+    @Test func largeAvatarsTravelByClaimCheckAndOversizedOnesAreRefused() async throws {
+        try await LocalSystem.with { system in
+            // ~3 MB: far above what goes inline in a message, staged in the object store instead.
+            let large = try await Fixtures.noiseJPEG(width: 2400, height: 1800)
+            #expect(large.count > 1_500_000)
+            let avatarPath = system.directory + "/large.jpg"
+            try Data(large).write(to: URL(fileURLWithPath: avatarPath))
+            let accepted = try await system.registrar(["register", "--email", "large@example.com", "--password", "long enough password",
+                                                       "--name", "Large", "--avatar", avatarPath, "--registration-id", "large-1"])
+            #expect(accepted.status == 0, "\(accepted.output)")
+            #expect(accepted.output.contains("completed large-1"))
+
+            let hugePath = system.directory + "/huge.bin"
+            try Data(Array(large.prefix(4)) + [UInt8](repeating: 0x42, count: 21 * 1024 * 1024)).write(to: URL(fileURLWithPath: hugePath))
+            let refused = try await system.registrar(["register", "--email", "huge@example.com", "--password", "long enough password",
+                                                      "--name", "Huge", "--avatar", hugePath, "--registration-id", "huge-1"])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("image_too_large"), "\(refused.output)")
+            // The staged uploads are gone, and nothing of the refused registration remains.
+            #expect(try system.backends.objects().list(prefix: "staging/").isEmpty)
+            #expect(try system.backends.accounts().account(email: "huge@example.com") == nil)
+            #expect(try system.audit().isEmpty)
+            // No message carried the megabytes.
+            #expect(try await system.allTopicMessages().allSatisfy { $0.value.count < 512 * 1024 })
+        }
+    }
+}

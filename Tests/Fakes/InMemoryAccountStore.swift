@@ -1,0 +1,146 @@
+import AccountChanges
+import Domain
+import Foundation
+import Registration
+import SignIn
+import Synchronization
+
+/// Accounts, sagas, sign-in failures and account changes in memory, with the SQL stores' semantics:
+/// unique emails, compare-and-set saga saves, and an account change committed with its account update.
+public final class InMemoryAccountStore: AccountChangeStore {
+    private struct State {
+        var accounts: [String: Account] = [:]
+        var sagas: [String: SagaRecord] = [:]
+        var failures: [String: SignInFailures] = [:]
+        var changes: [String: AccountChangeRecord] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// Raised by every write.
+    public let writes = Fault()
+
+    public init() {}
+
+    public func start(_ saga: SagaRecord, account: Account) throws(StoreError) -> SagaStart {
+        try writes.check()
+        return state.withLock { state in
+            if let existing = state.sagas[saga.registrationId] { return .existing(existing) }
+            guard !state.accounts.values.contains(where: { $0.email == account.email }) else { return .emailTaken }
+            state.accounts[account.uid] = account
+            state.sagas[saga.registrationId] = saga
+            return .started
+        }
+    }
+
+    public func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord {
+        try writes.check()
+        return state.withLock { state in
+            if let existing = state.sagas[saga.registrationId] { return existing }
+            state.sagas[saga.registrationId] = saga
+            return saga
+        }
+    }
+
+    public func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? {
+        state.withLock { $0.sagas[registrationId] }
+    }
+
+    public func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool {
+        try writes.check()
+        return try state.withLock { (state) throws(StoreError) -> Bool in
+            guard state.sagas[saga.registrationId]?.version == saga.version - 1 else { return false }
+            switch change {
+            case .activate(let uid):
+                guard state.accounts[uid] != nil else { throw StoreError(.permanent, "account \(uid) does not exist to be activated") }
+                state.accounts[uid]?.status = .active
+            case .delete(let uid):
+                state.accounts[uid] = nil
+            case nil:
+                break
+            }
+            state.sagas[saga.registrationId] = saga
+            return true
+        }
+    }
+
+    public func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] {
+        state.withLock { state in
+            state.sagas.values.filter { stages.contains($0.stage) && $0.updatedAt < date }.sorted { $0.updatedAt < $1.updatedAt }
+        }
+    }
+
+    public func account(uid: String) throws(StoreError) -> Account? {
+        state.withLock { $0.accounts[uid] }
+    }
+
+    public func account(email: String) throws(StoreError) -> Account? {
+        state.withLock { $0.accounts.values.first { $0.email == email } }
+    }
+
+    public func accounts() throws(StoreError) -> [Account] {
+        state.withLock { $0.accounts.values.sorted { ($0.createdAt, $0.uid) < ($1.createdAt, $1.uid) } }
+    }
+
+    public func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        try writes.check()
+        return state.withLock { state in body(&state.failures[uid, default: SignInFailures()]) }
+    }
+
+    public func replacePasswordHash(uid: String, with hash: String) throws(StoreError) {
+        try writes.check()
+        state.withLock { $0.accounts[uid]?.passwordHash = hash }
+    }
+
+    public func change(requestId: String) throws(StoreError) -> AccountChangeRecord? {
+        state.withLock { $0.changes[requestId] }
+    }
+
+    public func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart {
+        try writes.check()
+        return try state.withLock { (state) throws(StoreError) -> AccountChangeStart in
+            if let existing = state.changes[record.requestId] { return .existing(existing) }
+            if case .email(let email) = update, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
+            try Self.apply(update, to: record.uid, in: &state)
+            state.changes[record.requestId] = record
+            return .started
+        }
+    }
+
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) {
+        try writes.check()
+        try state.withLock { (state) throws(StoreError) in
+            if let update { try Self.apply(update, to: record.uid, in: &state) }
+            state.changes[record.requestId] = record
+        }
+    }
+
+    public func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord] {
+        state.withLock { state in
+            state.changes.values.filter { $0.stage == stage && $0.updatedAt < date }.sorted { $0.updatedAt < $1.updatedAt }
+        }
+    }
+
+    /// Adds the active account `uid` of `email` that a completed registration at `date` leaves.
+    public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date) {
+        let saga = SagaRecord(registrationId: "reg-" + uid, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
+                              imageId: "image-" + uid, stage: .completed, startedAt: date, updatedAt: date)
+        state.withLock { state in
+            state.accounts[uid] = Account(uid: uid, email: email, passwordHash: passwordHash, status: .active,
+                                          registrationId: saga.registrationId, createdAt: date)
+            state.sagas[saga.registrationId] = saga
+        }
+    }
+
+    /// The sign-in failures recorded for `uid`.
+    public func failures(uid: String) -> SignInFailures {
+        state.withLock { $0.failures[uid] ?? SignInFailures() }
+    }
+
+    private static func apply(_ update: AccountUpdate, to uid: String, in state: inout State) throws(StoreError) {
+        guard state.accounts[uid] != nil else { throw StoreError(.permanent, "account \(uid) does not exist to be changed") }
+        switch update {
+        case .passwordHash(let hash): state.accounts[uid]?.passwordHash = hash
+        case .email(let email): state.accounts[uid]?.email = email
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Domain
+import Foundation
+import SignIn
+import Synchronization
+
+/// Refresh tokens, their families and pending sign-ins in memory.
+public final class InMemoryTokenStore: TokenStore {
+    private struct State {
+        var tokens: [String: RefreshToken] = [:]
+        var revokedFamilies: Set<String> = []
+        var pending: [String: PendingSignIn] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func store(_ token: RefreshToken) throws(StoreError) {
+        state.withLock { $0.tokens[token.digest] = token }
+    }
+
+    public func token(digest: String) throws(StoreError) -> RefreshToken? {
+        state.withLock { Self.token(digest, in: $0) }
+    }
+
+    public func rotate(digest: String, to next: RefreshToken,
+                       deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision {
+        state.withLock { state in
+            let presented = Self.token(digest, in: state)
+            let decision = decide(presented)
+            switch decision {
+            case .rotate:
+                state.tokens[digest]?.replacedBy = next.issuedBy
+                state.tokens[next.digest] = next
+            case .revokeFamily:
+                if let presented { state.revokedFamilies.insert(presented.family) }
+            case .refuse:
+                break
+            }
+            return decision
+        }
+    }
+
+    public func revokeAll(uid: String) throws(StoreError) {
+        state.withLock { state in
+            state.revokedFamilies.formUnion(state.tokens.values.filter { $0.uid == uid }.map(\.family))
+        }
+    }
+
+    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) {
+        state.withLock { state in
+            if state.pending[signIn.requestId] == nil { state.pending[signIn.requestId] = signIn }
+        }
+    }
+
+    public func pending(requestId: String) throws(StoreError) -> PendingSignIn? {
+        state.withLock { $0.pending[requestId] }
+    }
+
+    /// Every token stored.
+    public var tokens: [RefreshToken] { state.withLock { state in state.tokens.values.map { Self.token($0.digest, in: state)! } } }
+
+    private static func token(_ digest: String, in state: State) -> RefreshToken? {
+        guard var token = state.tokens[digest] else { return nil }
+        token.familyRevoked = state.revokedFamilies.contains(token.family)
+        return token
+    }
+}
+
+/// Tokens without signatures: the access token names its subject and id, refresh tokens count up,
+/// and a digest is `digest:` + the token.
+public final class FakeMinter: TokenMinter {
+    private let minted = Mutex(0)
+
+    public init() {}
+
+    public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
+        "access:\(subject):\(Int(expiresAt.timeIntervalSince(issuedAt)))"
+    }
+
+    public func newRefreshToken() -> String {
+        "refresh-" + String(minted.withLock { count in
+            count += 1
+            return count
+        })
+    }
+
+    public func digest(of refreshToken: String) -> String { "digest:" + refreshToken }
+}

@@ -1,0 +1,78 @@
+import Backends
+import Crypto
+import Domain
+import Fakes
+import Foundation
+import Kafka
+import Support
+import WorkerAssembly
+
+/// A whole Registrar installation inside the test process: librdkafka's mock cluster with every
+/// topic, and the workers' real `Worker` runtimes and steps (built by `WorkerAssembly` from the same
+/// options as the binaries) on the embedded stores in a fresh data directory, or on the production
+/// stores when `REGISTRAR_E2E_BACKENDS=production` (see `StoreLocation`). The workers read the time
+/// from `clock`, which a test moves instead of waiting.
+final class InProcessSystem: Installation, @unchecked Sendable {
+    // Mutable state (`workers`) is only touched by the test that owns the system, one call at a time.
+    static let workerNames = [AccountWorker.name, ImageWorker.name, ProfileWorker.name, CodeDispatchWorker.name]
+
+    let directory: String
+    let cluster: MockCluster
+    let publicKey: SealingPublicKey
+    let backends: StoreLocation
+    /// Starts at a whole second of the real time: stores keep dates to the millisecond, and a date read
+    /// back later than the clock's own would look like time running backwards.
+    let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+    private var workers: [String: (shutdown: ShutdownSignal, run: Task<Void, any Error>)] = [:]
+    var kafka: KafkaConfiguration { KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test") }
+    /// The later of the workers' clock and the real time (the audit's "now").
+    var now: Date { max(Date(), clock.now) }
+
+    /// Runs `body` with the cluster and `workers` (all four by default) started, each with
+    /// `extraArguments[name]` on its command line, and stops them afterwards whether `body` succeeds or throws.
+    static func with(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:],
+                     _ body: (InProcessSystem) async throws -> Void) async throws {
+        try await InProcessSystem().run { system in
+            for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
+            try await body(system)
+        }
+    }
+
+    private init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-inprocess-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
+        cluster = try MockCluster(brokers: 1)
+        for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
+        publicKey = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey()).publicKey
+        backends = try StoreLocation.make(for: directory)
+    }
+
+    /// Starts a worker as its binary would run with `extraArguments`, its periodic work (the
+    /// stuck-saga sweep) every 100 ms so that a moved clock takes effect at once.
+    func startWorker(_ name: String, extraArguments: [String] = []) throws {
+        switch name {
+        case AccountWorker.name: try start(AccountWorker.self, extraArguments)
+        case ImageWorker.name: try start(ImageWorker.self, extraArguments)
+        case ProfileWorker.name: try start(ProfileWorker.self, extraArguments)
+        case CodeDispatchWorker.name: try start(CodeDispatchWorker.self, extraArguments)
+        default: throw HarnessError("no worker \(name)")
+        }
+    }
+
+    private func start<Kind: WorkerKind>(_ kind: Kind.Type, _ extraArguments: [String]) throws {
+        let arguments = ["--data-dir", directory, "--bootstrap", cluster.bootstrapServers] + extraArguments
+        let environment = ProcessInfo.processInfo.environment.merging(backends.environment) { $1 }
+        let parsed = try ParsedArguments(arguments, spec: kind.spec, environment: environment)
+        let shutdown = ShutdownSignal(signals: [])
+        let clock = clock
+        workers[kind.name] = (shutdown, Task { try await kind.run(parsed, until: shutdown, clock: clock.closure, every: .milliseconds(100)) })
+    }
+
+    /// Stops every worker as SIGTERM would and removes the data directory (unless kept for a post-mortem).
+    func stop(keepingData: Bool = false) async {
+        for worker in workers.values { worker.shutdown.trigger() }
+        for worker in workers.values { _ = await worker.run.result }
+        workers = [:]
+        if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}

@@ -1,0 +1,52 @@
+import Domain
+import Fakes
+import Registration
+import Testing
+
+/// The profile worker's step on an in-memory profile store: written, refused and deleted profiles.
+@Suite struct ProfileStepTests {
+    let profiles = InMemoryProfileStore()
+    var step: ProfileStep { ProfileStep(profiles: profiles) }
+    let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
+
+    func write(_ profile: Profile) -> Event { .writeProfile(WriteProfile(registrationId: "r-1", uid: "u-1", profile: profile)) }
+
+    func rejected(_ events: [Event]) -> ReasonCode? {
+        guard case .profileRejected(let rejected) = events.first, events.count == 1 else { return nil }
+        return rejected.reason
+    }
+
+    @Test func aProfileIsWrittenOnceHoweverOftenItIsDelivered() throws {
+        let written = Event.profileWritten(ProfileWritten(registrationId: "r-1", uid: "u-1"))
+        #expect(try step.handle(write(profile)) == [written])
+        #expect(try step.handle(write(profile)) == [written])
+        #expect(try profiles.profiles() == [StoredProfile(uid: "u-1", profile: profile)])
+    }
+
+    @Test func anInvalidProfileIsRejectedUnwritten() throws {
+        var nameless = profile
+        nameless.name = ""
+        var imageless = profile
+        imageless.profileImage = ""
+        #expect(rejected(try step.handle(write(nameless))) == .nameEmpty)
+        #expect(rejected(try step.handle(write(imageless))) == .profileInvalid)
+        #expect(try profiles.profiles().isEmpty)
+    }
+
+    @Test func aStoreRefusingTheProfileRejectsItAndATransientFailureIsThrown() throws {
+        profiles.writes.arm(StoreError(.permanent, "refused"), times: 1)
+        #expect(rejected(try step.handle(write(profile))) == .profileStoreRejected)
+        profiles.writes.arm(StoreError(.transient, "busy"), times: 1)
+        #expect(throws: StoreError.self) { try step.handle(write(profile)) }
+        #expect(try profiles.profiles().isEmpty)
+    }
+
+    @Test func aDeleteIsIdempotent() throws {
+        _ = try step.handle(write(profile))
+        let delete = Event.deleteProfile(DeleteProfile(registrationId: "r-1", uid: "u-1"))
+        let deleted = Event.profileDeleted(ProfileDeleted(registrationId: "r-1", uid: "u-1"))
+        #expect(try step.handle(delete) == [deleted])
+        #expect(try step.handle(delete) == [deleted])
+        #expect(try profiles.profiles().isEmpty)
+    }
+}

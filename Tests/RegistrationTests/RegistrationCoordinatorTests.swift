@@ -1,0 +1,139 @@
+import Domain
+import Fakes
+import Foundation
+import Registration
+import Testing
+
+/// The account worker's registration saga on in-memory stores: what each request and reply publishes,
+/// what it leaves in the account store, and how failures, deadlines and redeliveries are answered.
+@Suite struct RegistrationCoordinatorTests {
+    let accounts = InMemoryAccountStore()
+    let clock = ManualClock()
+    var coordinator: RegistrationCoordinator { RegistrationCoordinator(accounts: accounts, vault: FakeVault(), clock: clock.closure) }
+
+    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
+        .registrationRequested(RegistrationRequested(registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password),
+                                                     avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
+    }
+
+    /// Starts `request` and returns the command it published.
+    func start(_ request: Event) throws -> StoreAvatar {
+        let events = try coordinator.handle(request)
+        guard case .storeAvatar(let command) = events.first, events.count == 1 else { throw Unexpected(events) }
+        return command
+    }
+
+    func failure(_ events: [Event]) -> ReasonCode? {
+        guard case .registrationFailed(let failed) = events.first, events.count == 1 else { return nil }
+        return failed.reason
+    }
+
+    @Test func aRequestCreatesAPendingAccountAndAsksForTheAvatar() throws {
+        let command = try start(request())
+        #expect(command.registrationId == "r-1" && command.avatar == .inline("SlBFRw=="))
+        let account = try #require(try accounts.account(email: "ada@example.com"))
+        #expect(account.status == .pending && account.passwordHash == "hash:correct horse battery" && account.createdAt == clock.now)
+        let saga = try #require(try accounts.saga("r-1"))
+        #expect(saga.stage == .awaitingAvatar && saga.imageId == command.imageId && saga.uid == account.uid)
+    }
+
+    @Test func theAvatarAndTheProfileCompleteTheRegistration() throws {
+        let command = try start(request())
+        let uid = try #require(try accounts.saga("r-1")).uid
+        let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
+        #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
+            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile))])
+        #expect(try accounts.saga("r-1")?.stage == .awaitingProfile)
+        #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)))
+            == [.registrationCompleted(RegistrationCompleted(registrationId: "r-1", uid: uid, profile: profile))])
+        #expect(try accounts.account(uid: uid)?.status == .active)
+        #expect(try accounts.saga("r-1")?.stage == .completed)
+    }
+
+    @Test func invalidRequestsFailAndCreateNothing() throws {
+        #expect(failure(try coordinator.handle(request("../x"))) == .registrationIdInvalid)
+        #expect(failure(try coordinator.handle(request("r-2", email: "not an email"))) == .emailInvalid)
+        #expect(failure(try coordinator.handle(request("r-3", password: "short"))) == .passwordTooShort)
+        let unsealable = Event.registrationRequested(RegistrationRequested(registrationId: "r-4", email: "a@example.com", name: "A",
+                                                                           sealedPassword: "garbage", avatar: nil, isMapLocationEnabled: false))
+        #expect(failure(try coordinator.handle(unsealable)) == .passwordUnsealable)
+        #expect(try accounts.accounts().isEmpty)
+        #expect(try accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+    }
+
+    @Test func anEmailTakenInAnyLetterCaseFailsAndIsRecorded() throws {
+        _ = try start(request())
+        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM"))) == .emailTaken)
+        #expect(try accounts.accounts().count == 1)
+        #expect(try accounts.saga("r-2")?.stage == .failed)
+        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM"))) == .emailTaken, "a redelivery is answered again")
+    }
+
+    @Test func aRejectedAvatarFailsAndDeletesThePendingAccount() throws {
+        let command = try start(request())
+        let rejected = Event.avatarRejected(AvatarRejected(registrationId: "r-1", imageId: command.imageId, reason: .imageCorrupt, message: "m"))
+        #expect(try coordinator.handle(rejected) == [.registrationFailed(RegistrationFailed(registrationId: "r-1", reason: .imageCorrupt, message: "m"))])
+        #expect(try accounts.accounts().isEmpty)
+    }
+
+    @Test func aRejectedProfileDeletesTheAvatarThenTheAccount() throws {
+        let command = try start(request())
+        let uid = try #require(try accounts.saga("r-1")).uid
+        _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
+        let rejected = Event.profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "m"))
+        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try accounts.saga("r-1")?.stage == .compensating)
+        #expect(try accounts.account(uid: uid) != nil, "the account goes last")
+        #expect(try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: command.imageId)))
+            == [.registrationFailed(RegistrationFailed(registrationId: "r-1", reason: .profileStoreRejected, message: "m"))])
+        #expect(try accounts.accounts().isEmpty)
+    }
+
+    @Test func redeliveriesRepublishAndCreateNothingTwice() throws {
+        let command = try start(request())
+        #expect(try start(request()) == command)
+        let uid = try #require(try accounts.saga("r-1")).uid
+        let stored = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
+        let asked = try coordinator.handle(stored)
+        #expect(try coordinator.handle(stored) == asked)
+        let completed = try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)))
+        #expect(try coordinator.handle(request()) == completed)
+        #expect(try coordinator.handle(stored) == completed)
+        #expect(try accounts.accounts().count == 1)
+        #expect(try accounts.saga("r-1")?.version == 3)
+    }
+
+    @Test func aSagaPastItsDeadlineIsUndoneAndItsLateRepliesToo() throws {
+        let command = try start(request())
+        #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "not stuck yet")
+        clock.advance(by: 121)
+        let expired = try coordinator.expireSagas(notUpdatedSince: clock.now.addingTimeInterval(-120))
+        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
+        #expect(failure(Array(expired.dropFirst())) == .deadlineExceeded)
+        #expect(try accounts.accounts().isEmpty)
+        #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "expired once")
+        let late = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
+        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+    }
+
+    @Test func repliesForAnUnknownSagaAreUndone() throws {
+        #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "x", imageId: "i", url: "u")))
+            == [.deleteAvatar(DeleteAvatar(registrationId: "x", imageId: "i"))])
+        #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "x", uid: "u")))
+            == [.deleteProfile(DeleteProfile(registrationId: "x", uid: "u"))])
+    }
+
+    @Test func aTransientStoreFailureIsThrownToBeRetried() throws {
+        accounts.writes.arm(StoreError(.transient, "busy"), times: 1)
+        #expect(throws: StoreError.self) { try coordinator.handle(request()) }
+        #expect(try accounts.accounts().isEmpty)
+        _ = try start(request())
+        #expect(try accounts.accounts().count == 1)
+    }
+}
+
+struct Unexpected: Error, CustomStringConvertible {
+    var events: [Event]
+    init(_ events: [Event]) { self.events = events }
+    var description: String { "unexpected events: \(events)" }
+}

@@ -1,0 +1,41 @@
+import Domain
+import Foundation
+import Testing
+import WorkerRuntime
+
+/// The email change saga through the real worker processes, surviving SIGKILLs between the account
+/// update and the profile update.
+@Suite(.serialized) struct AccountChangeCrashTests {
+    @Test func anEmailChangeStaysConsistentWhenWorkersAreKilledBetweenAccountAndProfile() async throws {
+        try await LocalSystem.with { system in
+            let uid = try await system.register("mover@example.com", password: "mover password")
+            let code = try await system.code(for: "moved@example.com", .changeEmail)
+            await system.kill("profile-worker")
+            let request = Event.emailChangeRequested(EmailChangeRequested(
+                requestId: "move-1", email: "mover@example.com", sealedPassword: system.seal("mover password"),
+                newEmail: "moved@example.com", sealedCode: system.seal(code)))
+            // The account worker has updated the account once it asks the profile worker to follow.
+            guard case .updateProfileEmail = try await system.send(request, awaiting: Topic.profileCommands) else {
+                Issue.record("no profile update asked for")
+                return
+            }
+            await system.kill("account-worker")
+            #expect(try system.backends.accounts().account(uid: uid)?.email == "moved@example.com")
+            #expect(try system.backends.profiles().profile(uid: uid)?.email == "mover@example.com")
+
+            let outcomes = try OutcomeWaiter(topic: Topic.accountOutcomes, configuration: system.kafka)
+            try system.startWorker("account-worker")
+            try system.startWorker("profile-worker")
+            let outcome = try #require(try await outcomes.wait(forKey: "move-1", timeout: .seconds(60)))
+            guard case .accountChangeCompleted = try EventCodec.decode(outcome.value) else { Issue.record("the email change did not complete"); return }
+            #expect(try system.backends.accounts().account(uid: uid)?.email == "moved@example.com")
+            #expect(try system.backends.profiles().profile(uid: uid)?.email == "moved@example.com")
+            #expect(try system.audit().isEmpty)
+            #expect(try system.email(kind: "notice", requestId: "move-1").contains("To: mover@example.com"))
+            guard case .tokenIssued = try await system.signIn(.password, email: "moved@example.com", secret: "mover password").0 else {
+                Issue.record("cannot sign in with the new email")
+                return
+            }
+        }
+    }
+}

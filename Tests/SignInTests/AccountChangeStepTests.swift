@@ -1,0 +1,144 @@
+import AccountChanges
+import Courier
+import Domain
+import Fakes
+import Foundation
+import Registration
+import SignIn
+import Testing
+import Verification
+
+/// The account-change step on in-memory stores with a manual clock: password change and reset, the
+/// email change saga with its compensation and deadline, notices, and redelivered requests.
+@Suite struct AccountChangeStepTests {
+    let accounts = InMemoryAccountStore()
+    let codes = InMemoryCodeStore()
+    let secrets = FakeCodeSecrets()
+    let tokens = InMemoryTokenStore()
+    let mailer = RecordingMailer()
+    let clock = ManualClock()
+    let uid = "uid-ada"
+
+    var step: AccountChangeStep {
+        AccountChangeStep(accounts: accounts, passwords: PasswordCheck(accounts: accounts, vault: FakeVault()),
+                          codes: CodeVerifier(codes: codes, secrets: secrets), tokens: tokens, mailer: mailer, clock: clock.closure)
+    }
+
+    init() throws {
+        accounts.addActiveAccount(uid: uid, email: "ada@example.com", passwordHash: "hash:old password", at: clock.now)
+        try tokens.store(RefreshToken(digest: "d", family: "session", uid: uid, issuedBy: "s", issuedAt: clock.now,
+                                      expiresAt: clock.now.addingTimeInterval(3600)))
+    }
+
+    func passwordChange(_ id: String, old: String, new: String = "new password") -> Event {
+        .passwordChangeRequested(PasswordChangeRequested(requestId: id, email: "ADA@example.com", sealedPassword: FakeVault.sealed(old),
+                                                         sealedNewPassword: FakeVault.sealed(new)))
+    }
+
+    func emailChange(_ id: String, to newEmail: String, code: String = "123456") -> Event {
+        .emailChangeRequested(EmailChangeRequested(requestId: id, email: "ada@example.com", sealedPassword: FakeVault.sealed("old password"),
+                                                   newEmail: newEmail, sealedCode: FakeVault.sealed(code)))
+    }
+
+    func failure(_ events: [Event]) -> ReasonCode? {
+        guard case .accountChangeFailed(let failed) = events.first, events.count == 1 else { return nil }
+        return failed.reason
+    }
+
+    var sessionRevoked: Bool { (try? tokens.token(digest: "d"))??.familyRevoked == true }
+
+    @Test func aPasswordChangeNeedsTheOldPasswordAndSignsEverySessionOut() throws {
+        #expect(failure(try step.handle(passwordChange("wrong", old: "not it"))) == .invalidCredentials)
+        #expect(try accounts.account(uid: uid)?.passwordHash == "hash:old password")
+        #expect(failure(try step.handle(passwordChange("short", old: "old password", new: "short"))) == .passwordTooShort)
+        #expect(!sessionRevoked && mailer.messages.isEmpty)
+
+        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .changePassword))
+        #expect(try step.handle(passwordChange("right", old: "old password")) == [completed])
+        #expect(try accounts.account(uid: uid)?.passwordHash == "hash:new password")
+        #expect(sessionRevoked)
+        #expect(mailer.messages.map(\.to) == ["ada@example.com"] && mailer.messages[0].messageId == "notice.right@registrar.local")
+        // A redelivery answers the same, changes nothing, and repeats the idempotent notice (same Message-ID).
+        #expect(try step.handle(passwordChange("right", old: "new password", new: "third password")) == [completed])
+        #expect(try accounts.account(uid: uid)?.passwordHash == "hash:new password")
+        #expect(Set(mailer.messages.map(\.messageId)) == ["notice.right@registrar.local"])
+    }
+
+    @Test func aResetCodeSetsANewPasswordAndClearsTheLockout() throws {
+        codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
+        for attempt in 1...5 { _ = try PasswordCheck(accounts: accounts, vault: FakeVault()).authenticate(email: "ada@example.com", password: "\(attempt)", at: clock.now) }
+        let reset = { (id: String, code: String) in
+            Event.passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: FakeVault.sealed(code),
+                                                                sealedNewPassword: FakeVault.sealed("remembered password")))
+        }
+        #expect(failure(try step.handle(reset("wrong", "654321"))) == .invalidCredentials)
+        #expect(try step.handle(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .resetPassword))])
+        #expect(try accounts.account(uid: uid)?.passwordHash == "hash:remembered password")
+        #expect(accounts.failures(uid: uid) == SignInFailures())
+        #expect(sessionRevoked)
+    }
+
+    @Test func anEmailChangeMovesTheAccountThenTheProfileAndNotifiesTheOldAddress() throws {
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        let asked = Event.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
+        #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked])
+        #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account reserves the new email first")
+        #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked], "a redelivery asks again")
+        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", uid: uid, change: .changeEmail))
+        let updated = Event.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
+        #expect(try step.handle(updated) == [completed])
+        #expect(try step.handle(updated) == [completed])
+        #expect(try accounts.change(requestId: "move")?.stage == .completed)
+        #expect(mailer.messages.map(\.to) == ["ada@example.com", "ada@example.com"])
+        #expect(mailer.messages[0].text.contains("new@example.com"))
+        #expect(!sessionRevoked, "an email change keeps the sessions")
+    }
+
+    @Test func aProfileRefusingTheEmailGivesTheAccountItsOldOneBack() throws {
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        _ = try step.handle(emailChange("move", to: "new@example.com"))
+        let rejected = Event.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: uid, reason: .profileStoreRejected, message: "m"))
+        #expect(failure(try step.handle(rejected)) == .profileStoreRejected)
+        #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
+        #expect(mailer.messages.isEmpty)
+    }
+
+    @Test func anEmailChangePastItsDeadlineSetsTheProfileBackThenFails() throws {
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        _ = try step.handle(emailChange("move", to: "new@example.com"))
+        #expect(try step.expireChanges(notUpdatedSince: clock.now).isEmpty)
+        clock.advance(by: 121)
+        #expect(try step.expireChanges(notUpdatedSince: clock.now.addingTimeInterval(-120))
+            == [.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))])
+        #expect(try accounts.change(requestId: "move")?.stage == .compensating)
+        #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account follows the profile back")
+        #expect(failure(try step.handle(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))))
+            == .deadlineExceeded)
+        #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
+    }
+
+    @Test func anEmailChangeRefusesATakenAnUnchangedOrAnUnprovenAddress() throws {
+        accounts.addActiveAccount(uid: "uid-other", email: "taken@example.com", passwordHash: "hash:other password", at: clock.now)
+        codes.issue("123456", to: "taken@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        #expect(failure(try step.handle(emailChange("taken", to: "Taken@example.com"))) == .emailTaken)
+        #expect(failure(try step.handle(emailChange("same", to: "ada@example.com"))) == .emailUnchanged)
+        #expect(failure(try step.handle(emailChange("unproven", to: "free@example.com"))) == .invalidCredentials)
+        #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
+    }
+
+    @Test func malformedRequestsAreRefused() throws {
+        #expect(failure(try step.handle(passwordChange("../x", old: "old password"))) == .requestIdInvalid)
+        let unsealed = Event.passwordChangeRequested(PasswordChangeRequested(requestId: "r", email: "ada@example.com",
+                                                                             sealedPassword: "plain", sealedNewPassword: "plain"))
+        #expect(failure(try step.handle(unsealed)) == .credentialUnsealable)
+    }
+
+    @Test func aMailerFailingTransientlyIsRetriedWithTheSameNotice() throws {
+        mailer.sends.arm(StoreError(.transient, "451 try again"), times: 1)
+        #expect(throws: StoreError.self) { try step.handle(passwordChange("right", old: "old password")) }
+        guard case .accountChangeCompleted = try step.handle(passwordChange("right", old: "new password"))[0] else {
+            Issue.record("the retry was not answered as completed"); return
+        }
+        #expect(mailer.messages.map(\.messageId) == ["notice.right@registrar.local"])
+    }
+}

@@ -1,0 +1,168 @@
+import Domain
+import Fakes
+import Foundation
+import Registration
+import SignIn
+import Testing
+import Verification
+
+/// The sign-in step on in-memory stores with a manual clock: password, code and refresh grants, the
+/// profile guard, lockout, and sign-ins that register their account through the saga.
+@Suite struct SignInStepTests {
+    let accounts = InMemoryAccountStore()
+    let codes = InMemoryCodeStore()
+    let secrets = FakeCodeSecrets()
+    let profiles = InMemoryProfileStore()
+    let tokens = InMemoryTokenStore()
+    let minter = FakeMinter()
+    let clock = ManualClock()
+    let replyKey = "key:client"
+
+    var registrations: RegistrationCoordinator { RegistrationCoordinator(accounts: accounts, vault: FakeVault(), clock: clock.closure) }
+    var step: SignInStep {
+        SignInStep(passwords: PasswordCheck(accounts: accounts, vault: FakeVault()), codes: CodeVerifier(codes: codes, secrets: secrets),
+                   profiles: profiles, issuer: TokenIssuer(tokens: tokens, minter: minter, vault: FakeVault()),
+                   registrations: registrations, clock: clock.closure)
+    }
+
+    /// An active account of `email` with a complete profile; its uid.
+    func account(_ email: String, password: String) throws -> String {
+        let uid = "uid-" + email
+        accounts.addActiveAccount(uid: uid, email: email, passwordHash: "hash:" + password, at: clock.now)
+        try profiles.write(Profile(name: "Ada", email: email, profileImage: "memory://i.jpg", isMapLocationEnabled: false), uid: uid)
+        return uid
+    }
+
+    func request(_ grant: GrantType, _ email: String?, _ secret: String, id: String = UUID().uuidString) -> Event {
+        .tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email, sealedCredential: FakeVault.sealed(secret), replyKey: replyKey))
+    }
+
+    /// The tokens of a `TokenIssued`, opened.
+    func opened(_ events: [Event]) throws -> (issued: TokenIssued, tokens: TokenPair) {
+        guard case .tokenIssued(let issued) = events.first, events.count == 1 else { throw Refused(events) }
+        let json = try #require(issued.sealedTokens.split(separator: ":", maxSplits: 3).last)
+        return (issued, try JSONDecoder().decode(TokenPair.self, from: Data(json.utf8)))
+    }
+
+    func refusal(_ events: [Event]) -> RequestRefusal? {
+        guard case .tokenRefused(let refused) = events.first, events.count == 1 else { return nil }
+        return refused
+    }
+
+    @Test func aPasswordSignInIssuesTokensSealedToTheReplyKey() throws {
+        let uid = try account("ada@example.com", password: "ada password")
+        let (issued, pair) = try opened(try step.handle(request(.password, " ADA@example.com", "ada password", id: "s-1")))
+        #expect(issued.uid == uid && !issued.accountCreated && issued.sealedTokens.hasPrefix("sealed-to:\(replyKey):"))
+        #expect(pair.accessToken == "access:\(uid):900")
+        #expect(tokens.tokens.map(\.family) == ["s-1"])
+        #expect(try tokens.token(digest: "digest:" + pair.refreshToken)?.expiresAt == clock.now.addingTimeInterval(30 * 86400))
+    }
+
+    @Test func everyCredentialFailureGetsTheSameAnswer() throws {
+        _ = try account("ada@example.com", password: "ada password")
+        let wrong = try #require(refusal(try step.handle(request(.password, "ada@example.com", "wrong"))))
+        let unknown = try #require(refusal(try step.handle(request(.password, "nobody@example.com", "ada password"))))
+        let badCode = try #require(refusal(try step.handle(request(.email, "ada@example.com", "123456"))))
+        let badToken = try #require(refusal(try step.handle(request(.refreshToken, nil, "refresh-9"))))
+        for other in [unknown, badCode, badToken] {
+            #expect(other.reason == .invalidCredentials && other.message == wrong.message)
+        }
+        #expect(refusal(try step.handle(request(.password, "ada@example.com", "x", id: "../bad")))?.reason == .requestIdInvalid)
+        let keyless = Event.tokenRequested(TokenRequested(requestId: "r", grantType: .password, email: "ada@example.com",
+                                                          sealedCredential: FakeVault.sealed("ada password"), replyKey: "nope"))
+        #expect(refusal(try step.handle(keyless))?.reason == .replyKeyInvalid)
+        let unsealed = Event.tokenRequested(TokenRequested(requestId: "r", grantType: .password, email: "ada@example.com",
+                                                           sealedCredential: "plain", replyKey: replyKey))
+        #expect(refusal(try step.handle(unsealed))?.reason == .credentialUnsealable)
+        #expect(tokens.tokens.isEmpty)
+    }
+
+    @Test func fiveFailuresLockTheAccountWithDoublingBackOff() throws {
+        let uid = try account("ada@example.com", password: "ada password")
+        for attempt in 1...5 { _ = try step.handle(request(.password, "ada@example.com", "guess \(attempt)")) }
+        #expect(accounts.failures(uid: uid).lockedUntil == clock.now.addingTimeInterval(60))
+        #expect(refusal(try step.handle(request(.password, "ada@example.com", "ada password")))?.reason == .invalidCredentials)
+        clock.advance(by: 60)
+        #expect(refusal(try step.handle(request(.password, "ada@example.com", "guess 6")))?.reason == .invalidCredentials)
+        #expect(accounts.failures(uid: uid).lockedUntil == clock.now.addingTimeInterval(120), "the sixth failure doubles the lock")
+        clock.advance(by: 60)
+        #expect(refusal(try step.handle(request(.password, "ada@example.com", "ada password")))?.reason == .invalidCredentials)
+        clock.advance(by: 61)
+        _ = try opened(try step.handle(request(.password, "ada@example.com", "ada password")))
+        #expect(accounts.failures(uid: uid) == SignInFailures())
+    }
+
+    @Test func aCodeSignsAnAccountInOnce() throws {
+        let uid = try account("ada@example.com", password: "ada password")
+        codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
+        let first = try step.handle(request(.email, "ada@example.com", "123456", id: "s-1"))
+        #expect(try opened(first).issued.uid == uid)
+        #expect(refusal(try step.handle(request(.email, "ada@example.com", "123456", id: "s-2")))?.reason == .invalidCredentials)
+        _ = try opened(try step.handle(request(.email, "ada@example.com", "123456", id: "s-1")))
+    }
+
+    @Test func aCodeForANewEmailRegistersTheAccountAndIsAnsweredWhenItCompletes() throws {
+        codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
+        let signIn = request(.email, "New.Person@example.com", "123456", id: "signup-1")
+        let started = try step.handle(signIn)
+        guard case .storeAvatar(let command) = started.first, started.count == 1 else { Issue.record("\(started)"); return }
+        #expect(command.registrationId == "signup-1" && command.avatar == nil)
+        #expect(try step.handle(signIn) == started, "a redelivery asks again, creating nothing twice")
+        #expect(try tokens.pending(requestId: "signup-1")?.replyKey == replyKey)
+        let account = try #require(try accounts.account(email: "new.person@example.com"))
+        #expect(account.status == .pending && account.passwordHash.isEmpty)
+
+        let asked = try registrations.handle(.avatarStored(AvatarStored(registrationId: "signup-1", imageId: command.imageId, url: "memory://i.jpg")))
+        guard case .writeProfile(let write) = asked.first else { Issue.record("\(asked)"); return }
+        #expect(write.profile.name == "new.person")
+        let written = try ProfileStep(profiles: profiles).handle(.writeProfile(write))
+        let completed = try registrations.handle(try #require(written.first))
+        let (issued, _) = try opened(try step.handle(try #require(completed.first)))
+        #expect(issued.requestId == "signup-1" && issued.uid == account.uid && issued.accountCreated)
+        #expect(refusal(try step.handle(request(.password, "new.person@example.com", "")))?.reason == .invalidCredentials,
+                "a code-made account has no password")
+    }
+
+    @Test func aFailedRegistrationRefusesItsSignInAndOthersAreIgnored() throws {
+        try tokens.recordPending(PendingSignIn(requestId: "signup-1", replyKey: replyKey, createdAt: clock.now))
+        let failed = Event.registrationFailed(RegistrationFailed(registrationId: "signup-1", reason: .emailTaken, message: "taken"))
+        #expect(try step.handle(failed) == [.tokenRefused(RequestRefusal(requestId: "signup-1", reason: .emailTaken, message: "taken"))])
+        #expect(try step.handle(.registrationFailed(RegistrationFailed(registrationId: "other", reason: .emailTaken, message: "m"))).isEmpty)
+        #expect(try step.handle(.registrationCompleted(RegistrationCompleted(
+            registrationId: "other", uid: "u", profile: Profile(name: "n", email: "e", profileImage: "i", isMapLocationEnabled: false)))).isEmpty)
+    }
+
+    @Test func refreshTokensRotateAndAReusedOneRevokesTheFamily() throws {
+        _ = try account("ada@example.com", password: "ada password")
+        let initial = try opened(try step.handle(request(.password, "ada@example.com", "ada password"))).tokens
+        let rotation = request(.refreshToken, nil, initial.refreshToken, id: "rotate-1")
+        let second = try opened(try step.handle(rotation)).tokens
+        #expect(second.refreshToken != initial.refreshToken)
+        _ = try opened(try step.handle(rotation))
+        #expect(refusal(try step.handle(request(.refreshToken, nil, initial.refreshToken)))?.reason == .invalidCredentials)
+        #expect(refusal(try step.handle(request(.refreshToken, nil, second.refreshToken)))?.reason == .invalidCredentials)
+        #expect(tokens.tokens.allSatisfy { $0.familyRevoked })
+        let other = try opened(try step.handle(request(.password, "ada@example.com", "ada password"))).tokens
+        _ = try opened(try step.handle(request(.refreshToken, nil, other.refreshToken)))
+    }
+
+    @Test func anExpiredRefreshTokenIsRefused() throws {
+        _ = try account("ada@example.com", password: "ada password")
+        let pair = try opened(try step.handle(request(.password, "ada@example.com", "ada password"))).tokens
+        clock.advance(by: 30 * 86400)
+        #expect(refusal(try step.handle(request(.refreshToken, nil, pair.refreshToken)))?.reason == .invalidCredentials)
+    }
+
+    @Test func anIncompleteProfileCannotSignIn() throws {
+        let uid = try account("ada@example.com", password: "ada password")
+        try profiles.write(Profile(name: "Ada", email: "ada@example.com", profileImage: "", isMapLocationEnabled: false), uid: uid)
+        #expect(refusal(try step.handle(request(.password, "ada@example.com", "ada password")))?.reason == .profileIncomplete)
+        #expect(tokens.tokens.isEmpty)
+    }
+}
+
+struct Refused: Error, CustomStringConvertible {
+    var events: [Event]
+    init(_ events: [Event]) { self.events = events }
+    var description: String { "no tokens issued: \(events)" }
+}

@@ -1,0 +1,88 @@
+import Courier
+import Domain
+import Fakes
+import Foundation
+import Testing
+import Verification
+
+/// The code dispatch step on an in-memory code store, a recording mailer and a manual clock: resend
+/// limits, refusals, and redeliveries answered without a second email.
+@Suite struct CodeDispatchStepFakeTests {
+    let codes = InMemoryCodeStore()
+    let mailer = RecordingMailer()
+    let clock = ManualClock()
+
+    func step(cooldown: Double = 60) -> CodeDispatchStep {
+        CodeDispatchStep(codes: codes, secrets: FakeCodeSecrets(), mailer: mailer, rules: CodeRules(policy: CodePolicy(cooldown: cooldown)),
+                         clock: clock.closure)
+    }
+
+    func request(_ id: String, _ email: String = "ada@example.com", _ purpose: CodePurpose = .login) -> Event {
+        .codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose))
+    }
+
+    func sent(_ id: String, _ purpose: CodePurpose = .login) -> Event { .codeSent(CodeSent(requestId: id, purpose: purpose, expiresIn: 600)) }
+
+    func refusal(_ events: [Event]) -> CodeRefused? {
+        guard case .codeRefused(let refused) = events.first, events.count == 1 else { return nil }
+        return refused
+    }
+
+    @Test func aCodeIsRecordedMailedAndARedeliveryMailsNothing() throws {
+        let step = step()
+        #expect(try step.handle(request("r-1", " Ada@Example.com")) == [sent("r-1")])
+        #expect(try step.handle(request("r-1", " Ada@Example.com")) == [sent("r-1")])
+        #expect(mailer.messages.count == 1)
+        let message = try #require(mailer.messages.first)
+        #expect(message.to == "ada@example.com" && message.subject == "Your Registrar code: 000001" && message.date == clock.now)
+        let record = try #require(codes.record("ada@example.com", .login))
+        #expect(record.pendingNonce == nil && record.issuedBy == "r-1" && record.expiresAt == clock.now.addingTimeInterval(600))
+    }
+
+    @Test func aSecondCodeWithinTheCooldownIsRefusedWithRetryAfterPerPurpose() throws {
+        let step = step()
+        _ = try step.handle(request("r-1"))
+        clock.advance(by: 10)
+        let refused = try #require(refusal(try step.handle(request("r-2", "ADA@example.com"))))
+        #expect(refused.reason == .codeRateLimited && refused.retryAfter == 50)
+        #expect(try step.handle(request("r-3", "ada@example.com", .resetPassword)) == [sent("r-3", .resetPassword)])
+        clock.advance(by: 50)
+        #expect(try step.handle(request("r-4")) == [sent("r-4")])
+        #expect(mailer.messages.count == 3)
+    }
+
+    @Test func theSixthCodeWithinAnHourIsRefused() throws {
+        let step = step(cooldown: 0)
+        for index in 1...5 {
+            #expect(try step.handle(request("r-\(index)")) == [sent("r-\(index)")])
+            clock.advance(by: 1)
+        }
+        #expect(refusal(try step.handle(request("r-6")))?.retryAfter == 3595)
+        clock.advance(by: 3595)
+        #expect(try step.handle(request("r-7")) == [sent("r-7")])
+    }
+
+    @Test func malformedRequestsAreRefusedAndNothingIsStoredOrMailed() throws {
+        #expect(refusal(try step().handle(request("r-1", "not an email")))?.reason == .emailInvalid)
+        #expect(refusal(try step().handle(request("../r", "ada@example.com")))?.reason == .requestIdInvalid)
+        #expect(codes.record("ada@example.com", .login) == nil && mailer.messages.isEmpty)
+    }
+
+    @Test func aFailedSendIsRetriedWithTheSameMessage() throws {
+        let step = step()
+        mailer.sends.arm(StoreError(.transient, "451 4.3.0 try again later"), times: 1)
+        #expect(throws: StoreError.self) { try step.handle(request("r-1")) }
+        #expect(codes.record("ada@example.com", .login)?.pendingNonce == "1", "recorded before it is mailed")
+        clock.advance(by: 5)
+        #expect(try step.handle(request("r-1")) == [sent("r-1")])
+        #expect(mailer.messages.map(\.subject) == ["Your Registrar code: 000001"])
+        #expect(mailer.messages.first?.date == clock.now.addingTimeInterval(-5), "the very same message, dated when issued")
+        #expect(codes.record("ada@example.com", .login)?.pendingNonce == nil)
+    }
+
+    @Test func aStoreRefusingTheWriteMailsNothing() throws {
+        codes.updates.arm(StoreError(.transient, "read-only"), times: 1)
+        #expect(throws: StoreError.self) { try step().handle(request("r-1")) }
+        #expect(mailer.messages.isEmpty)
+    }
+}
