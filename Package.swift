@@ -26,6 +26,7 @@ import PackageDescription
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `EventTransport`: an event as a Kafka message with the standard headers, and back (workers and clients alike).
+/// - `TopicProvisioning`: creates and checks a cluster's topics from `Domain`'s table (Kafka Admin API).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
@@ -72,6 +73,7 @@ let package = Package(
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
+        .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
@@ -84,7 +86,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport",
+            "SignIn", "EventTransport", "TopicProvisioning",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
             "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
