@@ -76,6 +76,23 @@ import Testing
         }
     }
 
+    @Test func theComposeFileCreatesTheTopicsWithOptionsTheCommandHas() async throws {
+        let script = """
+            import json, sys, yaml
+            services = yaml.safe_load(open(sys.argv[1]))["services"]
+            print(json.dumps([s.get("command") or [] for s in services.values()]))
+            """
+        let python = try ChildProcess("/usr/bin/python3", ["-c", script, Binaries.packageRoot + "/deploy/compose.yaml"])
+        let commands = try JSONDecoder().decode([[String]].self, from: Data(try #require(await python.nextLine()).utf8))
+        #expect(await python.waitForExit() == 0)
+        let create = try #require(commands.first { $0.starts(with: ["registrar", "topics", "create"]) }, "a service runs topics create")
+        let help = try await Self.registrar(["topics", "create", "--help"])
+        for option in create.filter({ $0.hasPrefix("--") }) {
+            #expect(help.output.contains("  \(option) "), "registrar topics create has \(option)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: Binaries.packageRoot + "/deploy/create-topics.sh"))
+    }
+
     /// Runs `registrar` to its end: its exit status and its standard output and error.
     static func registrar(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("topics-\(UUID().uuidString).log").path
