@@ -55,10 +55,11 @@ import Testing
         #expect(created.status == 0, "\(created.output)")
         #expect(created.output.contains("auth.requests: exists"), "an existing topic is left as it is")
         let rechecked = try await Self.registrar(["topics", "check", "--bootstrap", server.bootstrapServers,
-                                                  "--min-insync-replicas", "2"])
+                                                  "--replication-factor", "3", "--min-insync-replicas", "2"])
         #expect(rechecked.status == 1)
         #expect(!rechecked.output.contains("missing"), "\(rechecked.output)")
         #expect(rechecked.output.contains("auth.requests: 2 partitions, expected 6"))
+        #expect(rechecked.output.contains("code.requests: replication factor 1, expected 3"), "\(rechecked.output)")
         #expect(rechecked.output.contains("code.requests: min.insync.replicas is 1, expected 2"), "\(rechecked.output)")
     }
 
