@@ -19,9 +19,9 @@ public final class KafkaAdmin: Sendable {
     /// Asks the cluster to create `topics`, waiting at most `timeout` for it to finish.
     public func createTopics(_ topics: [NewTopic], timeout: Duration) async throws(KafkaAdminError) -> [TopicCreation] {
         try await blocking { [client] () throws(KafkaAdminError) in
-            let specs = try topics.map { topic throws(KafkaAdminError) in try topic.native() }
-            defer { specs.forEach { rd_kafka_NewTopic_destroy($0) } }
-            var pointers: [OpaquePointer?] = specs
+            var pointers: [OpaquePointer?] = []
+            defer { pointers.forEach { rd_kafka_NewTopic_destroy($0) } }
+            for topic in topics { pointers.append(try topic.native()) }
             let result = try AdminRequest(client, .createTopics, timeout: timeout) { rk, options, queue in
                 rd_kafka_CreateTopics(rk, &pointers, pointers.count, options, queue)
             }
