@@ -27,12 +27,14 @@ public enum Topic {
     /// Replies of the profile worker to the email change saga: `ProfileEmailUpdated`, `ProfileEmailRejected`.
     public static let accountReplies = "account.replies"
 
-    /// Every topic with the partition count the local broker creates it with.
-    public static let all: [(name: String, partitions: Int32)] = [
-        (registrationRequests, 6), (registrationOutcomes, 6), (imageCommands, 6), (profileCommands, 6),
-        (registrationReplies, 6), (codeRequests, 6), (codeOutcomes, 6), (authRequests, 6), (authOutcomes, 6),
-        (accountRequests, 6), (accountOutcomes, 6), (accountReplies, 6),
-    ] + inputs.map { (deadLetters(of: $0), 1) }
+    /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,
+    /// `registrar topics create|check` and `contract/asyncapi.yaml` (checked by a test) follow.
+    /// Flows keep 7 days, dead letters 30; partitions bound each worker type's parallelism.
+    public static let all: [TopicSpec] = [
+        registrationRequests, registrationOutcomes, imageCommands, profileCommands, registrationReplies, codeRequests,
+        codeOutcomes, authRequests, authOutcomes, accountRequests, accountOutcomes, accountReplies,
+    ].map { TopicSpec($0, partitions: 6, retention: .days(7)) }
+        + inputs.map { TopicSpec(deadLetters(of: $0), partitions: 1, retention: .days(30)) }
 
     /// The topics workers consume (the topics of their steps' routes; `StepRoutesTests` checks the two
     /// agree), each of which has a dead-letter topic. (The account worker also reads `registration.outcomes`,

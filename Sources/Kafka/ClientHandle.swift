@@ -52,6 +52,18 @@ final class ClientHandle: @unchecked Sendable {
         return Int(topics[0].partition_cnt)
     }
 
+    /// The id of the cluster's controller, or nil when it names none of its brokers (librdkafka's mock
+    /// cluster names broker 0, which it does not have). Throws when no broker answers within `timeout`;
+    /// blocks for at most `timeout` and a second.
+    func controller(timeout: Duration) throws(KafkaError) -> Int32? {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        try KafkaError.check(rd_kafka_metadata(pointer, 0, nil, &metadata, timeout.timeoutMilliseconds))
+        defer { rd_kafka_metadata_destroy(metadata) }
+        guard let metadata, let brokers = metadata.pointee.brokers else { return nil }
+        let id = rd_kafka_controllerid(pointer, 1000)
+        return UnsafeBufferPointer(start: brokers, count: Int(metadata.pointee.broker_cnt)).contains { $0.id == id } ? id : nil
+    }
+
     /// The low and high watermark offsets of a partition, asked of its leader. Blocks for at most `timeout`.
     func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64) {
         var low: Int64 = 0

@@ -78,7 +78,7 @@ public struct KafkaLogEntry: Sendable {
 }
 
 extension KafkaConfiguration {
-    enum Role { case producer, consumer }
+    enum Role { case producer, consumer, admin }
 
     /// The librdkafka properties for a client of `role`, in the order they are applied.
     func librdkafkaProperties(for role: Role) -> [(String, String)] {
@@ -107,6 +107,8 @@ extension KafkaConfiguration {
                 ("enable.auto.commit", "false"),
                 ("enable.auto.offset.store", "false"),
             ]
+        case .admin:
+            break
         }
         return result + properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }

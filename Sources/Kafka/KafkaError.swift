@@ -61,6 +61,7 @@ extension KafkaError {
         public static let coordinatorLoadInProgress = Int32(RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS.rawValue)
         public static let coordinatorNotAvailable = Int32(RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE.rawValue)
         public static let notCoordinator = Int32(RD_KAFKA_RESP_ERR_NOT_COORDINATOR.rawValue)
+        public static let topicAlreadyExists = Int32(RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS.rawValue)
         public static let rebalanceInProgress = Int32(RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS.rawValue)
     }
 }

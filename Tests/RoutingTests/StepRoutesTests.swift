@@ -38,27 +38,12 @@ import Verification
     }
 
     @Test func theAsyncAPIChannelsOfTheInputTopicsListExactlyTheRoutedTypes() async throws {
-        let channels = try await Self.asyncAPIChannels()
+        let channels = try await AsyncAPIDocument.channels().mapValues(\.messages)
         let documented = Set(channels.filter { Topic.inputs.contains($0.key) }.flatMap { address, messages in
             messages.map { "\($0) on \(address)" }
         })
         let routed = Set(Self.routes.map(\.description))
         #expect(documented.subtracting(routed).sorted() == [], "documented but not taken")
         #expect(routed.subtracting(documented).sorted() == [], "taken but not documented")
-    }
-
-    /// Each channel's address and message names in `contract/asyncapi.yaml`, read with Python's YAML parser.
-    static func asyncAPIChannels() async throws -> [String: [String]] {
-        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("contract/asyncapi.yaml").path
-        let script = """
-            import json, sys, yaml
-            channels = yaml.safe_load(open(sys.argv[1]))["channels"].values()
-            print(json.dumps({c["address"]: list(c.get("messages") or {}) for c in channels}))
-            """
-        let python = try ChildProcess("/usr/bin/python3", ["-c", script, document])
-        let line = await python.nextLine()
-        #expect(await python.waitForExit() == 0)
-        return try JSONDecoder().decode([String: [String]].self, from: Data(try #require(line).utf8))
     }
 }

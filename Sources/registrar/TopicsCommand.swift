@@ -1,0 +1,49 @@
+import Domain
+import Kafka
+import Support
+import TopicProvisioning
+import WorkerRuntime
+
+/// `registrar topics create|check`: every topic and dead-letter topic of `Topic.all` on a real cluster.
+enum TopicsCommand {
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.dispatch(tool: "registrar topics", summary: "topics on a Kafka cluster", arguments, to: [
+            .init("create", "Create every topic and dead-letter topic (existing ones are left as they are)", run: create),
+            .init("check", "Report each missing or misconfigured topic; exit 1 if any", run: check),
+        ])
+    }
+
+    static func spec(_ name: String, _ summary: String) -> CommandSpec {
+        CommandSpec(name: "registrar topics \(name)", summary: summary, options: ConnectionOptions.specs + [
+            .value("replication-factor", "Replicas of every partition (3 or more on a real cluster)", default: "1"),
+            .value("min-insync-replicas", "min.insync.replicas of every topic (2 with 3 replicas)", default: "1"),
+        ])
+    }
+
+    @Sendable static func create(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec("create", "create Registrar's topics")) { parsed in
+            for answer in try await provisioner(parsed).create() {
+                print("\(answer.topic): \(answer.alreadyExisted ? "exists" : "created")")
+            }
+            return .success
+        }
+    }
+
+    @Sendable static func check(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec("check", "check Registrar's topics")) { parsed in
+            let provisioner = try provisioner(parsed)
+            let discrepancies = try await provisioner.check()
+            discrepancies.forEach { print($0) }
+            print("\(provisioner.table.count - Set(discrepancies.map(\.topic)).count) of \(provisioner.table.count) topics agree")
+            return discrepancies.isEmpty ? .success : .failure
+        }
+    }
+
+    static func provisioner(_ parsed: ParsedArguments) throws -> TopicProvisioner {
+        let replication = try TopicReplication(
+            factor: parsed.value("replication-factor", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1,
+            minInsyncReplicas: parsed.value("min-insync-replicas", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1)
+        let admin = try KafkaAdmin(configuration: ConnectionOptions(parsed).kafka(clientID: "registrar-topics"))
+        return TopicProvisioner(admin: admin, replication: replication)
+    }
+}

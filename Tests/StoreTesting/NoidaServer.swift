@@ -1,0 +1,50 @@
+import Foundation
+
+/// A throw-away Kafka-protocol server that implements the Admin API (CreateTopics, DescribeConfigs), unlike
+/// librdkafka's mock cluster: noida-db (PyPI `noida-db`) with only its Kafka service, on a free port of
+/// 127.0.0.1, its data in a temporary directory; stopped when released or when the process exits.
+///
+/// The server comes from `$NOIDA_SERVER`, else the one `scripts/setup` links (`.build/test-servers/noida/server`).
+public final class NoidaServer: @unchecked Sendable {
+    public let port: Int
+    // Set once in `init`, taken by `stop()`; guarded by `lock` for the exit handler.
+    private let lock = NSLock()
+    private var process: SpawnedProcess?
+    private let dataDirectory: String
+
+    /// The server's bootstrap address.
+    public var bootstrapServers: String { "127.0.0.1:\(port)" }
+
+    public init() throws {
+        let executable = try Self.findExecutable()
+        port = try freePort()
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("noida-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        process = try SpawnedProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
+                                     outputPath: dataDirectory + "/server.log")
+        stopAtExit(self) { [weak self] in self?.stop() }
+        try waitUntilListening(on: port)
+    }
+
+    deinit {
+        forgetAtExit(self)
+        stop()
+    }
+
+    /// Stops the server, waits until it has exited and removes its data.
+    public func stop() {
+        guard let process = lock.withLock({ self.process.take() }) else { return }
+        process.terminate()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    private static func findExecutable() throws -> String {
+        if let configured = ProcessInfo.processInfo.environment["NOIDA_SERVER"] { return configured }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let linked = packageRoot.appendingPathComponent(".build/test-servers/noida/server").path
+        guard FileManager.default.isExecutableFile(atPath: linked) else {
+            throw TestServerError("no noida-db server: run scripts/setup (installs noida-db into .build/test-servers/noida) or set NOIDA_SERVER")
+        }
+        return linked
+    }
+}
