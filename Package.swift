@@ -21,6 +21,8 @@ import PackageDescription
 /// - `Backends`: picks the store implementations an installation is configured with.
 /// - `EventTransport`: an event as a Kafka message with the standard headers, and back (workers and clients alike).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
+/// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
+/// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
     name: "Registrar",
@@ -63,6 +65,8 @@ let package = Package(
         ]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "KafkaCommands", "Support", "Domain", "EventTransport"]),
+        .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
+        .target(name: "Installation", dependencies: ["Backends", "Crypto", "Kafka", "Support", "RegistrarClient"]),
         .target(name: "PostgresStores", dependencies: [
             "CPostgres", "Domain", "Registration", "Verification", "SignIn", "AccountChanges",
         ]),
@@ -77,7 +81,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport",
+            "SignIn", "RegistrarClient", "Installation",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
             "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",
@@ -114,6 +118,7 @@ let package = Package(
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting",
+            "RegistrarClient", "Installation",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
             "Domain", "Courier", "Verification", "EmbeddedStores", "CryptoAdapters",
@@ -121,6 +126,7 @@ let package = Package(
         .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
+            "RegistrarClient", "Installation",
         ]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import Installation
 import Kafka
 import Support
 
