@@ -51,13 +51,22 @@ public final class RegistrarClient: Sendable {
         _ = try await producer.send(OutgoingMessage(event, producer: name))
     }
 
+    /// Publishes `message` as it is (a client of another make, a hostile one) and returns once the broker has it.
+    public func publish(_ message: OutgoingMessage) async throws {
+        _ = try await producer.send(message)
+    }
+
     /// Publishes `request` and returns its outcome: the first event keyed by its id on its outcome topic.
     /// Throws `TimedOut` when none comes within `timeout`.
     public func send(_ request: Event, timeout: Duration) async throws -> Event {
+        try await outcome(of: request, timeout: timeout) { try await publish(request) }
+    }
+
+    /// Runs `action` (which publishes `request`, or lets a published one proceed) and returns the outcome
+    /// of `request` that follows. Throws `TimedOut` when none comes within `timeout` of `action`'s end.
+    public func outcome(of request: Event, timeout: Duration, after action: () async throws -> Void) async throws -> Event {
         guard let topic = Self.outcomeTopic(of: request) else { throw NoOutcomeTopic(type: request.type) }
-        guard let message = try await listener.message(keyed: request.key, on: topic, within: timeout, after: {
-            try await publish(request)
-        }) else {
+        guard let message = try await listener.message(keyed: request.key, on: topic, within: timeout, after: action) else {
             throw TimedOut(request: request, timeout: timeout)
         }
         return try message.event()

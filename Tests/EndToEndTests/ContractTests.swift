@@ -7,9 +7,9 @@ import Testing
 
 /// Every event the workers emit validates against the published JSON Schemas (a real validator:
 /// Python's jsonschema, Draft 2020-12), and undecodable input goes to the dead-letter topic.
-@Suite(.serialized) struct ContractTests {
+@Suite(.serialized, .sharedSystems) struct ContractTests {
     @Test func emittedEventsValidateAgainstTheSchemas() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let photo = try await Fixtures.noiseJPEG(width: 100, height: 100)
             let requests = [system.request(email: "one@example.com", avatar: photo), system.request(email: "two@example.com"),
                             system.request(email: "three@example.com", avatar: Array("not an image".utf8)),
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func malformedMessagesAreDeadLetteredAndTheWorkerGoesOn() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let hostile: [(String, String)] = [
                 ("not json at all", "not_json"),
                 (#"{"type":"RegistrationRequested","version":1,"registrationId":"x"}"#, "invalid_fields"),

@@ -4,10 +4,11 @@ import Foundation
 import Registration
 import Testing
 
-/// The registration saga across the real worker processes on a local broker.
-@Suite(.serialized) struct RegistrationSagaTests {
+/// The registration saga across the real worker processes on a local broker. The tests share one
+/// system but the one that breaks the profile store; each counts what it adds to the stores.
+@Suite(.serialized, .sharedSystems) struct RegistrationSagaTests {
     @Test func completesWithAndWithoutAnAvatar() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let photo = try await Fixtures.noiseJPEG(width: 640, height: 480)
             let withAvatar = system.request(email: "Ada@Example.com", name: "Ada", avatar: photo)
             let withoutAvatar = system.request(email: "grace@example.com", name: "Grace")
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func refusesAnEmailAlreadyUsedInAnyLetterCase() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let first = system.request(email: "taken@example.com")
             try await system.publish([first])
             _ = try await system.waitForOutcomes([first.registrationId])
@@ -47,12 +48,13 @@ import Testing
                 Issue.record("second registration did not fail"); return
             }
             #expect(failed.reason == .emailTaken)
-            #expect(try system.backends.accounts().accounts().count == 1)
+            #expect(try system.backends.accounts().accounts().filter { $0.email == "taken@example.com" }.count == 1)
         }
     }
 
     @Test func corruptAvatarLeavesNothingBehind() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
+            let before = try system.counts()
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 300)
             let truncated = system.request(email: "corrupt@example.com", avatar: Array(photo.prefix(photo.count / 2)))
             let garbage = system.request(email: "garbage@example.com", avatar: Array("definitely not an image".utf8))
@@ -60,15 +62,13 @@ import Testing
             let outcomes = try await system.waitForOutcomes([truncated.registrationId, garbage.registrationId])
             #expect(reason(outcomes[truncated.registrationId]) == .imageCorrupt)
             #expect(reason(outcomes[garbage.registrationId]) == .imageNotAnImage)
-            #expect(try system.backends.accounts().accounts().isEmpty)
-            #expect(try system.backends.profiles().profiles().isEmpty)
-            #expect(try system.backends.objects().list(prefix: "").isEmpty)
+            #expect(try system.counts() == before, "no account, profile or object is left")
             #expect(try system.audit().isEmpty)
         }
     }
 
     @Test func largeAvatarsTravelByClaimCheckAndOversizedOnesAreRefused() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             // ~3 MB: far above what goes inline in a message, staged in the object store instead.
             let large = try await Fixtures.noiseJPEG(width: 2400, height: 1800)
             #expect(large.count > 1_500_000)
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func failingProfileStoreUndoesTheAccountAndTheImage() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.with { system in
             let probe = system.request(email: "before@example.com")
             try await system.publish([probe])
             _ = try await system.waitForOutcomes([probe.registrationId])
@@ -114,7 +114,8 @@ import Testing
     }
 
     @Test func republishingARequestReturnsTheSameOutcomeAndCreatesNothingTwice() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
+            let before = try system.counts()
             let request = system.request(email: "twice@example.com")
             try await system.publish([request])
             let first = try await system.waitForOutcomes([request.registrationId])
@@ -128,14 +129,16 @@ import Testing
             let all = try #require(outcomes[request.registrationId])
             #expect(all.count == 2)
             #expect(Set(all.map(EventCodec.encode)).count == 1, "both outcomes are the same")
-            #expect(try system.backends.accounts().accounts().count == 1)
-            #expect(try system.backends.profiles().profiles().count == 1)
-            #expect(try system.backends.objects().list(prefix: "ProfileImages/").count == 1)
+            let after = try system.counts()
+            #expect(after.accounts == before.accounts + 1)
+            #expect(after.profiles == before.profiles + 1)
+            #expect(after.images == before.images + 1)
         }
     }
 
     @Test func twentyConcurrentRegistrationsOfOneEmailMakeOneAccount() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
+            let before = try system.counts()
             let spellings = ["same@example.com", "SAME@example.com", "Same@Example.Com", " same@EXAMPLE.com "]
             let requests = (0..<20).map { system.request(email: spellings[$0 % spellings.count], name: "Racer \($0)") }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -148,8 +151,9 @@ import Testing
             let completed = requests.filter { if case .registrationCompleted = outcomes[$0.registrationId]?.first { true } else { false } }
             #expect(completed.count == 1)
             #expect(requests.filter { reason(outcomes[$0.registrationId]) == .emailTaken }.count == 19)
-            #expect(try system.backends.accounts().accounts().count == 1)
-            #expect(try system.backends.profiles().profiles().count == 1)
+            let after = try system.counts()
+            #expect(after.accounts == before.accounts + 1)
+            #expect(after.profiles == before.profiles + 1)
             #expect(try system.audit().isEmpty)
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// worker finally comes back, its late work is undone instead of resurrecting anything.
 @Suite(.serialized) struct StuckSagaTests {
     @Test func aSagaPastItsDeadlineIsUndoneAndLateWorkIsIgnored() async throws {
-        try await LocalSystem.with(workers: ["account-worker", "profile-worker"],
+        try await LiveSystem.with(workers: ["account-worker", "profile-worker"],
                                    extraArguments: ["account-worker": ["--saga-deadline", "2"]]) { system in
             let stuck = system.request(email: "stuck@example.com")
             try await system.publish([stuck])

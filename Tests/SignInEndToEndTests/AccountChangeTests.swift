@@ -1,13 +1,13 @@
 import Domain
 import Foundation
 import Testing
-import WorkerRuntime
+import RegistrarClient
 
 /// Account changes through the real workers: re-authentication, revocation, notices, and the email
 /// change saga surviving SIGKILLs between the account update and the profile update.
-@Suite(.serialized) struct AccountChangeTests {
+@Suite(.serialized, .sharedSystems) struct AccountChangeTests {
     @Test func aPasswordChangeNeedsTheOldPasswordAndSignsEverySessionOut() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             _ = try await system.register("changer@example.com", password: "first password")
             let (_, session) = try await system.signIn(.password, email: "changer@example.com", secret: "first password")
             let refused = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
@@ -33,7 +33,7 @@ import WorkerRuntime
     }
 
     @Test func aResetCodeSetsANewPassword() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             _ = try await system.register("forgetful@example.com", password: "forgotten password")
             let code = try await system.code(for: "forgetful@example.com", .resetPassword)
             let reset = { (code: String) in
@@ -50,7 +50,7 @@ import WorkerRuntime
     }
 
     @Test func anEmailChangeRefusesATakenAddress() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             _ = try await system.register("first@example.com", password: "first password")
             _ = try await system.register("second@example.com", password: "second password")
             let code = try await system.code(for: "second@example.com", .changeEmail)
@@ -64,7 +64,7 @@ import WorkerRuntime
     }
 
     @Test func anEmailChangeStaysConsistentWhenWorkersAreKilledBetweenAccountAndProfile() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.with { system in
             let uid = try await system.register("mover@example.com", password: "mover password")
             let code = try await system.code(for: "moved@example.com", .changeEmail)
             await system.kill("profile-worker")
@@ -72,7 +72,11 @@ import WorkerRuntime
                 requestId: "move-1", email: "mover@example.com", sealedPassword: system.seal("mover password"),
                 newEmail: "moved@example.com", sealedCode: system.seal(code)))
             // The account worker has updated the account once it asks the profile worker to follow.
-            guard case .updateProfileEmail = try await system.send(request, awaiting: Topic.profileCommands) else {
+            let profileCommands = try OutcomeListener(topics: [Topic.profileCommands], configuration: system.kafka)
+            let asked = try await profileCommands.message(keyed: "move-1", on: Topic.profileCommands, within: .seconds(60)) {
+                try await system.client.publish(request)
+            }
+            guard case .updateProfileEmail = try asked?.event() else {
                 Issue.record("no profile update asked for")
                 return
             }
@@ -80,11 +84,11 @@ import WorkerRuntime
             #expect(try system.backends.accounts().account(uid: uid)?.email == "moved@example.com")
             #expect(try system.backends.profiles().profile(uid: uid)?.email == "mover@example.com")
 
-            let outcomes = try OutcomeWaiter(topic: Topic.accountOutcomes, configuration: system.kafka)
-            try system.startWorker("account-worker")
-            try system.startWorker("profile-worker")
-            let outcome = try #require(try await outcomes.wait(forKey: "move-1", timeout: .seconds(60)))
-            guard case .accountChangeCompleted = try EventCodec.decode(outcome.value) else { Issue.record("the email change did not complete"); return }
+            let outcome = try await system.client.outcome(of: request, timeout: .seconds(60)) {
+                try system.startWorker("account-worker")
+                try system.startWorker("profile-worker")
+            }
+            guard case .accountChangeCompleted = outcome else { Issue.record("the email change did not complete"); return }
             #expect(try system.backends.accounts().account(uid: uid)?.email == "moved@example.com")
             #expect(try system.backends.profiles().profile(uid: uid)?.email == "moved@example.com")
             #expect(try system.audit().isEmpty)

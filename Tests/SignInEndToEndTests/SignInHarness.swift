@@ -1,28 +1,16 @@
-import Crypto
 import Domain
 import Foundation
-import Kafka
 import SignIn
-import Testing
-import WorkerRuntime
 
-/// What the sign-in tests do with a `LocalSystem`: publish a request and wait for its outcome,
+/// What the sign-in tests do with a `LiveSystem`: publish a request and wait for its outcome,
 /// read codes back from the emails sent, sign in and open the sealed tokens.
-extension LocalSystem {
+extension LiveSystem {
     /// `secret` sealed to the account worker's public key, as clients send it.
-    func seal(_ secret: String) -> String {
-        Data(publicKey.seal(Array(secret.utf8))).base64EncodedString()
-    }
+    func seal(_ secret: String) -> String { client.seal(secret) }
 
-    /// Publishes `request` and returns the first event keyed by its id on `topic` (the outcome topic by default).
-    func send(_ request: Event, awaiting topic: String? = nil, timeout: Duration = .seconds(60)) async throws -> Event {
-        let topic = topic ?? Self.outcomeTopic(of: request)
-        let waiter = try OutcomeWaiter(topic: topic, configuration: kafka)
-        try await publish(EventCodec.encode(request), to: request.topic, key: request.key)
-        guard let message = try await waiter.wait(forKey: request.key, timeout: timeout) else {
-            throw HarnessError("no \(topic) message for \(request.key) within \(timeout)")
-        }
-        return try EventCodec.decode(message.value)
+    /// Publishes `request` and returns its outcome.
+    func send(_ request: Event, timeout: Duration = .seconds(60)) async throws -> Event {
+        try await client.send(request, timeout: timeout)
     }
 
     /// Requests a code and returns the answer.
@@ -63,30 +51,15 @@ extension LocalSystem {
 
     /// A token request with a fresh reply key; returns the outcome and, when issued, the opened tokens.
     func signIn(_ grant: GrantType, email: String?, secret: String, id: String = UUID().uuidString) async throws -> (Event, TokenPair?) {
-        let replyKeys = SealingKeyPair.generate()
-        let outcome = try await send(.tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email,
-                                                                    sealedCredential: seal(secret), replyKey: replyKeys.publicKey.base64)))
-        guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
-        let sealed = try #require(Data(base64Encoded: issued.sealedTokens))
-        return (outcome, try JSONDecoder().decode(TokenPair.self, from: Data(try replyKeys.open(Array(sealed)))))
+        try await client.requestTokens(grant, email: email, credential: secret, requestId: id, timeout: .seconds(60))
     }
 
     /// Registers an account with a password through the saga and returns its uid.
     func register(_ email: String, password: String) async throws -> String {
-        let request = request(email: email, password: password)
-        try await publish([request])
-        guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first else {
+        guard case .completed(let completed) = try await client.register(request(email: email, password: password), timeout: .seconds(90)) else {
             throw HarnessError("registration of \(email) did not complete")
         }
         return completed.uid
-    }
-
-    private static func outcomeTopic(of request: Event) -> String {
-        switch request.topic {
-        case Topic.codeRequests: Topic.codeOutcomes
-        case Topic.authRequests: Topic.authOutcomes
-        default: Topic.accountOutcomes
-        }
     }
 }
 

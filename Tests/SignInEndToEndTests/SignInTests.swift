@@ -6,9 +6,9 @@ import Testing
 
 /// Sign-in through the real workers: code sign-in registering a complete account, the profile guard,
 /// access tokens verifiable with the published JWKS, refresh rotation with reuse detection, lockout.
-@Suite(.serialized) struct SignInTests {
+@Suite(.serialized, .sharedSystems) struct SignInTests {
     @Test func aCodeSignInRegistersACompleteAccountOnce() async throws {
-        try await LocalSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await LiveSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let code = try await system.code(for: "Fresh.Person@example.com", .register)
             let (outcome, tokens) = try await system.signIn(.email, email: "fresh.person@example.com", secret: code, id: "signup-1")
             guard case .tokenIssued(let issued) = outcome else { Issue.record("not signed in: \(outcome)"); return }
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func anIncompleteProfileCannotSignIn() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.with { system in
             let uid = try await system.register("guarded@example.com", password: "guarded password")
             guard case .tokenIssued = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password").0 else {
                 Issue.record("complete profile refused")
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func refreshTokensRotateAndAReusedOneRevokesTheFamily() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared(extraArguments: Self.lockout) { system in
             let uid = try await system.register("rotor@example.com", password: "rotor password")
             let (_, first) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password")
             let initial = try #require(first)
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func fiveFailuresLockTheAccountWithDoublingBackOff() async throws {
-        try await LocalSystem.with(extraArguments: ["account-worker": ["--lockout-base", "3"]]) { system in
+        try await LiveSystem.shared(extraArguments: Self.lockout) { system in
             _ = try await system.register("locked@example.com", password: "locked password")
             var wrong: [Event] = []
             for attempt in 1...5 { wrong.append(try await system.signIn(.password, email: "locked@example.com", secret: "guess \(attempt)").0) }
@@ -87,11 +87,11 @@ import Testing
             }
             #expect(refusal.reason == wrongRefusal.reason && refusal.message == wrongRefusal.message)
 
-            try await Task.sleep(for: .seconds(3)) // the first lock's length
+            try await Task.sleep(for: .seconds(2)) // the first lock's length
             #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "guess 6").0) == .invalidCredentials)
-            try await Task.sleep(for: .seconds(3)) // half the doubled lock: still locked
+            try await Task.sleep(for: .seconds(2)) // half the doubled lock: still locked
             #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0) == .invalidCredentials)
-            try await Task.sleep(for: .seconds(3.5)) // past the doubled lock
+            try await Task.sleep(for: .seconds(2.5)) // past the doubled lock
             guard case .tokenIssued = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0 else {
                 Issue.record("the account stayed locked past its back-off")
                 return
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func theCommandLineRequestsACodeAndSignsIn() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared(extraArguments: Self.lockout) { system in
             let requested = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register",
                                                         "--request-id", "cli-code"])
             #expect(requested.status == 0, "\(requested.output)")
@@ -118,6 +118,9 @@ import Testing
             }
         }
     }
+
+    /// Locks of 2 s, doubling: short enough to wait out. The tests sharing the system never fail five sign-ins.
+    private static let lockout = ["account-worker": ["--lockout-base", "2"]]
 
     private struct KeySet: Decodable {
         struct Key: Decodable { var x: String }

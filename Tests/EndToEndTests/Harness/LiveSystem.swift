@@ -2,63 +2,52 @@ import Backends
 import Crypto
 import Domain
 import Foundation
+import Installation
 import Kafka
+import RegistrarClient
 import Registration
 import StoreTesting
 import Support
 import WorkerRuntime
 
-/// A whole Registrar installation for one test: a local broker and the worker binaries as
-/// separate processes, sharing a fresh data directory on the embedded defaults (or on the
-/// backends named by `REGISTRAR_ACCOUNTS`, `REGISTRAR_PROFILES`, `REGISTRAR_IMAGES`).
-final class LocalSystem: @unchecked Sendable {
-    // Mutable state (`workers`) is only touched by the test that owns the system, one call at a time.
-    static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
-
-    let directory: String
-    let bootstrap: String
-    let broker: ChildProcess
-    private(set) var workers: [String: ChildProcess] = [:]
-    let publicKey: SealingPublicKey
-    var kafka: KafkaConfiguration { KafkaConfiguration(bootstrapServers: bootstrap, clientID: "e2e-test") }
+/// What a live test works with: an installation (a local broker and the worker binaries as
+/// separate processes, in a fresh data directory on the embedded defaults or on the backends of
+/// `StoreLocation`), the stores as the test reaches them, and a client of the installation.
+///
+/// A test that kills or reconfigures nothing takes the system of its suite (`shared`) when the
+/// suite has the `.sharedSystems` trait; it then keeps to its own emails and ids.
+final class LiveSystem: Sendable {
+    let installation: LocalInstallation
     /// The stores, embedded or production (see `StoreLocation`).
     let backends: StoreLocation
-    var logs: String { directory + "/logs" }
+    let client: RegistrarClient
+
+    var directory: String { installation.directory }
+    var logs: String { installation.logs }
+    var kafka: KafkaConfiguration { installation.kafka(clientID: "e2e-test") }
 
     /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
     /// `postgres`, when given, holds the accounts and profiles (a fresh database on it) instead of the default location.
-    static func start(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:],
+    static func start(workers names: [String] = LocalInstallation.workerNames, extraArguments: [String: [String]] = [:],
                       postgres: PostgresServer? = nil,
-                      relayingImages: ((Int) throws -> HTTPRelay)? = nil) async throws -> LocalSystem {
+                      relayingImages: ((Int) throws -> HTTPRelay)? = nil) async throws -> LiveSystem {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-e2e-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        let broker = try ChildProcess(Binaries.path("registrar"), ["broker", "--data-dir", directory],
-                                      stderrPath: directory + "/logs/broker.log")
-        guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
-            throw HarnessError("the local broker did not print its address")
-        }
-        let system: LocalSystem
+        let backends = try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages)
+        let installation = try await LocalInstallation(at: directory, binaries: Binaries.directory, stores: backends.options,
+                                                       workers: names, workerArguments: LocalInstallation.quickFailover,
+                                                       arguments: extraArguments)
         do {
-            let keys = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey())
-            system = LocalSystem(directory: directory, bootstrap: bootstrap, broker: broker, publicKey: keys.publicKey,
-                                 backends: try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages))
+            return LiveSystem(installation: installation, backends: backends, client: try installation.client(name: "e2e-test"))
         } catch {
-            await broker.stop()
+            await installation.stop()
             throw error
         }
-        do {
-            for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
-        } catch {
-            await system.stop(keepingData: true)
-            throw error
-        }
-        return system
     }
 
     /// Runs `body` with a started system and stops it afterwards, whether `body` succeeds or throws.
-    static func with(workers names: [String] = workerNames, extraArguments: [String: [String]] = [:], postgres: PostgresServer? = nil,
-                     relayingImages: ((Int) throws -> HTTPRelay)? = nil,
-                     _ body: (LocalSystem) async throws -> Void) async throws {
+    static func with(workers names: [String] = LocalInstallation.workerNames, extraArguments: [String: [String]] = [:],
+                     postgres: PostgresServer? = nil, relayingImages: ((Int) throws -> HTTPRelay)? = nil,
+                     _ body: (LiveSystem) async throws -> Void) async throws {
         let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages)
         do {
             try await body(system)
@@ -70,37 +59,32 @@ final class LocalSystem: @unchecked Sendable {
         await system.stop()
     }
 
-    private init(directory: String, bootstrap: String, broker: ChildProcess, publicKey: SealingPublicKey, backends: StoreLocation) {
-        self.backends = backends
-        self.directory = directory
-        self.bootstrap = bootstrap
-        self.broker = broker
-        self.publicKey = publicKey
+    /// Runs `body` with the suite's system of all four workers given `extraArguments` (started on first
+    /// use), or with a system of its own when the suite shares none.
+    static func shared(extraArguments: [String: [String]] = [:], _ body: (LiveSystem) async throws -> Void) async throws {
+        guard let pool = SystemPool.current else { return try await with(extraArguments: extraArguments, body) }
+        try await body(try await pool.system(extraArguments: extraArguments))
     }
 
-    /// Starts a worker. A killed worker's partitions move to its successor once the group notices it
-    /// is gone: the session timeout is shortened so that the tests need not wait the default 45 s.
-    func startWorker(_ name: String, extraArguments: [String] = []) throws {
-        let quickFailover = ["--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=500"]
-        workers[name] = try ChildProcess(Binaries.path(name), ["--data-dir", directory] + quickFailover + extraArguments,
-                                         environment: backends.environment,
-                                         stderrPath: "\(logs)/\(name).log")
+    private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient) {
+        self.installation = installation
+        self.backends = backends
+        self.client = client
     }
+
+    /// Starts (or restarts) a worker with the arguments it was first given.
+    func startWorker(_ name: String) throws { try installation.start(name) }
 
     /// SIGKILLs a worker (no clean-up at all) and waits until it is gone.
-    func kill(_ name: String) async {
-        guard let worker = workers[name] else { return }
-        worker.send(SIGKILL)
-        _ = await worker.waitForExit()
-    }
+    func kill(_ name: String) async { await installation.kill(name) }
 
     /// Whether every started worker is still running.
-    var allWorkersRunning: Bool { workers.values.allSatisfy(\.isRunning) }
+    var allWorkersRunning: Bool { installation.stoppedWorkers.isEmpty }
 
     /// Stops everything and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool = false) async {
-        for worker in workers.values { await worker.stop() }
-        await broker.stop()
+        await client.close()
+        await installation.stop()
         if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
     }
 
@@ -113,38 +97,28 @@ final class LocalSystem: @unchecked Sendable {
         return (await process.waitForExit(), lines.joined(separator: "\n"))
     }
 
-    /// A registration request as the CLI would publish it.
+    /// A registration request as the CLI would publish it (the avatar inline, whatever its size).
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
                  name: String = "Test User", avatar: [UInt8]? = nil) -> RegistrationRequested {
-        RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: Data(publicKey.seal(Array(password.utf8))).base64EncodedString(),
-                              avatar: avatar.map { .inline(Data($0).base64EncodedString()) }, isMapLocationEnabled: false)
+        // Without an object store to stage in, making the request cannot fail.
+        try! client.registration(id: id, email: email, password: password, name: name, avatar: avatar)
     }
 
     /// Publishes raw bytes to a topic.
     func publish(_ value: [UInt8], to topic: String, key: String) async throws {
-        let producer = try KafkaProducer(configuration: kafka)
-        _ = try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
-        await producer.close()
+        try await client.publish(OutgoingMessage(topic: topic, key: key, value: value))
     }
 
     /// Publishes requests (acknowledged by the broker before returning).
     func publish(_ requests: [RegistrationRequested]) async throws {
-        let producer = try KafkaProducer(configuration: kafka)
-        for request in requests {
-            let event = Event.registrationRequested(request)
-            _ = try await producer.send(OutgoingMessage(topic: event.topic, key: Array(request.registrationId.utf8),
-                                                        value: EventCodec.encode(event), headers: []))
-        }
-        await producer.close()
+        for request in requests { try await client.publish(.registrationRequested(request)) }
     }
 
     /// Every outcome published so far, by registration id (a redelivered saga may publish its outcome twice).
     func outcomes() async throws -> [String: [Event]] {
-        let messages = try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka)
         var outcomes: [String: [Event]] = [:]
-        for message in messages {
-            let event = try EventCodec.decode(message.value)
+        for message in try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka) {
+            let event = try message.event()
             outcomes[event.registrationId, default: []].append(event)
         }
         return outcomes
@@ -174,6 +148,14 @@ final class LocalSystem: @unchecked Sendable {
                               images: try backends.objects()).run(grace: .zero)
     }
 
+    /// How many accounts, profiles and stored objects there are: a test on a shared system compares
+    /// them before and after to see what it left behind.
+    func counts() throws -> StoreCounts {
+        StoreCounts(accounts: try backends.accounts().accounts().count, profiles: try backends.profiles().profiles().count,
+                    images: try backends.objects().list(prefix: "ProfileImages/").count,
+                    objects: try backends.objects().list(prefix: "").count)
+    }
+
     /// Makes the profile store refuse every write from now on (a trigger raising an error).
     func refuseProfileWrites() async throws {
         try await backends.executeOnProfiles(
@@ -188,6 +170,16 @@ final class LocalSystem: @unchecked Sendable {
         let sql = "UPDATE profiles SET profile_image = '' WHERE uid = '\(uid)'"
         try await backends.executeOnProfiles(sqlite: sql, postgres: sql, logs: logs)
     }
+}
+
+/// The number of records in each store of a system.
+struct StoreCounts: Equatable, CustomStringConvertible {
+    var accounts: Int
+    var profiles: Int
+    var images: Int
+    var objects: Int
+
+    var description: String { "\(accounts) accounts, \(profiles) profiles, \(images) profile images, \(objects) objects" }
 }
 
 struct HarnessError: Error, CustomStringConvertible {
