@@ -103,11 +103,11 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Support"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
-        .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
+        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support"], path: "Tests/StoreTesting"),
         .testTarget(name: "PostgresStoresTests", dependencies: [
             "PostgresStores", "EmbeddedStores", "StoreTesting", "Backends", "Domain", "Registration",
             "Verification", "SignIn", "AccountChanges",
@@ -121,7 +121,7 @@ let package = Package(
             "RegistrarClient", "Installation",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "CryptoAdapters",
+            "Domain", "Courier", "Verification", "EmbeddedStores", "CryptoAdapters", "Support",
         ]),
         .testTarget(name: "SignInTests", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [

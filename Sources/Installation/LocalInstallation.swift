@@ -49,7 +49,7 @@ public final class LocalInstallation: @unchecked Sendable {
         let common = ["--data-dir", directory] + workerArguments
         self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { ($0, common + (arguments[$0] ?? [])) })
         broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + brokerArguments,
-                                  stderrPath: directory + "/logs/broker.log")
+                                  errors: .file(directory + "/logs/broker.log"))
         guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
             await broker.stop()
             throw InstallationError("the local broker did not start; see \(directory)/logs/broker.log")
@@ -71,7 +71,7 @@ public final class LocalInstallation: @unchecked Sendable {
     /// Starts (or restarts) the worker `name` with the arguments it was first given.
     public func start(_ name: String) throws {
         let process = try ChildProcess(binaries + "/" + name, arguments[name] ?? ["--data-dir", directory],
-                                       environment: stores.environment, stderrPath: "\(logs)/\(name).log")
+                                       environment: stores.environment, errors: .file("\(logs)/\(name).log"))
         lock.withLock { workers[name] = process }
     }
 

@@ -93,7 +93,7 @@ struct FaultInjector: Sendable {
             exec </dev/null >>'\(log)' 2>&1
 
             """
-        let process = try ChildProcess("/bin/bash", ["-c", isolated + shell], stderrPath: log)
+        let process = try ChildProcess("/bin/bash", ["-c", isolated + shell], errors: .file(log))
         let status = await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await process.waitForExit() }
             group.addTask { try? await Task.sleep(for: Self.commandLimit); return nil }

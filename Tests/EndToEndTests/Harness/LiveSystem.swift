@@ -91,7 +91,7 @@ final class LiveSystem: Sendable {
     /// Runs the `registrar` CLI against this system; returns its exit status and standard output.
     func registrar(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory], environment: backends.environment,
-                                       stderrPath: "\(logs)/cli.log")
+                                       errors: .file("\(logs)/cli.log"))
         var lines: [String] = []
         while let line = await process.nextLine() { lines.append(line) }
         return (await process.waitForExit(), lines.joined(separator: "\n"))
