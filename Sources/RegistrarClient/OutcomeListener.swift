@@ -23,7 +23,7 @@ public final class OutcomeListener: Sendable {
         Task { [consumer, slots] in
             do {
                 for try await message in consumer.messages {
-                    if let key = message.keyString { slots.deliver(message, to: Slots.Key(topic: message.topic, key: key)) }
+                    if let key = message.keyString { slots.settle(Slots.Key(topic: message.topic, key: key), with: message) }
                 }
             } catch {}
             slots.finish()
@@ -39,12 +39,12 @@ public final class OutcomeListener: Sendable {
         do {
             try await action()
         } catch {
-            slots.resolve(slot, with: nil)
+            slots.settle(slot, with: nil)
             throw error
         }
         let timer = Task { [slots] in
             try await Task.sleep(for: timeout)
-            slots.resolve(slot, with: nil)
+            slots.settle(slot, with: nil)
         }
         defer { timer.cancel() }
         return await slots.wait(for: slot)
@@ -74,28 +74,13 @@ private final class Slots: Sendable {
         }
     }
 
-    func deliver(_ message: KafkaMessage, to key: Key) {
+    /// Settles the wait for `key`: with the message that came for it, or with nil once it is over
+    /// (timed out, the request not published); a message already there stays to be taken.
+    func settle(_ key: Key, with message: KafkaMessage?) {
         let waiting: CheckedContinuation<KafkaMessage?, Never>? = state.withLock { state in
             switch state.slots[key] {
             case .expected?:
-                state.slots[key] = .arrived(message)
-                return nil
-            case .awaited(let continuation)?:
-                state.slots[key] = nil
-                return continuation
-            case .arrived?, nil:
-                return nil
-            }
-        }
-        waiting?.resume(returning: message)
-    }
-
-    /// Ends the wait for `key` with `message` unless its message already came.
-    func resolve(_ key: Key, with message: KafkaMessage?) {
-        let waiting: CheckedContinuation<KafkaMessage?, Never>? = state.withLock { state in
-            switch state.slots[key] {
-            case .expected?:
-                state.slots[key] = nil
+                state.slots[key] = message.map(Slot.arrived)
                 return nil
             case .awaited(let continuation)?:
                 state.slots[key] = nil

@@ -27,11 +27,8 @@ import Testing
         try await LiveSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
             // The server comes back once the worker has failed to send; the worker retries the transient
             // failure with back-off (about 3 s in all) and then delivers.
-            let log = system.logs + "/code-dispatch-worker.log"
             let restart = Task {
-                while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("mail deferred") ?? false) {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
+                try await system.waitForLog(of: "code-dispatch-worker", containing: "mail deferred")
                 try server.start()
             }
             defer { restart.cancel() }

@@ -137,6 +137,15 @@ final class LiveSystem: Sendable {
         }
     }
 
+    /// Waits until the log of `worker` holds `text` (a worker's sign that it met a fault); fails after `timeout`.
+    func waitForLog(of worker: String, containing text: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !((try? String(contentsOfFile: "\(logs)/\(worker).log", encoding: .utf8))?.contains(text) ?? false) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("\(worker) did not log '\(text)' within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// The bytes of every message on every Registrar topic.
     func allTopicMessages() async throws -> [KafkaMessage] {
         try await TopicSnapshot.read(Topic.all.map(\.name), configuration: kafka)
