@@ -5,7 +5,7 @@ import Registration
 import StoreTesting
 import Support
 
-/// Where a `LocalSystem`'s stores live. The embedded defaults (SQLite and files in the data
+/// Where a `LiveSystem`'s stores live. The embedded defaults (SQLite and files in the data
 /// directory, emails in the file outbox), or — when `REGISTRAR_E2E_BACKENDS=production` — a fresh
 /// PostgreSQL database on a real PostgreSQL 15, a fresh bucket on a real S3-protocol server (moto)
 /// and a real SMTP server (aiosmtpd), so that the same end-to-end suites run unchanged against the
