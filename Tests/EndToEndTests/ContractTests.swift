@@ -7,7 +7,7 @@ import Testing
 
 /// Every event the workers emit validates against the published JSON Schemas (a real validator:
 /// Python's jsonschema, Draft 2020-12), and undecodable input goes to the dead-letter topic.
-@Suite(.serialized, .sharedSystems) struct ContractTests {
+@Suite(.serialized) struct ContractTests {
     @Test func emittedEventsValidateAgainstTheSchemas() async throws {
         try await LiveSystem.shared { system in
             let photo = try await Fixtures.noiseJPEG(width: 100, height: 100)
@@ -16,7 +16,8 @@ import Testing
                             system.request(email: "ONE@example.com")]
             try await system.publish(requests)
             _ = try await system.waitForOutcomes(requests.map(\.registrationId))
-            let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
+            // The hostile messages another test publishes on a shared system are not events.
+            let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") && $0.keyString?.hasPrefix("hostile-") != true }
             #expect(Set(events.compactMap { try? EventCodec.decode($0.value).type }).count >= 8)
 
             let (status, report) = try await ContractValidator.validate(events, in: system.directory)

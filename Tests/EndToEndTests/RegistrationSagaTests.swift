@@ -4,9 +4,9 @@ import Foundation
 import Registration
 import Testing
 
-/// The registration saga across the real worker processes on a local broker. The tests share one
+/// The registration saga across the real worker processes on a local broker. The tests share a
 /// system but the one that breaks the profile store; each counts what it adds to the stores.
-@Suite(.serialized, .sharedSystems) struct RegistrationSagaTests {
+@Suite(.serialized) struct RegistrationSagaTests {
     @Test func completesWithAndWithoutAnAvatar() async throws {
         try await LiveSystem.shared { system in
             let photo = try await Fixtures.noiseJPEG(width: 640, height: 480)

@@ -5,7 +5,7 @@ import RegistrarClient
 
 /// Account changes through the real workers: re-authentication, revocation, notices, and the email
 /// change saga surviving SIGKILLs between the account update and the profile update.
-@Suite(.serialized, .sharedSystems) struct AccountChangeTests {
+@Suite(.serialized) struct AccountChangeTests {
     @Test func aPasswordChangeNeedsTheOldPasswordAndSignsEverySessionOut() async throws {
         try await LiveSystem.shared { system in
             _ = try await system.register("changer@example.com", password: "first password")

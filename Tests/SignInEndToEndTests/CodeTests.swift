@@ -4,7 +4,7 @@ import Testing
 
 /// One-time codes through the real code dispatch and account workers: resend limits, expiry, single
 /// use, dead after five wrong attempts, and no difference between known and unknown emails.
-@Suite(.serialized, .sharedSystems) struct CodeTests {
+@Suite(.serialized) struct CodeTests {
     @Test func aSecondCodeWithinTheCooldownIsRefusedWithRetryAfter() async throws {
         try await LiveSystem.shared { system in
             #expect(try await system.requestCode("cool@example.com", .login, id: "first") == .codeSent(

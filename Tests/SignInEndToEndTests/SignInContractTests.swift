@@ -7,7 +7,7 @@ import Testing
 /// JSON Schemas, and no secret (password, code, token) is on any topic or in any log.
 @Suite(.serialized) struct SignInContractTests {
     @Test func everyEventValidatesAndNoSecretTravelsInPlaintext() async throws {
-        try await LiveSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await LiveSystem.shared(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let password = "Canary-\(UUID().uuidString.prefix(8))"
             _ = try await system.register("contract@example.com", password: password)
             let registerCode = try await system.code(for: "new-contract@example.com", .register)

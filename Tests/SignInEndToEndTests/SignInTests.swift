@@ -6,9 +6,9 @@ import Testing
 
 /// Sign-in through the real workers: code sign-in registering a complete account, the profile guard,
 /// access tokens verifiable with the published JWKS, refresh rotation with reuse detection, lockout.
-@Suite(.serialized, .sharedSystems) struct SignInTests {
+@Suite(.serialized) struct SignInTests {
     @Test func aCodeSignInRegistersACompleteAccountOnce() async throws {
-        try await LiveSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await LiveSystem.shared(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let code = try await system.code(for: "Fresh.Person@example.com", .register)
             let (outcome, tokens) = try await system.signIn(.email, email: "fresh.person@example.com", secret: code, id: "signup-1")
             guard case .tokenIssued(let issued) = outcome else { Issue.record("not signed in: \(outcome)"); return }

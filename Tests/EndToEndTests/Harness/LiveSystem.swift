@@ -14,8 +14,8 @@ import WorkerRuntime
 /// separate processes, in a fresh data directory on the embedded defaults or on the backends of
 /// `StoreLocation`), the stores as the test reaches them, and a client of the installation.
 ///
-/// A test that kills or reconfigures nothing takes the system of its suite (`shared`) when the
-/// suite has the `.sharedSystems` trait; it then keeps to its own emails and ids.
+/// A test that kills, stops or breaks nothing takes a shared system (`shared`), which saves starting
+/// a broker and four workers; it keeps to its own emails and ids, and counts only what it adds.
 final class LiveSystem: Sendable {
     let installation: LocalInstallation
     /// The stores, embedded or production (see `StoreLocation`).
@@ -59,11 +59,10 @@ final class LiveSystem: Sendable {
         await system.stop()
     }
 
-    /// Runs `body` with the suite's system of all four workers given `extraArguments` (started on first
-    /// use), or with a system of its own when the suite shares none.
+    /// Runs `body` with the system of all four workers given `extraArguments` that the tests of this
+    /// process share (started on first use, see `SystemPool`).
     static func shared(extraArguments: [String: [String]] = [:], _ body: (LiveSystem) async throws -> Void) async throws {
-        guard let pool = SystemPool.current else { return try await with(extraArguments: extraArguments, body) }
-        try await body(try await pool.system(extraArguments: extraArguments))
+        try await body(try await SystemPool.shared.system(extraArguments: extraArguments))
     }
 
     private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient) {

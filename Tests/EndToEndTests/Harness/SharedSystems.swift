@@ -1,11 +1,16 @@
-import Testing
+import Foundation
+import Synchronization
 
-/// The systems the tests of one suite share, one per set of worker arguments: started on first
-/// use, stopped when the suite ends. Its tests run one at a time (`--no-parallel`, `.serialized`).
+/// The systems the live tests of this test process share, one per set of worker arguments: started
+/// on first use, stopped when the process exits. The tests run one at a time (`--no-parallel`).
 actor SystemPool {
-    @TaskLocal static var current: SystemPool?
+    static let shared = SystemPool()
 
     private var systems: [[String: [String]]: LiveSystem] = [:]
+
+    private init() {
+        atexit { SystemPool.shared.stopAllBlocking() }
+    }
 
     func system(extraArguments: [String: [String]]) async throws -> LiveSystem {
         if let system = systems[extraArguments] { return system }
@@ -14,28 +19,19 @@ actor SystemPool {
         return system
     }
 
-    func stopAll() async {
+    private func stopAll() async {
         for system in systems.values { await system.stop() }
         systems = [:]
     }
-}
 
-/// Lets the tests of a suite share started systems (`LiveSystem.shared`), which saves starting a
-/// broker and four workers per test. For suites whose sharing tests kill and reconfigure nothing.
-struct SharedSystems: SuiteTrait, TestScoping {
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let pool = SystemPool()
-        do {
-            try await SystemPool.$current.withValue(pool) { try await function() }
-        } catch {
-            await pool.stopAll()
-            throw error
+    /// Stops every system from an exit handler, which cannot await: the cooperative threads do it
+    /// while this one waits (at most half a minute).
+    private nonisolated func stopAllBlocking() {
+        let stopped = DispatchSemaphore(value: 0)
+        Task {
+            await stopAll()
+            stopped.signal()
         }
-        await pool.stopAll()
+        _ = stopped.wait(timeout: .now() + 30)
     }
-}
-
-extension Trait where Self == SharedSystems {
-    /// The suite's tests may share systems: see `SharedSystems`.
-    static var sharedSystems: Self { Self() }
 }
