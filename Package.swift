@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "RegistrarClient", "Installation",
+            "SignIn", "EventTransport", "RegistrarClient", "Installation",
         ]),
         .executableTarget(name: "account-worker", dependencies: [
             "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime",

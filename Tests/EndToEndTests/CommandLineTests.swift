@@ -6,7 +6,7 @@ import Testing
 /// The operator's commands: status shows the path, audit finds half-registered users, usage errors exit 2.
 @Suite(.serialized) struct CommandLineTests {
     @Test func statusShowsThePathAndAuditFindsOrphans() async throws {
-        try await LiveSystem.with { system in
+        try await LiveSystem.shared { system in
             let registered = try await system.registrar(["register", "--email", "status@example.com", "--password", "long enough password",
                                                          "--name", "Status", "--registration-id", "status-1", "--map-location", "on"])
             #expect(registered.status == 0, "\(registered.output)")
@@ -23,11 +23,13 @@ import Testing
             let audit = try await system.registrar(["audit", "--grace", "0"])
             #expect(audit.status == 1)
             #expect(audit.output.contains("profile_without_account"))
+            // The orphan goes again: the system is shared.
+            try system.backends.profiles().deleteProfile(uid: "00000000-0000-0000-0000-000000000000")
         }
     }
 
     @Test func usageErrorsExitWithTwoAndHelpWithZero() async throws {
-        try await LiveSystem.with(workers: []) { system in
+        try await LiveSystem.shared { system in
             #expect(try await system.registrar(["register", "--bogus"]).status == 2)
             #expect(try await system.registrar(["register", "--email"]).status == 2)
             let help = try await system.registrar(["register", "--help"])
