@@ -15,8 +15,8 @@ public final class LocalInstallation: @unchecked Sendable {
     public static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
 
     /// Worker properties that let a killed worker's partitions move to its successor within seconds,
-    /// not the default 45 s session timeout.
-    public static let quickFailover = ["--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=500"]
+    /// not the default 45 s session timeout (a stalled worker at worst causes a rebalance and a redelivery).
+    public static let quickFailover = ["--kafka-property", "session.timeout.ms=3000", "--kafka-property", "heartbeat.interval.ms=300"]
 
     public let directory: String
     public let bootstrap: String
