@@ -29,6 +29,8 @@ import PackageDescription
 /// - `TopicProvisioning`: creates and checks a cluster's topics from `Domain`'s table (Kafka Admin API).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - `WorkerAssembly`: each worker's options and the steps they build, shared by the executables and the in-process tests.
+/// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
+/// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
     name: "Registrar",
@@ -78,6 +80,8 @@ let package = Package(
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
+        .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
+        .target(name: "Installation", dependencies: ["Backends", "Crypto", "Kafka", "Support", "RegistrarClient"]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
             "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
@@ -92,7 +96,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport", "TopicProvisioning",
+            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation",
         ]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
@@ -105,7 +109,7 @@ let package = Package(
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
         .testTarget(name: "RoutingTests", dependencies: [
             "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
@@ -114,7 +118,7 @@ let package = Package(
         .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
                 path: "Tests/Fakes"),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
-        .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
+        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
@@ -129,21 +133,21 @@ let package = Package(
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting", "SignIn",
-            "EventTransport",
+            "EventTransport", "RegistrarClient", "Installation",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "Fakes",
+            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "Fakes", "Support",
         ]),
         .testTarget(name: "SignInTests", dependencies: [
             "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges", "Fakes",
         ]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
-            "EventTransport",
+            "EventTransport", "RegistrarClient", "Installation",
         ]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
-            "EventTransport", "WorkerAssembly", "Fakes",
+            "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation",
         ]),
     ]
 )

@@ -1,4 +1,5 @@
 import Domain
+import RegistrarClient
 import Support
 
 /// `registrar code request`: asks for a one-time code by email and waits for the answer.
@@ -17,7 +18,7 @@ enum CodeRequestCommand {
                 throw UsageError.invalid("missing --purpose", spec.helpText)
             }
             let request = CodeRequested(requestId: client.requestId, email: try parsed.required("email"), purpose: purpose)
-            switch try await client.send(.codeRequested(request), awaiting: Topic.codeOutcomes) {
+            switch try await client.send(.codeRequested(request)) {
             case .codeSent(let sent):
                 print("sent \(client.requestId): a \(sent.purpose.rawValue) code, valid for \(sent.expiresIn) s, if the address can receive it")
                 return .success
@@ -26,7 +27,7 @@ enum CodeRequestCommand {
                 if let wait = refused.retryAfter { print("retry_after: \(wait)") }
                 return code
             case let other:
-                throw UnexpectedEvent(type: other.type, worker: spec.name)
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
             }
         }
     }

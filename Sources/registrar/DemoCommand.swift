@@ -2,11 +2,11 @@ import Backends
 import Crypto
 import Foundation
 import Imaging
-import Kafka
+import Installation
 import Domain
+import RegistrarClient
 import Registration
 import Support
-import WorkerRuntime
 
 /// `registrar demo`: the whole system on the embedded defaults — a local broker and the four
 /// workers as separate processes — registering sample users and printing each saga's path.
@@ -17,13 +17,17 @@ enum DemoCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let installation = try await LocalInstallation(at: parsed.value("data-dir") ?? "data/demo")
+            let installation = try await LocalInstallation(at: parsed.value("data-dir") ?? "data/demo", binaries: LocalInstallation.besideThisBinary)
             print("Registrar demo — data in \(installation.directory), worker logs in \(installation.logs)")
             print("local broker at \(installation.bootstrap)")
             print("started \(LocalInstallation.workerNames.joined(separator: ", ")) as separate processes\n")
             do {
-                let findings = try await registerSamples(installation)
-                try await DemoSignIn.run(installation)
+                let findings = try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-demo"),
+                                                              publicKey: installation.publicKey, name: "registrar-demo") { client in
+                    let findings = try await registerSamples(installation, client: client)
+                    try await DemoSignIn.run(installation, client: client)
+                    return findings
+                }
                 await installation.stop()
                 return findings.isEmpty ? .success : .failure
             } catch {
@@ -34,10 +38,9 @@ enum DemoCommand {
     }
 
     /// Registers the sample users one after the other, printing each outcome and path; returns the audit's findings.
-    private static func registerSamples(_ installation: LocalInstallation) async throws -> [RegistrationAudit.Finding] {
+    private static func registerSamples(_ installation: LocalInstallation, client: RegistrarClient) async throws -> [RegistrationAudit.Finding] {
         let stores = installation.stores
-        let client = RegistrationClient(kafka: KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-demo"),
-                                        publicKey: installation.publicKey, objects: try stores.objectStore())
+        let objects = try stores.objectStore()
         let photo = AvatarProcessor().defaultAvatar().jpeg
         let samples: [(label: String, email: String, name: String, avatar: [UInt8]?)] = [
             ("with an avatar", "alice@example.com", "Alice", photo),
@@ -48,9 +51,9 @@ enum DemoCommand {
         for sample in samples {
             let id = UUID().uuidString.lowercased()
             print("• \(sample.name) <\(sample.email)> \(sample.label) — registration \(id)")
-            let outcome = try await client.register(registrationId: id, email: sample.email, password: "demo-password-\(id.prefix(8))",
-                                                    name: sample.name, avatar: sample.avatar, isMapLocationEnabled: true,
-                                                    timeout: .seconds(60))
+            let outcome = try await client.register(try client.registration(
+                id: id, email: sample.email, password: "demo-password-\(id.prefix(8))", name: sample.name, avatar: sample.avatar,
+                isMapLocationEnabled: true, staging: objects), timeout: .seconds(60))
             switch outcome {
             case .completed(let completed): print("  completed: uid \(completed.uid), image \(completed.profile.profileImage)")
             case .failed(let failed): print("  failed: \(failed.reason.rawValue) — \(failed.message)")

@@ -1,41 +1,40 @@
 import Foundation
-import Kafka
 import Domain
-import Registration
-import WorkerRuntime
+import Installation
+import RegistrarClient
+import SignIn
 
 /// The demo's sign-in part: a code sign-in that registers its account, a resend refused by the
 /// cooldown, a password sign-in, and a refresh token rotated and then reused (which revokes its family).
 enum DemoSignIn {
-    static func run(_ installation: LocalInstallation) async throws {
-        let kafka = KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-demo")
-        func client() -> FlowClient {
-            FlowClient(kafka: kafka, publicKey: installation.publicKey, requestId: UUID().uuidString.lowercased(), timeout: .seconds(60))
+    static func run(_ installation: LocalInstallation, client: RegistrarClient) async throws {
+        let timeout = Duration.seconds(60)
+        func requestCode() async throws -> (id: String, outcome: Event) {
+            let id = UUID().uuidString.lowercased()
+            let request = CodeRequested(requestId: id, email: "dora@example.com", purpose: .register)
+            return (id, try await client.send(.codeRequested(request), timeout: timeout))
+        }
+        func signIn(_ grant: GrantType, _ email: String?, _ credential: String) async throws -> (Event, TokenPair?) {
+            try await client.requestTokens(grant, email: email, credential: credential, timeout: timeout)
         }
         print("\n• Dora signs in with a code sent to dora@example.com, which has no account yet")
-        let codeRequest = client()
-        _ = try await codeRequest.send(.codeRequested(CodeRequested(requestId: codeRequest.requestId, email: "dora@example.com",
-                                                                    purpose: .register)), awaiting: Topic.codeOutcomes)
-        let code = try codeFromOutbox(installation.directory, requestId: codeRequest.requestId)
-        print("  code emailed: outbox/code.\(codeRequest.requestId)@registrar.local.eml")
-        show("code sign-in", try await client().requestTokens(.email, email: "dora@example.com", credential: code).0)
-        let again = client()
-        show("another code at once", try await again.send(.codeRequested(CodeRequested(requestId: again.requestId, email: "dora@example.com",
-                                                                                       purpose: .register)), awaiting: Topic.codeOutcomes))
+        let codeRequest = try await requestCode()
+        let code = try codeFromOutbox(installation.directory, requestId: codeRequest.id)
+        print("  code emailed: outbox/code.\(codeRequest.id)@registrar.local.eml")
+        show("code sign-in", try await signIn(.email, "dora@example.com", code).0)
+        show("another code at once", try await requestCode().outcome)
 
         print("\n• Erin registers with a password, signs in, refreshes, and an old refresh token comes back")
-        let registration = RegistrationClient(kafka: kafka, publicKey: installation.publicKey, objects: try installation.stores.objectStore())
-        _ = try await registration.register(registrationId: UUID().uuidString.lowercased(), email: "erin@example.com",
-                                            password: "erin's demo password", name: "Erin", avatar: nil, isMapLocationEnabled: false,
-                                            timeout: .seconds(60))
-        let (signedIn, first) = try await client().requestTokens(.password, email: "erin@example.com", credential: "erin's demo password")
+        _ = try await client.register(try client.registration(email: "erin@example.com", password: "erin's demo password", name: "Erin"),
+                                      timeout: timeout)
+        let (signedIn, first) = try await signIn(.password, "erin@example.com", "erin's demo password")
         show("password sign-in", signedIn)
         guard let first else { return }
-        let (refreshed, second) = try await client().requestTokens(.refreshToken, email: nil, credential: first.refreshToken)
+        let (refreshed, second) = try await signIn(.refreshToken, nil, first.refreshToken)
         show("refresh", refreshed)
-        show("the first refresh token again", try await client().requestTokens(.refreshToken, email: nil, credential: first.refreshToken).0)
+        show("the first refresh token again", try await signIn(.refreshToken, nil, first.refreshToken).0)
         if let second {
-            show("the rotated token, family revoked", try await client().requestTokens(.refreshToken, email: nil, credential: second.refreshToken).0)
+            show("the rotated token, family revoked", try await signIn(.refreshToken, nil, second.refreshToken).0)
         }
         print("")
     }

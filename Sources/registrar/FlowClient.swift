@@ -1,17 +1,14 @@
-import Crypto
-import Foundation
-import Kafka
 import Domain
-import EventTransport
+import Foundation
+import RegistrarClient
 import SignIn
 import Support
 import WorkerRuntime
 
-/// The client side of the code, sign-in and account-change commands: seal secrets to the account
-/// worker, publish one request, wait for its outcome.
+/// The command-line side of the code, sign-in and account-change commands: one request of a
+/// `RegistrarClient` made from the command's options, its outcome printed.
 struct FlowClient {
-    var kafka: KafkaConfiguration
-    var publicKey: SealingPublicKey
+    var client: RegistrarClient
     var requestId: String
     var timeout: Duration
 
@@ -29,47 +26,26 @@ struct FlowClient {
                     _ body: (ParsedArguments, FlowClient) async throws -> ExitCode) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let connection = try ConnectionOptions(parsed)
-            let client = FlowClient(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: try PublicKeySource.load(parsed),
-                                    requestId: parsed.value("request-id") ?? UUID().uuidString.lowercased(),
-                                    timeout: .seconds(try parsed.integer("timeout") ?? 30))
-            return try await body(parsed, client)
+            let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
+            let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
+            return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
+                                                  publicKey: try PublicKeySource.load(parsed)) { client in
+                try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout))
+            }
         }
     }
 
     /// `secret` sealed to the account worker's public key, base64.
-    func seal(_ secret: String) -> String {
-        Data(publicKey.seal(Array(secret.utf8))).base64EncodedString()
-    }
+    func seal(_ secret: String) -> String { client.seal(secret) }
 
-    /// Publishes `request` and returns the first event keyed by its id on `outcomes`.
-    func send(_ request: Event, awaiting outcomes: String) async throws -> Event {
-        let waiter = try OutcomeWaiter(topic: outcomes, configuration: kafka)
-        let producer = try KafkaProducer(configuration: kafka)
-        _ = try await producer.send(OutgoingMessage(request, producer: "registrar-cli"))
-        await producer.close()
-        guard let message = try await waiter.wait(forKey: request.key, timeout: timeout) else {
-            throw TimedOut(requestId: request.key, timeout: timeout)
-        }
-        return try EventCodec.decode(message.value)
-    }
-
-    /// Requests tokens with a fresh reply key; returns the outcome and, when issued, the opened tokens.
-    func requestTokens(_ grant: GrantType, email: String?, credential: String) async throws -> (Event, TokenPair?) {
-        let replyKeys = SealingKeyPair.generate()
-        let request = TokenRequested(requestId: requestId, grantType: grant, email: email,
-                                     sealedCredential: seal(credential), replyKey: replyKeys.publicKey.base64)
-        let outcome = try await send(.tokenRequested(request), awaiting: Topic.authOutcomes)
-        guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
-        guard let sealed = Data(base64Encoded: issued.sealedTokens),
-              let pair = try? JSONDecoder().decode(TokenPair.self, from: Data(try replyKeys.open(Array(sealed)))) else {
-            throw UnexpectedEvent(type: "TokenIssued with unreadable tokens", worker: "registrar")
-        }
-        return (outcome, pair)
+    /// Publishes `request` and returns its outcome.
+    func send(_ request: Event) async throws -> Event {
+        try await client.send(request, timeout: timeout)
     }
 
     /// Requests tokens and prints them (to standard output only) or the refusal.
     func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        switch try await requestTokens(grant, email: email, credential: credential) {
+        switch try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout) {
         case (.tokenIssued(let issued), let pair?):
             print("signed in \(requestId): uid \(issued.uid)\(issued.accountCreated ? " (account created)" : "")")
             print("access_token: \(pair.accessToken)")
@@ -79,20 +55,20 @@ struct FlowClient {
         case (.tokenRefused(let refused), _):
             return self.refused(refused.reason, refused.message)
         case (let other, _):
-            throw UnexpectedEvent(type: other.type, worker: "registrar")
+            throw RegistrarClient.UnexpectedOutcome(type: other.type)
         }
     }
 
     /// Publishes an account change and prints its outcome.
     func changeAccount(_ request: Event) async throws -> ExitCode {
-        switch try await send(request, awaiting: Topic.accountOutcomes) {
+        switch try await send(request) {
         case .accountChangeCompleted(let completed):
             print("completed \(requestId): \(completed.change.rawValue) for uid \(completed.uid)")
             return .success
         case .accountChangeFailed(let failed):
             return refused(failed.reason, failed.message)
         case let other:
-            throw UnexpectedEvent(type: other.type, worker: "registrar")
+            throw RegistrarClient.UnexpectedOutcome(type: other.type)
         }
     }
 
@@ -100,11 +76,5 @@ struct FlowClient {
     func refused(_ reason: ReasonCode, _ message: String) -> ExitCode {
         print("failed \(requestId): \(reason.rawValue) — \(message)")
         return .failure
-    }
-
-    struct TimedOut: Error, CustomStringConvertible {
-        var requestId: String
-        var timeout: Duration
-        var description: String { "no outcome for request \(requestId) within \(timeout); is the worker running?" }
     }
 }

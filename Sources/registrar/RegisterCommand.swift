@@ -1,7 +1,7 @@
 import Backends
 import Foundation
 import Domain
-import Registration
+import RegistrarClient
 import Support
 import WorkerRuntime
 
@@ -32,13 +32,15 @@ enum RegisterCommand {
                 }
                 return Array(data)
             }
-            let client = RegistrationClient(kafka: connection.kafka(clientID: "registrar-cli"),
-                                            publicKey: try PublicKeySource.load(parsed),
-                                            objects: try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore())
             let registrationId = parsed.value("registration-id") ?? UUID().uuidString.lowercased()
-            let outcome = try await client.register(
-                registrationId: registrationId, email: try parsed.required("email"), password: try parsed.required("password"),
-                name: try parsed.required("name"), avatar: avatar, isMapLocationEnabled: mapLocation, timeout: .seconds(timeout))
+            let (email, password, name) = (try parsed.required("email"), try parsed.required("password"), try parsed.required("name"))
+            let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
+            let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
+                                                         publicKey: try PublicKeySource.load(parsed)) { client in
+                try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
+                                                                  avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
+                                          timeout: .seconds(timeout))
+            }
             switch outcome {
             case .completed(let completed):
                 print("completed \(registrationId): uid \(completed.uid), profile image \(completed.profile.profileImage)")

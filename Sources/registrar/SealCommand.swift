@@ -1,6 +1,7 @@
 import Backends
 import Crypto
 import Foundation
+import RegistrarClient
 import Support
 import WorkerRuntime
 
@@ -19,7 +20,7 @@ enum SealCommand {
             let key = try PublicKeySource.load(parsed)
             var password = FileHandle.standardInput.readDataToEndOfFile()
             if password.last == 0x0A { password.removeLast() }
-            print(Data(key.seal(Array(password))).base64EncodedString())
+            print(key.sealedBase64(Array(password)))
             return .success
         }
     }

@@ -10,7 +10,7 @@ import Testing
         let chaos = try ChildProcess(Binaries.path("registrar"),
                                      ["chaos", "--registrations", "300", "--rate", "30", "--fault-interval", "2", "--seed", "20261130",
                                       "--data-dir", directory],
-                                     stderrPath: FileManager.default.temporaryDirectory.path + "/registrar-chaos-test.log")
+                                     errors: .file(FileManager.default.temporaryDirectory.path + "/registrar-chaos-test.log"))
         var report: [String] = []
         while let line = await chaos.nextLine() { report.append(line) }
         let status = await chaos.waitForExit()

@@ -8,7 +8,7 @@ import Testing
 /// store by claim check, and refused above the limit.
 @Suite(.serialized) struct ClaimCheckTests {
     @Test func largeAvatarsTravelByClaimCheckAndOversizedOnesAreRefused() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             // ~3 MB: far above what goes inline in a message, staged in the object store instead.
             let large = try await Fixtures.noiseJPEG(width: 2400, height: 1800)
             #expect(large.count > 1_500_000)
@@ -18,6 +18,11 @@ import Testing
                                                        "--name", "Large", "--avatar", avatarPath, "--registration-id", "large-1"])
             #expect(accepted.status == 0, "\(accepted.output)")
             #expect(accepted.output.contains("completed large-1"))
+            // The claim check the CLI sent is an event of the contract too.
+            let events = try await system.allTopicMessages().filter { $0.keyString == "large-1" && !$0.topic.hasSuffix(".dlq") }
+            #expect(events.contains { String(decoding: $0.value, as: UTF8.self).contains(#""staged":{"#) })
+            let (status, report) = try await ContractValidator.validate(events, in: system.directory)
+            #expect(status == 0, "\(report.joined(separator: "\n"))")
 
             let hugePath = system.directory + "/huge.bin"
             try Data(Array(large.prefix(4)) + [UInt8](repeating: 0x42, count: 21 * 1024 * 1024)).write(to: URL(fileURLWithPath: hugePath))

@@ -6,7 +6,7 @@ import Testing
 /// The operator's commands: status shows the path, audit finds half-registered users, usage errors exit 2.
 @Suite(.serialized) struct CommandLineTests {
     @Test func statusShowsThePathAndAuditFindsOrphans() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let registered = try await system.registrar(["register", "--email", "status@example.com", "--password", "long enough password",
                                                          "--name", "Status", "--registration-id", "status-1", "--map-location", "on"])
             #expect(registered.status == 0, "\(registered.output)")
@@ -23,11 +23,13 @@ import Testing
             let audit = try await system.registrar(["audit", "--grace", "0"])
             #expect(audit.status == 1)
             #expect(audit.output.contains("profile_without_account"))
+            // The orphan goes again: the system is shared.
+            try system.backends.profiles().deleteProfile(uid: "00000000-0000-0000-0000-000000000000")
         }
     }
 
     @Test func usageErrorsExitWithTwoAndHelpWithZero() async throws {
-        try await LocalSystem.with(workers: []) { system in
+        try await LiveSystem.shared { system in
             #expect(try await system.registrar(["register", "--bogus"]).status == 2)
             #expect(try await system.registrar(["register", "--email"]).status == 2)
             let help = try await system.registrar(["register", "--help"])
@@ -38,14 +40,12 @@ import Testing
     }
 
     @Test func workersShutDownCleanlyOnSIGTERM() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.with { system in
             let registered = try await system.registrar(["register", "--email", "calm@example.com", "--password", "long enough password",
                                                          "--name", "Calm"])
             #expect(registered.status == 0, "\(registered.output)")
             for name in ["account-worker", "image-worker", "profile-worker"] {
-                let worker = try #require(system.workers[name])
-                worker.send(SIGTERM)
-                #expect(await worker.waitForExit() == 0, "\(name) exits 0 after committing and leaving its group")
+                #expect(await system.installation.signal(name, SIGTERM) == 0, "\(name) exits 0 after committing and leaving its group")
                 let log = try String(contentsOfFile: "\(system.logs)/\(name).log", encoding: .utf8)
                 #expect(log.contains(#""message":"stopped""#), "\(name) logged its clean stop")
             }

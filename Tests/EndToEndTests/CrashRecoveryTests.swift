@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct CrashRecoveryTests {
     @Test(arguments: ["account-worker", "image-worker", "profile-worker"])
     func sagasSurviveAWorkerKilledMidway(worker: String) async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 400, height: 300)
             let requests = (0..<12).map { index in
                 system.request(email: "crash\(index)@example.com", avatar: index.isMultiple(of: 2) ? photo : nil)

@@ -8,7 +8,7 @@ import Testing
 /// Undecodable input goes to the dead-letter topic, where the CLI lists and replays it.
 @Suite(.serialized) struct DeadLetterTests {
     @Test func malformedMessagesAreDeadLetteredAndTheWorkerGoesOn() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let hostile: [(String, String)] = [
                 ("not json at all", "not_json"),
                 (#"{"type":"RegistrationRequested","version":1,"registrationId":"x"}"#, "invalid_fields"),

@@ -36,7 +36,7 @@ import Testing
                                       "--seed", "20261201", "--data-dir", directory, "--sent-mail", mail.directory + "/new"]
                                         + faults.sorted { $0.key < $1.key }.flatMap { ["--fault", "\($0.key)=\($0.value)"] },
                                      environment: stores.environment,
-                                     stderrPath: FileManager.default.temporaryDirectory.path + "/registrar-chaos-production-test.log")
+                                     errors: .file(FileManager.default.temporaryDirectory.path + "/registrar-chaos-production-test.log"))
         var report: [String] = []
         while let line = await chaos.nextLine() { report.append(line) }
         let status = await chaos.waitForExit()

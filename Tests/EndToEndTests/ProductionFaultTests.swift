@@ -11,7 +11,7 @@ import Testing
     /// and every registration still ends complete or undone.
     @Test func registrationsSurviveAPostgreSQLRestart() async throws {
         let postgres = try PostgresServer()
-        try await LocalSystem.with(postgres: postgres) { system in
+        try await LiveSystem.with(postgres: postgres) { system in
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
             let requests = (0..<16).map { system.request(email: "restart\($0)@example.com", avatar: $0.isMultiple(of: 2) ? photo : nil) }
             try await system.publish(Array(requests.prefix(8)))
@@ -37,7 +37,7 @@ import Testing
     /// the worker retries, and every registration still ends complete or undone.
     @Test func registrationsSurviveS3ServerErrors() async throws {
         let relay = Mutex<HTTPRelay?>(nil)
-        try await LocalSystem.with(relayingImages: { port in
+        try await LiveSystem.with(relayingImages: { port in
             let created = try HTTPRelay(to: port)
             relay.withLock { $0 = created }
             return created

@@ -7,7 +7,7 @@ import Testing
 /// Passwords never travel or rest in plaintext: not in any topic's bytes, not in any log line.
 @Suite(.serialized) struct SecretsTests {
     @Test func thePasswordAppearsInNoTopicAndNoLog() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let password = "Pl41ntext-Canary-\(UUID().uuidString.prefix(8))"
             let result = try await system.registrar(["register", "--email", "secret@example.com", "--password", password,
                                                      "--name", "Secretive", "--registration-id", "secret-1"])

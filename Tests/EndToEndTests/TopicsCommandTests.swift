@@ -98,7 +98,7 @@ import Testing
     static func registrar(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("topics-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: errors) }
-        let process = try ChildProcess(Binaries.path("registrar"), arguments, environment: environment, stderrPath: errors)
+        let process = try ChildProcess(Binaries.path("registrar"), arguments, environment: environment, errors: .file(errors))
         var lines: [String] = []
         while let line = await process.nextLine() { lines.append(line) }
         let status = await process.waitForExit()

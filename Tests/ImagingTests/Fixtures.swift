@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Test images made on the fly: pixels written as PPM here, converted by the `vips` command
 /// (Debian package libvips-tools), and outputs inspected with `vipsheader` and `vips getpoint`.
@@ -102,17 +103,9 @@ enum Fixtures {
 
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        let (status, text) = try ChildProcess.run("/usr/bin/env", [tool] + arguments, errors: .discarded)
+        guard status == 0 else {
+            throw CommandFailed(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(status)")
         }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }

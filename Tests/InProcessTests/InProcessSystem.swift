@@ -4,6 +4,7 @@ import Domain
 import Fakes
 import Foundation
 import Kafka
+import RegistrarClient
 import Support
 import WorkerAssembly
 
@@ -12,13 +13,13 @@ import WorkerAssembly
 /// options as the binaries) on the embedded stores in a fresh data directory, or on the production
 /// stores when `REGISTRAR_E2E_BACKENDS=production` (see `StoreLocation`). The workers read the time
 /// from `clock`, which a test moves instead of waiting.
-final class InProcessSystem: Installation, @unchecked Sendable {
+final class InProcessSystem: TestSystem, @unchecked Sendable {
     // Mutable state (`workers`) is only touched by the test that owns the system, one call at a time.
     static let workerNames = [AccountWorker.name, ImageWorker.name, ProfileWorker.name, CodeDispatchWorker.name]
 
     let directory: String
     let cluster: MockCluster
-    let publicKey: SealingPublicKey
+    let client: RegistrarClient
     let backends: StoreLocation
     /// Starts at a whole second of the real time: stores keep dates to the millisecond, and a date read
     /// back later than the clock's own would look like time running backwards.
@@ -43,7 +44,9 @@ final class InProcessSystem: Installation, @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         cluster = try MockCluster(brokers: 1)
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
-        publicKey = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey()).publicKey
+        let publicKey = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey()).publicKey
+        client = try RegistrarClient(kafka: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test"),
+                                     publicKey: publicKey, name: "e2e-test")
         backends = try StoreLocation.make(for: directory)
     }
 
@@ -73,6 +76,7 @@ final class InProcessSystem: Installation, @unchecked Sendable {
         for worker in workers.values { worker.shutdown.trigger() }
         for worker in workers.values { _ = await worker.run.result }
         workers = [:]
+        await client.close()
         if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
     }
 }

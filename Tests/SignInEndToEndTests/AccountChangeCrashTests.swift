@@ -1,13 +1,13 @@
 import Domain
 import Foundation
 import Testing
-import WorkerRuntime
+import RegistrarClient
 
 /// The email change saga through the real worker processes, surviving SIGKILLs between the account
 /// update and the profile update.
 @Suite(.serialized) struct AccountChangeCrashTests {
     @Test func anEmailChangeStaysConsistentWhenWorkersAreKilledBetweenAccountAndProfile() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.with { system in
             let uid = try await system.register("mover@example.com", password: "mover password")
             let code = try await system.code(for: "moved@example.com", .changeEmail)
             await system.kill("profile-worker")
@@ -23,11 +23,11 @@ import WorkerRuntime
             #expect(try system.backends.accounts().account(uid: uid)?.email == "moved@example.com")
             #expect(try system.backends.profiles().profile(uid: uid)?.email == "mover@example.com")
 
-            let outcomes = try OutcomeWaiter(topic: Topic.accountOutcomes, configuration: system.kafka)
-            try system.startWorker("account-worker")
-            try system.startWorker("profile-worker")
-            let outcome = try #require(try await outcomes.wait(forKey: "move-1", timeout: .seconds(60)))
-            guard case .accountChangeCompleted = try EventCodec.decode(outcome.value) else { Issue.record("the email change did not complete"); return }
+            let outcome = try await system.client.outcome(of: request, timeout: .seconds(60)) {
+                try system.startWorker("account-worker")
+                try system.startWorker("profile-worker")
+            }
+            guard case .accountChangeCompleted = outcome else { Issue.record("the email change did not complete"); return }
             #expect(try system.backends.accounts().account(uid: uid)?.email == "moved@example.com")
             #expect(try system.backends.profiles().profile(uid: uid)?.email == "moved@example.com")
             #expect(try system.audit().isEmpty)

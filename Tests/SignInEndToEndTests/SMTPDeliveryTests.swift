@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct SMTPDeliveryTests {
     @Test func aCodeIsDeliveredBySMTP() async throws {
         let server = try SMTPServer()
-        try await LocalSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
+        try await LiveSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
             guard case .codeSent = try await system.requestCode("smtp@example.com", .login, id: "smtp-1") else {
                 Issue.record("code not sent")
                 return
@@ -16,7 +16,7 @@ import Testing
             let messages = try server.messages()
             #expect(messages.count == 1)
             #expect(messages.first?.contains("Message-ID: <code.smtp-1@registrar.local>") == true)
-            #expect(messages.first.flatMap(LocalSystem.code(in:)) != nil)
+            #expect(messages.first.flatMap(LiveSystem.code(in:)) != nil)
             #expect(!FileManager.default.fileExists(atPath: system.directory + "/outbox/code.smtp-1@registrar.local.eml"))
         }
     }
@@ -24,14 +24,11 @@ import Testing
     @Test func aServerRefusingThenAcceptingDeliversTheCodeOnce() async throws {
         let server = try SMTPServer()
         server.stop()
-        try await LocalSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
+        try await LiveSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in
             // The server comes back once the worker has failed to send; the worker retries the transient
             // failure with back-off (about 3 s in all) and then delivers.
-            let log = system.logs + "/code-dispatch-worker.log"
             let restart = Task {
-                while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("mail deferred") ?? false) {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
+                try await system.waitForLog(of: "code-dispatch-worker", containing: "mail deferred")
                 try server.start()
             }
             defer { restart.cancel() }

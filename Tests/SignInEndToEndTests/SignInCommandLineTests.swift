@@ -5,7 +5,7 @@ import Testing
 /// Sign-in through the `registrar` CLI and the real worker processes.
 @Suite(.serialized) struct SignInCommandLineTests {
     @Test func theCommandLineRequestsACodeAndSignsIn() async throws {
-        try await LocalSystem.with { system in
+        try await LiveSystem.shared { system in
             let requested = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register",
                                                         "--request-id", "cli-code"])
             #expect(requested.status == 0, "\(requested.output)")

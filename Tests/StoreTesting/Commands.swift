@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A test server or command that could not be started.
 public struct TestServerError: Error, CustomStringConvertible {
@@ -10,64 +11,19 @@ public struct TestServerError: Error, CustomStringConvertible {
 }
 
 /// Runs `executable` with `arguments` to its end; throws with its output when it fails.
+///
+/// The output goes through a file, not a pipe: a daemon the command starts (`pg_ctl start`) would
+/// keep a pipe open for good.
 @discardableResult
 public func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
     let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString).log").path
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
-    let status = try SpawnedProcess(executable, arguments, outputPath: outputPath).wait()
+    let status = try ChildProcess(executable, arguments, output: .file(outputPath), errors: .standardOutput).waitUntilExit()
     let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     guard status == 0 else {
         throw TestServerError("\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
     }
     return text
-}
-
-/// A child process started with `posix_spawn`, its output appended to a file.
-///
-/// Not Foundation's `Process`: its exit monitoring does not reap children reliably in the test
-/// runner, and a daemon that a command starts (`pg_ctl start`) keeps inherited pipes open for good.
-public struct SpawnedProcess: Sendable {
-    public let pid: pid_t
-
-    public init(_ executable: String, _ arguments: [String], outputPath: String) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // The child starts with no signal blocked and default handlers, whatever this thread has.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard code == 0 else { throw TestServerError("cannot start \(executable): \(String(cString: strerror(code)))") }
-        self.pid = pid
-    }
-
-    /// Waits for the process to exit; its exit status, or 128 + the signal that ended it.
-    @discardableResult
-    public func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-    }
-
-    /// Sends SIGTERM and waits for the exit.
-    public func terminate() {
-        kill(pid, SIGTERM)
-        wait()
-    }
 }
 
 /// The path of `name` in the first directory of `PATH` that has it, if any.

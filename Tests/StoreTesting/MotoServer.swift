@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A throw-away S3-compatible server: `moto_server` (PyPI `moto[server]`) on a free port of 127.0.0.1,
 /// keeping everything in memory; stopped when released or when the process exits.
@@ -10,7 +11,7 @@ public final class MotoServer: @unchecked Sendable {
     private let executable: String
     // Replaced only by `start()` and `stop()`, which tests call from one task; guarded by `lock` for the exit handler.
     private let lock = NSLock()
-    private var process: SpawnedProcess?
+    private var process: ChildProcess?
 
     /// The server's endpoint URL.
     public var endpoint: String { "http://127.0.0.1:\(port)" }
@@ -29,7 +30,7 @@ public final class MotoServer: @unchecked Sendable {
 
     /// Starts the server (again, after `stop()`: with no buckets or objects) on the same port.
     public func start() throws {
-        let process = try SpawnedProcess(executable, ["-H", "127.0.0.1", "-p", "\(port)"], outputPath: "/dev/null")
+        let process = try ChildProcess(executable, ["-H", "127.0.0.1", "-p", "\(port)"], output: .discarded, errors: .discarded)
         lock.withLock { self.process = process }
         try waitUntilListening(on: port)
     }
@@ -37,7 +38,8 @@ public final class MotoServer: @unchecked Sendable {
     /// Stops the server and waits until it has exited.
     public func stop() {
         guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.terminate()
+        process.send(SIGTERM)
+        process.waitUntilExit()
     }
 
     private static func findExecutable() throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A throw-away Kafka-protocol server that implements the Admin API (CreateTopics, DescribeConfigs), unlike
 /// librdkafka's mock cluster: noida-db (PyPI `noida-db`) with only its Kafka service, on a free port of
@@ -9,7 +10,7 @@ public final class NoidaServer: @unchecked Sendable {
     public let port: Int
     // Set once in `init`, taken by `stop()`; guarded by `lock` for the exit handler.
     private let lock = NSLock()
-    private var process: SpawnedProcess?
+    private var process: ChildProcess?
     private let dataDirectory: String
 
     /// The server's bootstrap address.
@@ -20,8 +21,8 @@ public final class NoidaServer: @unchecked Sendable {
         port = try freePort()
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("noida-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        process = try SpawnedProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
-                                     outputPath: dataDirectory + "/server.log")
+        process = try ChildProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
+                                   output: .discarded, errors: .file(dataDirectory + "/server.log"))
         stopAtExit(self) { [weak self] in self?.stop() }
         try waitUntilListening(on: port)
     }
@@ -34,7 +35,8 @@ public final class NoidaServer: @unchecked Sendable {
     /// Stops the server, waits until it has exited and removes its data.
     public func stop() {
         guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.terminate()
+        process.send(SIGTERM)
+        process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 

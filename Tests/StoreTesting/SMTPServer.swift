@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A throw-away SMTP server: Debian's `python3-aiosmtpd` on a free port of 127.0.0.1, storing each
 /// message it accepts as a file in the Maildir `directory/new`; stopped when released or when the
@@ -20,7 +21,7 @@ public final class SMTPServer: @unchecked Sendable {
     private let login: (user: String, password: String)?
     // Replaced only by `start()` and `stop()`, which tests call from one task; guarded by `lock` for the exit handler.
     private let lock = NSLock()
-    private var process: SpawnedProcess?
+    private var process: ChildProcess?
 
     /// While this file exists, the server defers every recipient with `451 4.3.0`.
     public var deferralFlag: String { directory + "/defer" }
@@ -82,8 +83,8 @@ public final class SMTPServer: @unchecked Sendable {
         case .startTLS: ["--tlscert", certificate, "--tlskey", directory + "/key.pem"]
         case .implicitTLS: ["--smtpscert", certificate, "--smtpskey", directory + "/key.pem"]
         }
-        let process = try SpawnedProcess("/usr/bin/python3", ["-c", program, "-n", "-l", "127.0.0.1:\(port)"] + tls + ["-c"] + handler,
-                                         outputPath: directory + "/server.log")
+        let process = try ChildProcess("/usr/bin/python3", ["-c", program, "-n", "-l", "127.0.0.1:\(port)"] + tls + ["-c"] + handler,
+                                       output: .file(directory + "/server.log"), errors: .standardOutput)
         lock.withLock { self.process = process }
         try waitUntilListening(on: port)
     }
@@ -102,7 +103,7 @@ public final class SMTPServer: @unchecked Sendable {
             while True:
                 time.sleep(3600)
             """
-        let process = try SpawnedProcess("/usr/bin/python3", ["-c", program], outputPath: directory + "/server.log")
+        let process = try ChildProcess("/usr/bin/python3", ["-c", program], output: .file(directory + "/server.log"), errors: .standardOutput)
         lock.withLock { self.process = process }
         try waitUntilListening(on: port)
     }
@@ -110,7 +111,8 @@ public final class SMTPServer: @unchecked Sendable {
     /// Stops the server and waits until it has exited.
     public func stop() {
         guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.terminate()
+        process.send(SIGTERM)
+        process.waitUntilExit()
     }
 
     /// The messages received so far, as the server stored them, oldest first.

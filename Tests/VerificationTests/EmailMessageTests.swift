@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import Support
 import Testing
 
 /// Rendered emails are RFC 5322 messages with text and HTML alternatives, checked by Python's parser.
@@ -32,18 +33,8 @@ import Testing
                 assert not part.defects, part.defects
                 print(part.get_content_type(), repr(part.get_content().replace('\\r\\n', '\\n')))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(message.rendered.utf8))
-        try input.fileHandleForWriting.close()
-        let result = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, result) = try ChildProcess.run("/usr/bin/python3", ["-c", script], input: Array(message.rendered.utf8))
+        #expect(status == 0)
         let lines = result.split(separator: "\n").map(String.init)
         #expect(lines.first == message.subject)
         #expect(lines.dropFirst().first == "text/plain \(String(reflecting: message.text).replacingOccurrences(of: "\"", with: "'"))")

@@ -3,7 +3,9 @@ import Crypto
 import Domain
 import Foundation
 import Imaging
+import Installation
 import Kafka
+import RegistrarClient
 import Registration
 import Support
 import WorkerRuntime
@@ -39,8 +41,8 @@ enum ChaosCommand {
             }
             let commands = try FaultInjector.commands(parsed.values("fault"), help: spec.helpText)
             let installation = try await LocalInstallation(
-                at: parsed.value("data-dir") ?? "data/chaos", storeURLs: stores, brokerArguments: ["--brokers", String(brokers)],
-                workerArguments: ["--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=500"])
+                at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
+                brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover)
             print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed); data in \(installation.directory)")
             do {
                 let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands,
@@ -60,9 +62,9 @@ enum ChaosCommand {
     private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
                                  sentMail: String, faultInterval: Double, settle: Duration,
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
-        let kafka = KafkaConfiguration(bootstrapServers: installation.bootstrap, clientID: "registrar-chaos")
+        let kafka = installation.kafka(clientID: "registrar-chaos")
         let publicKey = installation.publicKey
-        let workload = ChaosWorkload(count: count, seal: { Data(publicKey.seal(Array($0.utf8))).base64EncodedString() },
+        let workload = ChaosWorkload(count: count, seal: publicKey.sealedBase64,
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
                                      photo: AvatarProcessor().defaultAvatar().jpeg, using: &generator)
         let messages = workload.messages(using: &generator)

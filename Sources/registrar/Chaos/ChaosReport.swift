@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Installation
 import Kafka
 import Registration
 import WorkerRuntime

@@ -1,4 +1,5 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 
@@ -86,6 +87,6 @@ struct ChaosWorkload {
     var firstHalf: [String] { registrations.prefix(max(1, registrations.count / 2)).map(\.request.registrationId) }
 
     private static func message(_ event: Event) -> OutgoingMessage {
-        OutgoingMessage(topic: event.topic, key: Array(event.key.utf8), value: EventCodec.encode(event), headers: [])
+        OutgoingMessage(event, producer: "registrar-chaos")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Installation
 import Kafka
 import KafkaCommands
 import Support
@@ -82,18 +83,10 @@ struct FaultInjector: Sendable {
     }
 
     /// Runs `shell` with its output appended to the run's fault log; true when it exits 0 in time.
-    ///
-    /// A daemon the command starts (a restarted database) must hold none of this process's descriptors:
-    /// Foundation learns of a child's exit when the socket it shares with the child closes, so an
-    /// inherited copy would keep the command "running" for as long as the daemon lives.
+    /// (A daemon the command starts, a restarted database, holds none of this process's descriptors.)
     private func run(_ shell: String) async throws -> Bool {
         let log = installation.logs + "/faults.log"
-        let isolated = """
-            for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
-            exec </dev/null >>'\(log)' 2>&1
-
-            """
-        let process = try ChildProcess("/bin/bash", ["-c", isolated + shell], stderrPath: log)
+        let process = try ChildProcess("/bin/bash", ["-c", shell], output: .file(log), errors: .standardOutput)
         let status = await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await process.waitForExit() }
             group.addTask { try? await Task.sleep(for: Self.commandLimit); return nil }

@@ -5,7 +5,7 @@ import Registration
 import StoreTesting
 import Support
 
-/// Where a `LocalSystem`'s stores live. The embedded defaults (SQLite and files in the data
+/// Where a `LiveSystem`'s stores live. The embedded defaults (SQLite and files in the data
 /// directory, emails in the file outbox), or — when `REGISTRAR_E2E_BACKENDS=production` — a fresh
 /// PostgreSQL database on a real PostgreSQL 15, a fresh bucket on a real S3-protocol server (moto)
 /// and a real SMTP server (aiosmtpd), so that the same end-to-end suites run unchanged against the
@@ -53,9 +53,9 @@ struct StoreLocation: Sendable {
     /// Runs `sql` against the profile store (SQLite in the data directory, or PostgreSQL).
     func executeOnProfiles(sqlite: String, postgres: String, logs: String) async throws {
         let process = if let database = options.profiles {
-            try ChildProcess("/usr/bin/psql", [database, "-q", "-v", "ON_ERROR_STOP=1", "-c", postgres], stderrPath: "\(logs)/sql.log")
+            try ChildProcess("/usr/bin/psql", [database, "-q", "-v", "ON_ERROR_STOP=1", "-c", postgres], errors: .file("\(logs)/sql.log"))
         } else {
-            try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite", sqlite], stderrPath: "\(logs)/sql.log")
+            try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite", sqlite], errors: .file("\(logs)/sql.log"))
         }
         guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
     }
@@ -63,12 +63,7 @@ struct StoreLocation: Sendable {
     private static let sharedMoto = Result { try MotoServer() }
 
     private static func createBucket(_ bucket: String, at endpoint: String) throws {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sf", "-X", "PUT", "\(endpoint)/\(bucket)"]
-        try curl.run()
-        curl.waitUntilExit()
-        guard curl.terminationStatus == 0 else { throw HarnessError("cannot create bucket \(bucket) on \(endpoint)") }
+        try runCommand("/usr/bin/curl", ["-sSf", "-X", "PUT", "\(endpoint)/\(bucket)"])
     }
 
     /// The emails sent so far, as raw RFC 5322 text: from the SMTP server, or the file outbox.

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Kafka
 import Testing
 
@@ -41,29 +42,17 @@ func waitUntil(
 func run(_ executable: String, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(20)) async throws
     -> (status: Int32, output: String)
 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = output
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
+    let process = try ChildProcess(executable, arguments, input: .pipe)
+    if let input { process.write(Array(input.utf8)) }
+    process.closeInput()
     let timer = Task {
         try await Task.sleep(for: timeout)
-        process.terminate()
+        process.send(SIGTERM)
     }
     defer { timer.cancel() }
-    let data = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            continuation.resume(returning: data)
-        }
-    }
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    var lines: [String] = []
+    while let line = await process.nextLine() { lines.append(line) }
+    return (await process.waitForExit(), lines.joined(separator: "\n"))
 }
 
 /// The path of `name` on `$PATH`, if installed.

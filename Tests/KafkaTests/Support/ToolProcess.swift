@@ -10,40 +10,27 @@ final class ToolProcess: Sendable {
     }
 
     let arguments: [String]
-    private let process: Process
-    private let exited = ProcessExitStatus()
-    private let input: Pipe
-    /// Shared with the output-reading threads, which must not keep the process object alive.
+    private let process: ChildProcess
+    /// Filled by a task reading the output, which must not keep the process object alive.
     private let log = EventLog()
 
     /// Starts `kafka-tool` with `arguments`.
     init(_ arguments: [String]) throws {
         self.arguments = arguments
-        process = Process()
-        process.executableURL = try KafkaToolBinary.url()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "info"]) { _, new in new }
-        input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        // Told of the exit by Foundation: `waitUntilExit` would spin a thread polling an empty run loop.
-        process.terminationHandler = { [exited] process in exited.record(process.terminationStatus) }
-        try process.run()
-        Self.readLines(from: output.fileHandleForReading) { [log] line in log.receive(line) } end: { [log] in log.finish() }
-        Self.readLines(from: errors.fileHandleForReading) { [log] line in log.receiveError(line) } end: {}
+        process = try ChildProcess(try KafkaToolBinary.url().path, arguments, environment: ["LOG_LEVEL": "info"],
+                                   input: .pipe, output: .captured, errors: .captured)
+        Task { [process, log] in
+            while let line = await process.nextLine() { log.receive(line) }
+            log.finish()
+        }
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    deinit { process.send(SIGKILL) }
 
-    var processIdentifier: Int32 { process.processIdentifier }
+    var processIdentifier: Int32 { process.pid }
 
     /// Everything the process wrote on standard error so far.
-    var standardError: String { log.standardError }
+    var standardError: String { process.errorOutput }
 
     /// Every event printed so far.
     var events: [ToolEvent] { log.events }
@@ -67,16 +54,16 @@ final class ToolProcess: Sendable {
 
     /// Writes a line to the process's standard input.
     func write(line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        process.write(Array((line + "\n").utf8))
     }
 
     /// Closes the process's standard input.
     func closeInput() {
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
     }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.send(number)
     }
 
     /// Waits for the process to exit (killing it after `timeout`) and returns its status.
@@ -84,31 +71,17 @@ final class ToolProcess: Sendable {
         let process = self.process
         let timer = Task {
             try await Task.sleep(for: timeout)
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             return true
         }
-        _ = await exited.wait()
+        let status = await process.waitForExit()
         timer.cancel()
+        // Every event it printed is in the log once its output has ended.
+        _ = await log.next(within: timeout) { _ in false }
         if (try? await timer.value) == true {
             throw Timeout(description: "kafka-tool \(arguments.joined(separator: " ")) did not exit within \(timeout)")
         }
-        return process.terminationStatus
-    }
-
-    private static func readLines(
-        from handle: FileHandle, _ line: @escaping @Sendable (String) -> Void, end: @escaping @Sendable () -> Void
-    ) {
-        Thread {
-            var buffer = Data()
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                buffer.append(chunk)
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    line(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-            }
-            end()
-        }.start()
+        return status
     }
 }
 
@@ -144,20 +117,18 @@ enum KafkaToolBinary {
     }
 }
 
-/// The events and error output of one process, filled by its reading threads.
+/// The events of one process, filled by the task reading its output.
 private final class EventLog: Sendable {
     private struct State {
         var events: [ToolEvent] = []
         var cursor = 0
         var isFinished = false
-        var errors = Data()
         var waiter: (predicate: @Sendable (ToolEvent) -> Bool, continuation: CheckedContinuation<ToolEvent?, Never>)?
     }
 
     private let state = Mutex(State())
 
     var events: [ToolEvent] { state.withLock { $0.events } }
-    var standardError: String { state.withLock { String(decoding: $0.errors, as: UTF8.self) } }
 
     /// The next event after those already returned that satisfies `predicate`; nil after `timeout`
     /// or once the output ended.
@@ -188,10 +159,6 @@ private final class EventLog: Sendable {
             return (waiter.continuation, found)
         }
         if let (continuation, event) = resumed { continuation.resume(returning: event) }
-    }
-
-    func receiveError(_ line: String) {
-        state.withLock { $0.errors.append(Data((line + "\n").utf8)) }
     }
 
     func finish() {

@@ -3,17 +3,18 @@ import Crypto
 import Domain
 import Foundation
 import Kafka
+import RegistrarClient
 import Registration
 
-/// A whole Registrar installation for one test, however its workers run (`LocalSystem`: separate
+/// A whole Registrar installation for one test, however its workers run (`LiveSystem`: separate
 /// processes; `InProcessSystem`: in the test process): what the tests read and change through it.
-protocol Installation: AnyObject, Sendable {
+protocol TestSystem: AnyObject, Sendable {
     /// The data directory of its embedded stores, keys and logs.
     var directory: String { get }
     /// A client configuration for its broker.
     var kafka: KafkaConfiguration { get }
-    /// The account worker's sealing key, which clients seal secrets to.
-    var publicKey: SealingPublicKey { get }
+    /// The client the tests publish and await through (`RegistrarClient`, as the CLI uses it).
+    var client: RegistrarClient { get }
     /// The stores, embedded or production (see `StoreLocation`).
     var backends: StoreLocation { get }
     /// The time the workers read now.
@@ -22,8 +23,10 @@ protocol Installation: AnyObject, Sendable {
     func stop(keepingData: Bool) async
 }
 
-extension Installation {
+extension TestSystem {
     var logs: String { directory + "/logs" }
+    /// The account worker's sealing key, which clients seal secrets to.
+    var publicKey: SealingPublicKey { client.publicKey }
 
     /// Runs `body` with this started installation and stops it afterwards, keeping its data and logs when `body` throws.
     func run(_ body: (Self) async throws -> Void) async throws {
@@ -37,18 +40,25 @@ extension Installation {
         await stop(keepingData: false)
     }
 
-    /// A registration request as the CLI would publish it.
+    /// A registration request as the CLI would publish it (the avatar inline, whatever its size).
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
                  name: String = "Test User", avatar: [UInt8]? = nil) -> RegistrationRequested {
-        RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: Data(publicKey.seal(Array(password.utf8))).base64EncodedString(),
-                              avatar: avatar.map { .inline(Data($0).base64EncodedString()) }, isMapLocationEnabled: false)
+        // Without an object store to stage in, making the request cannot fail.
+        try! client.registration(id: id, email: email, password: password, name: name, avatar: avatar)
     }
 
     /// The audit's findings, with nothing in flight counted (grace 0).
     func audit() throws -> [RegistrationAudit.Finding] {
         try RegistrationAudit(accounts: try backends.accounts(), profiles: try backends.profiles(),
                               images: try backends.objects()).run(now: now, grace: .zero)
+    }
+
+    /// How many accounts, profiles and stored objects there are: a test on a shared system compares
+    /// them before and after to see what it left behind.
+    func counts() throws -> StoreCounts {
+        StoreCounts(accounts: try backends.accounts().accounts().count, profiles: try backends.profiles().profiles().count,
+                    images: try backends.objects().list(prefix: "ProfileImages/").count,
+                    objects: try backends.objects().list(prefix: "").count)
     }
 
     /// Makes the profile store refuse every write from now on (a trigger raising an error).
@@ -65,6 +75,16 @@ extension Installation {
         let sql = "UPDATE profiles SET profile_image = '' WHERE uid = '\(uid)'"
         try await backends.executeOnProfiles(sqlite: sql, postgres: sql, logs: logs)
     }
+}
+
+/// The number of records in each store of a system.
+struct StoreCounts: Equatable, CustomStringConvertible {
+    var accounts: Int
+    var profiles: Int
+    var images: Int
+    var objects: Int
+
+    var description: String { "\(accounts) accounts, \(profiles) profiles, \(images) profile images, \(objects) objects" }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

@@ -1,4 +1,3 @@
-import Crypto
 import Domain
 import Foundation
 import SignIn
@@ -6,11 +5,9 @@ import Testing
 
 /// What the sign-in tests do with an installation: request codes and read them back from the emails
 /// sent, sign in and open the sealed tokens, register accounts.
-extension Installation {
+extension TestSystem {
     /// `secret` sealed to the account worker's public key, as clients send it.
-    func seal(_ secret: String) -> String {
-        Data(publicKey.seal(Array(secret.utf8))).base64EncodedString()
-    }
+    func seal(_ secret: String) -> String { client.seal(secret) }
 
     /// Requests a code and returns the answer.
     func requestCode(_ email: String, _ purpose: CodePurpose, id: String = UUID().uuidString) async throws -> Event {
@@ -50,24 +47,16 @@ extension Installation {
 
     /// A token request with a fresh reply key; returns the outcome and, when issued, the opened tokens.
     func signIn(_ grant: GrantType, email: String?, secret: String, id: String = UUID().uuidString) async throws -> (Event, TokenPair?) {
-        let replyKeys = SealingKeyPair.generate()
-        let outcome = try await send(.tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email,
-                                                                    sealedCredential: seal(secret), replyKey: replyKeys.publicKey.base64)))
-        guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
-        let sealed = try #require(Data(base64Encoded: issued.sealedTokens))
-        return (outcome, try JSONDecoder().decode(TokenPair.self, from: Data(try replyKeys.open(Array(sealed)))))
+        try await client.requestTokens(grant, email: email, credential: secret, requestId: id, timeout: .seconds(60))
     }
 
     /// Registers an account with a password through the saga and returns its uid.
     func register(_ email: String, password: String) async throws -> String {
-        let request = request(email: email, password: password)
-        try await publish([request])
-        guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first else {
+        guard case .completed(let completed) = try await client.register(request(email: email, password: password), timeout: .seconds(90)) else {
             throw HarnessError("registration of \(email) did not complete")
         }
         return completed.uid
     }
-
 }
 
 /// The reason of a refusal, or nil for any other event.

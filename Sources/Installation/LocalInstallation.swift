@@ -1,0 +1,128 @@
+import Backends
+import Crypto
+import Foundation
+import Kafka
+import RegistrarClient
+import Support
+
+/// A whole installation on this machine, for `registrar demo`, `registrar chaos` and the live tests:
+/// a local broker and the worker binaries as separate processes, sharing one data directory (which
+/// it empties first — only one it made itself) and the stores it names: the embedded defaults
+/// there, or the URLs given.
+public final class LocalInstallation: @unchecked Sendable {
+    // `workers` is guarded by `lock`: a chaos run's fault task and its final checks, or a test and
+    // its helpers, may start and kill workers at once.
+    public static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
+
+    /// Worker properties that let a killed worker's partitions move to its successor within seconds,
+    /// not the default 45 s session timeout (a stalled worker at worst causes a rebalance and a redelivery).
+    public static let quickFailover = ["--kafka-property", "session.timeout.ms=3000", "--kafka-property", "heartbeat.interval.ms=300"]
+
+    public let directory: String
+    public let bootstrap: String
+    public let publicKey: SealingPublicKey
+    /// The stores the workers use.
+    public let stores: BackendOptions
+    /// The directory of the `registrar` and worker binaries.
+    public let binaries: String
+    private let broker: ChildProcess
+    private let arguments: [String: [String]]
+    private var workers: [String: ChildProcess] = [:]
+    private let lock = NSLock()
+
+    public var logs: String { directory + "/logs" }
+    public var controlSocket: String { directory + "/broker.control" }
+    /// A configuration for a client of this installation's broker.
+    public func kafka(clientID: String) -> KafkaConfiguration { KafkaConfiguration(bootstrapServers: bootstrap, clientID: clientID) }
+
+    /// Prepares `path`, starts the broker of `binaries` with `brokerArguments` and the `workers`, each
+    /// with `workerArguments` and its own `arguments[name]`, on `stores` (the embedded defaults
+    /// in `path` when nil; its data directory is always `path`).
+    public init(at path: String, binaries: String, stores: BackendOptions? = nil, brokerArguments: [String] = [],
+                workers names: [String] = workerNames, workerArguments: [String] = [], arguments: [String: [String]] = [:]) async throws {
+        directory = try Self.prepare(path)
+        var stores = stores ?? BackendOptions(dataDirectory: directory)
+        stores.dataDirectory = directory
+        self.stores = stores
+        self.binaries = binaries
+        publicKey = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey()).publicKey
+        let common = ["--data-dir", directory] + workerArguments
+        self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { ($0, common + (arguments[$0] ?? [])) })
+        broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + brokerArguments,
+                                  errors: .file(directory + "/logs/broker.log"))
+        guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
+            await broker.stop()
+            throw InstallationError("the local broker did not start; see \(directory)/logs/broker.log")
+        }
+        self.bootstrap = bootstrap
+        do {
+            for name in names { try start(name) }
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
+    /// A client of this installation, listening for outcomes from now on.
+    public func client(name: String) throws -> RegistrarClient {
+        try RegistrarClient(kafka: kafka(clientID: name), publicKey: publicKey, name: name)
+    }
+
+    /// Starts (or restarts) the worker `name` with the arguments it was first given.
+    public func start(_ name: String) throws {
+        let process = try ChildProcess(binaries + "/" + name, arguments[name] ?? ["--data-dir", directory],
+                                       environment: stores.environment, errors: .file("\(logs)/\(name).log"))
+        lock.withLock { workers[name] = process }
+    }
+
+    /// SIGKILLs the worker `name` (no clean-up, no commit) and waits until it is gone.
+    public func kill(_ name: String) async {
+        _ = await signal(name, SIGKILL)
+    }
+
+    /// Sends `signal` to the worker `name` and returns its exit status once it is gone; nil when it was never started.
+    public func signal(_ name: String, _ signal: Int32) async -> Int32? {
+        guard let process = lock.withLock({ workers[name] }) else { return nil }
+        process.send(signal)
+        return await process.waitForExit()
+    }
+
+    /// The workers started and not running any more.
+    public var stoppedWorkers: [String] {
+        lock.withLock { workers.filter { !$0.value.isRunning }.map(\.key).sorted() }
+    }
+
+    /// Stops the workers together, then the broker (SIGTERM, then SIGKILL after a grace period).
+    public func stop() async {
+        await withTaskGroup(of: Void.self) { group in
+            for process in lock.withLock({ Array(workers.values) }) { group.addTask { await process.stop() } }
+        }
+        await broker.stop()
+    }
+
+    private static func prepare(_ path: String) throws -> String {
+        let manager = FileManager.default
+        let directory = URL(fileURLWithPath: path).standardizedFileURL.path
+        let marker = directory + "/.registrar-local"
+        if manager.fileExists(atPath: directory) {
+            guard try manager.contentsOfDirectory(atPath: directory).isEmpty || manager.fileExists(atPath: marker) else {
+                throw InstallationError("\(directory) holds other data; give an empty --data-dir")
+            }
+            try manager.removeItem(atPath: directory)
+        }
+        try manager.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
+        _ = manager.createFile(atPath: marker, contents: nil)
+        return directory
+    }
+}
+
+/// An installation that could not be started or used.
+public struct InstallationError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension LocalInstallation {
+    /// The directory of the running executable, where a build puts `registrar` and the workers side by side.
+    public static var besideThisBinary: String { (ChildProcess.currentExecutable as NSString).deletingLastPathComponent }
+}

@@ -1,0 +1,126 @@
+import Kafka
+import Synchronization
+
+/// Awaits messages by key on a few topics (the outcome topics), with one consumer shared by every
+/// request waiting on it. It reads each partition from its end as it was when the listener was
+/// made, so an outcome published after that cannot be missed; messages nobody awaits are dropped.
+public final class OutcomeListener: Sendable {
+    private let consumer: KafkaConsumer
+    private let slots = Slots()
+
+    /// Starts reading `topics` from their current ends; `timeout` bounds the metadata queries.
+    public init(topics: [String], configuration: KafkaConfiguration, timeout: Duration = .seconds(10)) throws {
+        let probe = try KafkaConsumer(configuration: configuration, assignment: [])
+        defer { probe.close() }
+        var assignment: [TopicPartitionOffset] = []
+        for topic in topics {
+            for partition in 0..<Int32(try probe.partitionCount(topic: topic, timeout: timeout)) {
+                let marks = try probe.watermarks(topic: topic, partition: partition, timeout: timeout)
+                assignment.append(TopicPartitionOffset(topic: topic, partition: partition, offset: .offset(marks.high)))
+            }
+        }
+        consumer = try KafkaConsumer(configuration: configuration, assignment: assignment)
+        Task { [consumer, slots] in
+            do {
+                for try await message in consumer.messages {
+                    if let key = message.keyString { slots.settle(Slots.Key(topic: message.topic, key: key), with: message) }
+                }
+            } catch {}
+            slots.finish()
+        }
+    }
+
+    /// Runs `action` (which publishes the request) and returns the first message keyed `key` on
+    /// `topic` that arrives after `action` began, or nil when none came within `timeout` of its end.
+    public func message(keyed key: String, on topic: String, within timeout: Duration,
+                        after action: () async throws -> Void) async throws -> KafkaMessage? {
+        let slot = Slots.Key(topic: topic, key: key)
+        slots.expect(slot)
+        do {
+            try await action()
+        } catch {
+            slots.settle(slot, with: nil)
+            throw error
+        }
+        let timer = Task { [slots] in
+            try await Task.sleep(for: timeout)
+            slots.settle(slot, with: nil)
+        }
+        defer { timer.cancel() }
+        return await slots.wait(for: slot)
+    }
+
+    /// Stops reading; waits still pending end with nil.
+    public func close() { consumer.close() }
+
+    deinit { consumer.close() }
+}
+
+/// The keys being awaited and, for each, the message once it came or the task waiting for it.
+private final class Slots: Sendable {
+    struct Key: Hashable { var topic: String; var key: String }
+
+    private enum Slot {
+        case expected
+        case arrived(KafkaMessage)
+        case awaited(CheckedContinuation<KafkaMessage?, Never>)
+    }
+
+    private let state = Mutex<(slots: [Key: Slot], finished: Bool)>(([:], false))
+
+    func expect(_ key: Key) {
+        state.withLock { state in
+            if state.slots[key] == nil { state.slots[key] = .expected }
+        }
+    }
+
+    /// Settles the wait for `key`: with the message that came for it, or with nil once it is over
+    /// (timed out, the request not published); a message already there stays to be taken.
+    func settle(_ key: Key, with message: KafkaMessage?) {
+        let waiting: CheckedContinuation<KafkaMessage?, Never>? = state.withLock { state in
+            switch state.slots[key] {
+            case .expected?:
+                state.slots[key] = message.map(Slot.arrived)
+                return nil
+            case .awaited(let continuation)?:
+                state.slots[key] = nil
+                return continuation
+            case .arrived?, nil:
+                return nil
+            }
+        }
+        waiting?.resume(returning: message)
+    }
+
+    func wait(for key: Key) async -> KafkaMessage? {
+        await withCheckedContinuation { continuation in
+            let ready: KafkaMessage?? = state.withLock { state in
+                switch state.slots[key] {
+                case .arrived(let message)?:
+                    state.slots[key] = nil
+                    return .some(message)
+                case .expected? where !state.finished:
+                    state.slots[key] = .awaited(continuation)
+                    return nil
+                default:
+                    state.slots[key] = nil
+                    return .some(nil)
+                }
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// The consumer ended: every wait ends with nil.
+    func finish() {
+        let waiting = state.withLock { state in
+            state.finished = true
+            defer { state.slots = [:] }
+            return state.slots.values.compactMap { slot -> CheckedContinuation<KafkaMessage?, Never>? in
+                if case .awaited(let continuation) = slot { return continuation }
+                return nil
+            }
+        }
+        waiting.forEach { $0.resume(returning: nil) }
+    }
+}

@@ -1,0 +1,39 @@
+import Crypto
+import Domain
+import Foundation
+import Registration
+
+/// Registrations: seal the password, stage a large avatar, publish, await the outcome.
+extension RegistrarClient {
+    /// The outcome of one registration.
+    public enum RegistrationOutcome: Sendable {
+        case completed(RegistrationCompleted)
+        case failed(RegistrationFailed)
+    }
+
+    /// A registration request as this client publishes it: the password sealed, the avatar inline,
+    /// or staged in `objects` (a claim check) when it is given and the avatar too large for a message.
+    public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, name: String,
+                             avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
+                             staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
+        RegistrationRequested(registrationId: id, email: email, name: name, sealedPassword: seal(password),
+                              avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
+                              isMapLocationEnabled: isMapLocationEnabled)
+    }
+
+    /// Publishes `request` and returns its outcome.
+    public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
+        switch try await send(.registrationRequested(request), timeout: timeout) {
+        case .registrationCompleted(let completed): .completed(completed)
+        case .registrationFailed(let failed): .failed(failed)
+        case let other: throw UnexpectedOutcome(type: other.type)
+        }
+    }
+
+    private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {
+        guard avatar.count > AvatarSource.inlineLimit, let objects else { return .inline(Data(avatar).base64EncodedString()) }
+        let key = AvatarStep.stagingKey(registrationId: registrationId)
+        try objects.put(avatar, key: key, contentType: "application/octet-stream")
+        return .staged(key: key, sha256: sha256Hex(avatar), size: avatar.count)
+    }
+}

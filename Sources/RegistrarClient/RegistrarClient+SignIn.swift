@@ -1,0 +1,22 @@
+import Crypto
+import Domain
+import Foundation
+import SignIn
+
+/// Sign-ins: the credential sealed, the tokens sealed back to a reply key made for the request.
+extension RegistrarClient {
+    /// Requests tokens with a fresh reply key; returns the outcome and, when issued, the opened tokens.
+    public func requestTokens(_ grant: GrantType, email: String?, credential: String, requestId: String = UUID().uuidString.lowercased(),
+                              timeout: Duration) async throws -> (Event, TokenPair?) {
+        let replyKeys = SealingKeyPair.generate()
+        let request = TokenRequested(requestId: requestId, grantType: grant, email: email,
+                                     sealedCredential: seal(credential), replyKey: replyKeys.publicKey.base64)
+        let outcome = try await send(.tokenRequested(request), timeout: timeout)
+        guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
+        guard let sealed = Data(base64Encoded: issued.sealedTokens),
+              let pair = try? JSONDecoder().decode(TokenPair.self, from: Data(try replyKeys.open(Array(sealed)))) else {
+            throw UnexpectedOutcome(type: "TokenIssued with unreadable tokens")
+        }
+        return (outcome, pair)
+    }
+}

@@ -1,0 +1,117 @@
+import Crypto
+import Domain
+import EventTransport
+import Foundation
+import Kafka
+
+/// A client of Registrar's public topics, for the CLI, the demo, the chaos run and the tests:
+/// publishes requests, awaits each one's outcome by its id, and seals secrets to the account
+/// worker's public key. One producer and one outcome listener serve every request it makes.
+public final class RegistrarClient: Sendable {
+    public let kafka: KafkaConfiguration
+    public let publicKey: SealingPublicKey
+    /// The `producer` header of every message it publishes.
+    public let name: String
+    private let producer: KafkaProducer
+    private let listener: OutcomeListener
+
+    /// The topics the outcomes of public requests come on.
+    public static let outcomeTopics = [Topic.registrationOutcomes, Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes]
+
+    /// A client of the broker of `kafka`, listening to the outcome topics from now on.
+    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli") throws {
+        self.kafka = kafka
+        self.publicKey = publicKey
+        self.name = name
+        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka)
+        producer = try KafkaProducer(configuration: kafka)
+    }
+
+    /// Runs `body` with a new client and closes it afterwards, whether `body` returns or throws.
+    public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
+                               _ body: (RegistrarClient) async throws -> T) async throws -> T {
+        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name)
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
+        }
+    }
+
+    /// `secret` sealed to the account worker's public key, base64, as requests carry it.
+    public func seal(_ secret: String) -> String {
+        publicKey.sealedBase64(secret)
+    }
+
+    /// Publishes `event` with the standard headers and returns once the broker has it.
+    public func publish(_ event: Event) async throws {
+        _ = try await producer.send(OutgoingMessage(event, producer: name))
+    }
+
+    /// Publishes `message` as it is (a client of another make, a hostile one) and returns once the broker has it.
+    public func publish(_ message: OutgoingMessage) async throws {
+        _ = try await producer.send(message)
+    }
+
+    /// Publishes `request` and returns its outcome: the first event keyed by its id on its outcome topic.
+    /// Throws `TimedOut` when none comes within `timeout`.
+    public func send(_ request: Event, timeout: Duration) async throws -> Event {
+        try await outcome(of: request, timeout: timeout) { try await publish(request) }
+    }
+
+    /// Runs `action` (which publishes `request`, or lets a published one proceed) and returns the outcome
+    /// of `request` that follows. Throws `TimedOut` when none comes within `timeout` of `action`'s end.
+    public func outcome(of request: Event, timeout: Duration, after action: () async throws -> Void) async throws -> Event {
+        guard let topic = Self.outcomeTopic(of: request) else { throw NoOutcomeTopic(type: request.type) }
+        guard let message = try await listener.message(keyed: request.key, on: topic, within: timeout, after: action) else {
+            throw TimedOut(request: request, timeout: timeout)
+        }
+        return try message.event()
+    }
+
+    /// Stops listening and flushes what is still being published.
+    public func close() async {
+        listener.close()
+        await producer.close()
+    }
+
+    /// The topic the outcome of a request published as `request` comes on; nil for an internal event.
+    public static func outcomeTopic(of request: Event) -> String? {
+        switch request.topic {
+        case Topic.registrationRequests: Topic.registrationOutcomes
+        case Topic.codeRequests: Topic.codeOutcomes
+        case Topic.authRequests: Topic.authOutcomes
+        case Topic.accountRequests: Topic.accountOutcomes
+        default: nil
+        }
+    }
+
+    /// No outcome came for a request in time.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var request: Event
+        public var timeout: Duration
+        public var description: String {
+            if case .registrationRequested = request {
+                "no outcome for registration \(request.key) yet; it may still finish: run `registrar status \(request.key)`"
+            } else {
+                "no outcome for request \(request.key) within \(timeout); is the worker running?"
+            }
+        }
+    }
+
+    /// An event that is not a public request has no outcome to await.
+    public struct NoOutcomeTopic: Error, CustomStringConvertible {
+        public var type: String
+        public var description: String { "\(type) is not a public request: it has no outcome topic" }
+    }
+
+    /// An outcome of a type the request does not end with.
+    public struct UnexpectedOutcome: Error, CustomStringConvertible {
+        public var type: String
+        public init(type: String) { self.type = type }
+        public var description: String { "unexpected outcome \(type)" }
+    }
+}

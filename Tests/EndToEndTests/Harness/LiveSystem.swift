@@ -1,0 +1,98 @@
+import Backends
+import Crypto
+import Domain
+import Foundation
+import Installation
+import Kafka
+import RegistrarClient
+import Registration
+import StoreTesting
+import Support
+import WorkerRuntime
+
+/// What a live test works with: an installation (a local broker and the worker binaries as
+/// separate processes, in a fresh data directory on the embedded defaults or on the backends of
+/// `StoreLocation`), the stores as the test reaches them, and a client of the installation.
+///
+/// A test that kills, stops or breaks nothing takes a shared system (`shared`), which saves starting
+/// a broker and four workers; it keeps to its own emails and ids, and counts only what it adds.
+final class LiveSystem: TestSystem {
+    let installation: LocalInstallation
+    /// The stores, embedded or production (see `StoreLocation`).
+    let backends: StoreLocation
+    let client: RegistrarClient
+
+    var directory: String { installation.directory }
+    var kafka: KafkaConfiguration { installation.kafka(clientID: "e2e-test") }
+    var now: Date { Date() }
+
+    /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
+    /// `postgres`, when given, holds the accounts and profiles (a fresh database on it) instead of the default location.
+    static func start(workers names: [String] = LocalInstallation.workerNames, extraArguments: [String: [String]] = [:],
+                      postgres: PostgresServer? = nil,
+                      relayingImages: ((Int) throws -> HTTPRelay)? = nil) async throws -> LiveSystem {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-e2e-\(UUID().uuidString.prefix(8))").path
+        let backends = try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages)
+        let installation = try await LocalInstallation(at: directory, binaries: Binaries.directory, stores: backends.options,
+                                                       workers: names, workerArguments: LocalInstallation.quickFailover,
+                                                       arguments: extraArguments)
+        do {
+            return LiveSystem(installation: installation, backends: backends, client: try installation.client(name: "e2e-test"))
+        } catch {
+            await installation.stop()
+            throw error
+        }
+    }
+
+    /// Runs `body` with a started system and stops it afterwards, whether `body` succeeds or throws.
+    static func with(workers names: [String] = LocalInstallation.workerNames, extraArguments: [String: [String]] = [:],
+                     postgres: PostgresServer? = nil, relayingImages: ((Int) throws -> HTTPRelay)? = nil,
+                     _ body: (LiveSystem) async throws -> Void) async throws {
+        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages)
+        do {
+            try await body(system)
+        } catch {
+            await system.stop(keepingData: true)
+            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(system.directory)\n".utf8))
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// Runs `body` with the system of all four workers given `extraArguments` that the tests of this
+    /// process share (started on first use, see `SystemPool`).
+    static func shared(extraArguments: [String: [String]] = [:], _ body: (LiveSystem) async throws -> Void) async throws {
+        try await body(try await SystemPool.shared.system(extraArguments: extraArguments))
+    }
+
+    private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient) {
+        self.installation = installation
+        self.backends = backends
+        self.client = client
+    }
+
+    /// Starts (or restarts) a worker with the arguments it was first given.
+    func startWorker(_ name: String) throws { try installation.start(name) }
+
+    /// SIGKILLs a worker (no clean-up at all) and waits until it is gone.
+    func kill(_ name: String) async { await installation.kill(name) }
+
+    /// Whether every started worker is still running.
+    var allWorkersRunning: Bool { installation.stoppedWorkers.isEmpty }
+
+    /// Stops everything and removes the data directory (unless kept for a post-mortem).
+    func stop(keepingData: Bool = false) async {
+        await client.close()
+        await installation.stop()
+        if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// Runs the `registrar` CLI against this system; returns its exit status and standard output.
+    func registrar(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory], environment: backends.environment,
+                                       errors: .file("\(logs)/cli.log"))
+        var lines: [String] = []
+        while let line = await process.nextLine() { lines.append(line) }
+        return (await process.waitForExit(), lines.joined(separator: "\n"))
+    }
+}

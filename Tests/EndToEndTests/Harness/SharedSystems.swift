@@ -1,0 +1,37 @@
+import Foundation
+import Synchronization
+
+/// The systems the live tests of this test process share, one per set of worker arguments: started
+/// on first use, stopped when the process exits. The tests run one at a time (`--no-parallel`).
+actor SystemPool {
+    static let shared = SystemPool()
+
+    private var systems: [[String: [String]]: LiveSystem] = [:]
+
+    private init() {
+        atexit { SystemPool.shared.stopAllBlocking() }
+    }
+
+    func system(extraArguments: [String: [String]]) async throws -> LiveSystem {
+        if let system = systems[extraArguments] { return system }
+        let system = try await LiveSystem.start(extraArguments: extraArguments)
+        systems[extraArguments] = system
+        return system
+    }
+
+    private func stopAll() async {
+        for system in systems.values { await system.stop() }
+        systems = [:]
+    }
+
+    /// Stops every system from an exit handler, which cannot await: the cooperative threads do it
+    /// while this one waits (at most half a minute).
+    private nonisolated func stopAllBlocking() {
+        let stopped = DispatchSemaphore(value: 0)
+        Task {
+            await stopAll()
+            stopped.signal()
+        }
+        _ = stopped.wait(timeout: .now() + 30)
+    }
+}

@@ -1,0 +1,72 @@
+import Domain
+import EventTransport
+import Foundation
+import Kafka
+import RegistrarClient
+import WorkerRuntime
+
+/// What the tests publish and read through a system's client, on either tier.
+extension TestSystem {
+    /// Publishes raw bytes to a topic.
+    func publish(_ value: [UInt8], to topic: String, key: String) async throws {
+        try await client.publish(OutgoingMessage(topic: topic, key: key, value: value))
+    }
+
+    /// Publishes requests (acknowledged by the broker before returning).
+    func publish(_ requests: [RegistrationRequested]) async throws {
+        for request in requests { try await client.publish(.registrationRequested(request)) }
+    }
+
+    /// Publishes `request` and returns its outcome.
+    func send(_ request: Event, timeout: Duration = .seconds(60)) async throws -> Event {
+        try await client.send(request, timeout: timeout)
+    }
+
+    /// Publishes `request` and returns the first event keyed by its id on `topic`, which need not be
+    /// an outcome topic (e.g. the command a worker sends on to the next one).
+    func send(_ request: Event, awaiting topic: String, timeout: Duration = .seconds(60)) async throws -> Event {
+        let listener = try OutcomeListener(topics: [topic], configuration: kafka)
+        defer { listener.close() }
+        guard let message = try await listener.message(keyed: request.key, on: topic, within: timeout, after: {
+            try await client.publish(request)
+        }) else { throw HarnessError("no \(topic) message for \(request.key) within \(timeout)") }
+        return try message.event()
+    }
+
+    /// Every outcome published so far, by registration id (a redelivered saga may publish its outcome twice).
+    func outcomes() async throws -> [String: [Event]] {
+        var outcomes: [String: [Event]] = [:]
+        for message in try await TopicSnapshot.read([Topic.registrationOutcomes], configuration: kafka) {
+            let event = try message.event()
+            outcomes[event.registrationId, default: []].append(event)
+        }
+        return outcomes
+    }
+
+    /// Waits until every id in `ids` has an outcome; returns them. Fails after `timeout`.
+    func waitForOutcomes(_ ids: [String], timeout: Duration = .seconds(90)) async throws -> [String: [Event]] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let outcomes = try await self.outcomes()
+            if ids.allSatisfy({ outcomes[$0] != nil }) { return outcomes }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("no outcome within \(timeout) for \(ids.filter { outcomes[$0] == nil })")
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Waits until the log of `worker` holds `text` (a worker's sign that it met a fault); fails after `timeout`.
+    func waitForLog(of worker: String, containing text: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !((try? String(contentsOfFile: "\(logs)/\(worker).log", encoding: .utf8))?.contains(text) ?? false) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("\(worker) did not log '\(text)' within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The bytes of every message on every Registrar topic.
+    func allTopicMessages() async throws -> [KafkaMessage] {
+        try await TopicSnapshot.read(Topic.all.map(\.name), configuration: kafka)
+    }
+}
