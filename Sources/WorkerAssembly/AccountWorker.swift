@@ -5,6 +5,7 @@ import Crypto
 import CryptoAdapters
 import Domain
 import Foundation
+import PasswordQuality
 import Registration
 import SignIn
 import Support
@@ -27,7 +28,8 @@ public enum AccountWorker: WorkerKind {
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         let backends = EmbeddedBackends(dataDirectory)
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
-        let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8)
+        let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8,
+                                      blocklist: try DictionaryBlocklist())
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let accounts = try stores.accountChangeStore()
         let vault = SodiumCredentialVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()))

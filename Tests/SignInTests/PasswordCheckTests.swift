@@ -50,18 +50,24 @@ struct VersionedVault: CredentialVault {
 
 /// One account in memory, with its failures; the saga operations are not used by these tests.
 final class MemoryAccounts: CredentialStore {
-    private let state: Mutex<(account: Account, failures: SignInFailures)>
+    private let state: Mutex<(account: Account, failures: [FailureKind: SignInFailures])>
 
-    init(_ account: Account) { state = Mutex((account, SignInFailures())) }
+    init(_ account: Account) { state = Mutex((account, [:])) }
 
     var hash: String { state.withLock { $0.account.passwordHash } }
-    var failures: SignInFailures { state.withLock { $0.failures } }
+    var failures: SignInFailures { state.withLock { $0.failures[.password] ?? SignInFailures() } }
 
-    func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
-        state.withLock { body(&$0.failures) }
+    func updateFailures<T: Sendable>(uid: String, of kind: FailureKind, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        state.withLock { body(&$0.failures[kind, default: SignInFailures()]) }
     }
 
-    func replacePasswordHash(uid: String, with hash: String) throws(StoreError) { state.withLock { $0.account.passwordHash = hash } }
+    func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool {
+        state.withLock { state in
+            guard state.account.passwordHash == old else { return false }
+            state.account.passwordHash = new
+            return true
+        }
+    }
     func account(uid: String) throws(StoreError) -> Account? { state.withLock { $0.account.uid == uid ? $0.account : nil } }
     func account(email: String) throws(StoreError) -> Account? { state.withLock { $0.account.email == email ? $0.account : nil } }
     func accounts() throws(StoreError) -> [Account] { [state.withLock { $0.account }] }
