@@ -6,13 +6,10 @@ import Synchronization
 /// `cracklib-runtime`), configured without composition rules (NIST SP 800-63B): no character classes,
 /// credits, repeat or sequence limits, user or GECOS checks. Lengths are the registration rules' concern.
 public final class DictionaryBlocklist: PasswordBlocklist {
-    /// Owned settings; libpwquality and cracklib keep no promise of thread safety, so calls take turns.
-    private struct Settings: ~Copyable {
-        let pointer: OpaquePointer
-        deinit { pwquality_free_settings(pointer) }
-    }
-
-    private let settings: Mutex<Settings>
+    /// libpwquality and cracklib keep no promise of thread safety: every call in the process takes its turn.
+    private static let library = Mutex(())
+    /// Owned; only read, under `library`.
+    nonisolated(unsafe) private let settings: OpaquePointer
 
     /// The blocklist over libpwquality's default dictionary; fails when libpwquality cannot be set up.
     public init() throws(BlocklistError) {
@@ -28,16 +25,18 @@ public final class DictionaryBlocklist: PasswordBlocklist {
             pwquality_free_settings(pointer)
             throw BlocklistError("libpwquality refused setting \(setting) = \(value)")
         }
-        settings = Mutex(Settings(pointer: pointer))
+        settings = pointer
     }
+
+    deinit { pwquality_free_settings(settings) }
 
     /// Whether the dictionary check refuses `password` (a dictionary word or a simple variation of one,
     /// too few different characters, too systematic) or it is a palindrome, the one pattern libpwquality
     /// checks unconditionally before the dictionary.
     public func isCommon(_ password: String) -> Bool {
-        let result = settings.withLock { settings in
+        let result = Self.library.withLock { _ in
             var auxiliary: UnsafeMutableRawPointer?
-            let result = pwquality_check(settings.pointer, password, nil, nil, &auxiliary)
+            let result = pwquality_check(settings, password, nil, nil, &auxiliary)
             if result < 0 {
                 // Formatting the error releases its auxiliary data, when that was allocated.
                 var message = [CChar](repeating: 0, count: 256)

@@ -77,3 +77,31 @@ final class MemoryAccounts: CredentialStore {
     func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }
 }
+
+extension PasswordCheckTests {
+    /// A password changed between the verification and the rehash stays changed.
+    @Test func aRehashDoesNotOverwriteAConcurrentPasswordChange() throws {
+        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: "v1:right password", status: .active,
+                                              registrationId: "r", createdAt: now))
+        let vault = RacingVault { _ = try? accounts.replacePasswordHash(uid: "u", from: "v1:right password", to: "v2:changed password") }
+        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now) != nil)
+        #expect(accounts.hash == "v2:changed password")
+    }
+}
+
+/// A `VersionedVault` whose rehash of "right password" first runs `meanwhile` (a concurrent change).
+struct RacingVault: CredentialVault {
+    let base = VersionedVault()
+    let meanwhile: @Sendable () -> Void
+
+    func hash(_ password: String) throws -> String {
+        if password == "right password" { meanwhile() }
+        return try base.hash(password)
+    }
+
+    func unseal(_ sealedBase64: String) -> String? { base.unseal(sealedBase64) }
+    func verify(_ password: String, against hash: String) -> Bool { base.verify(password, against: hash) }
+    func needsRehash(_ hash: String) -> Bool { base.needsRehash(hash) }
+    func seal(_ plaintext: String, to publicKey: String) -> String? { base.seal(plaintext, to: publicKey) }
+    func isPublicKey(_ publicKey: String) -> Bool { base.isPublicKey(publicKey) }
+}
