@@ -19,7 +19,7 @@ public enum AccountWorker: WorkerKind {
     public static let options = BackendOptions.specs + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
-        .value("lockout-base", "Seconds an account is locked after 5 failed sign-ins in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
+        .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
     ]
