@@ -11,8 +11,10 @@ public final class DictionaryBlocklist: PasswordBlocklist {
     /// Owned; only read, under `library`.
     nonisolated(unsafe) private let settings: OpaquePointer
 
-    /// The blocklist over libpwquality's default dictionary; fails when libpwquality cannot be set up.
-    public init() throws(BlocklistError) {
+    /// The blocklist over cracklib's packed dictionary at `dictionary` (a path without its `.pwd`/`.pwi`/`.hwm`
+    /// suffix), by default libpwquality's. Fails when libpwquality cannot be set up or the dictionary does not
+    /// work (missing, it would refuse every password).
+    public init(dictionary: String? = nil) throws(BlocklistError) {
         guard let pointer = pwquality_default_settings() else { throw BlocklistError("libpwquality could not allocate its settings") }
         let neutral: [(Int32, Int32)] = [
             (PWQ_SETTING_MIN_LENGTH, 6), (PWQ_SETTING_DIG_CREDIT, 0), (PWQ_SETTING_UP_CREDIT, 0),
@@ -25,7 +27,14 @@ public final class DictionaryBlocklist: PasswordBlocklist {
             pwquality_free_settings(pointer)
             throw BlocklistError("libpwquality refused setting \(setting) = \(value)")
         }
+        if let dictionary, pwquality_set_str_value(pointer, PWQ_SETTING_DICT_PATH, dictionary) != 0 {
+            pwquality_free_settings(pointer)
+            throw BlocklistError("libpwquality refused the dictionary path \(dictionary)")
+        }
         settings = pointer
+        guard isCommon("password"), !isCommon("purple elephant dances quietly") else {
+            throw BlocklistError("the password dictionary \(dictionary ?? "(libpwquality's default)") does not work; install cracklib-runtime")
+        }
     }
 
     deinit { pwquality_free_settings(settings) }

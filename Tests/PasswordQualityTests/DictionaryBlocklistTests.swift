@@ -24,4 +24,9 @@ import Testing
         #expect(rules.validate(password: "password", email: "ada@example.com")?.reason == .passwordTooCommon)
         #expect(rules.validate(password: "correct horse battery staple", email: "ada@example.com") == nil)
     }
+
+    /// A missing dictionary would refuse every password: the blocklist (and so the account worker) does not start.
+    @Test func aMissingDictionaryIsRefusedAtStart() {
+        #expect(throws: BlocklistError.self) { try DictionaryBlocklist(dictionary: "/nonexistent/cracklib_dict") }
+    }
 }
