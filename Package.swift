@@ -4,7 +4,8 @@ import PackageDescription
 /// Registrar: sign-up and sign-in workers chained through Kafka topics.
 ///
 /// Layers, bottom up:
-/// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`):
+/// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`,
+///   `CPwquality`):
 ///   thin wrappers, nothing else.
 /// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
@@ -19,6 +20,7 @@ import PackageDescription
 ///   steps and ports, like `Registration`. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
 /// - `ImagingAdapters`: the libvips implementation of the registration flow's `AvatarImaging` port.
+/// - `PasswordQuality`: the libpwquality implementation of `Domain`'s `PasswordBlocklist` port.
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`; `SQLiteDriver` and `PostgresDriver` implement the seam.
 /// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
@@ -54,6 +56,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
+        .systemLibrary(name: "CPwquality", pkgConfig: "pwquality", providers: [.apt(["libpwquality-dev", "cracklib-runtime"])]),
 
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
@@ -70,6 +73,7 @@ let package = Package(
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
+        .target(name: "PasswordQuality", dependencies: ["CPwquality", "Domain"]),
         .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier"]),
         // SQL stores, written once over a driver seam; one thin driver per database.
         .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
@@ -89,14 +93,14 @@ let package = Package(
 
         .target(name: "WorkerAssembly", dependencies: [
             "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality",
         ]),
 
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation",
+            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters",
         ]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
@@ -109,6 +113,7 @@ let package = Package(
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
         .testTarget(name: "RoutingTests", dependencies: [

@@ -94,11 +94,12 @@ public struct AccountChangeStep: EventHandler {
         }
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
         let now = clock()
-        let rejection = try codes.verify(code, email: email, purposes: [.resetPassword], requestId: request.requestId, at: now)
-        guard rejection == nil, let account = try accounts.account(email: email), account.status == .active else {
+        let account = try accounts.account(email: email)
+        let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.resetPassword],
+                                             requestId: request.requestId, at: now)
+        guard rejection == nil, let account, account.status == .active else {
             return [invalid(request.requestId)]
         }
-        try passwords.record(true, for: account, at: now)
         return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
                          update: .passwordHash(try passwords.vault.hash(new)))
     }
@@ -113,7 +114,8 @@ public struct AccountChangeStep: EventHandler {
         if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
         let now = clock()
         guard let account = try passwords.authenticate(email: email, password: password, at: now),
-              try codes.verify(code, email: newEmail, purposes: [.changeEmail], requestId: request.requestId, at: now) == nil else {
+              try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
+                                   requestId: request.requestId, at: now) == nil else {
             return [invalid(request.requestId)]
         }
         return try begin(.changeEmail, request.requestId, account, newEmail: newEmail, update: .email(newEmail))

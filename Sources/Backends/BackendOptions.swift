@@ -12,8 +12,9 @@ import Support
 /// Where an installation keeps its accounts, profiles and images: each store is given by a URL whose
 /// scheme picks the implementation, and defaults to the embedded one in the data directory.
 ///
-/// - Accounts and profiles: `postgres://user:password@host:5432/name?sslmode=require` (any libpq
-///   connection URI; `postgresql://` too) or `sqlite://path` (`sqlite:///absolute/path`).
+/// - Accounts and profiles: `postgres://user:password@host:5432/name` (any libpq connection URI;
+///   `postgresql://` too; another host defaults to `sslmode=verify-full`, a weaker mode must be set,
+///   e.g. `?sslmode=require`) or `sqlite://path` (`sqlite:///absolute/path`).
 /// - Images: `s3://bucket?region=…&endpoint=…&path-style=true&public-url=…` (see `S3Configuration`)
 ///   or `file://directory`.
 /// - Mail: `smtp://user:password@host:587?tls=starttls|none&from=…` or `smtps://…` (see `SMTPConfiguration`);

@@ -8,6 +8,7 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case passwordTooShort = "password_too_short"
     case passwordTooLong = "password_too_long"
     case passwordEqualsEmail = "password_equals_email"
+    case passwordTooCommon = "password_too_common"
     case passwordUnsealable = "password_unsealable"
     case registrationIdInvalid = "registration_id_invalid"
     // Business rules

@@ -8,9 +8,12 @@ public struct RegistrationRules: Sendable {
     public var maximumNameLength = ContractLimits.nameCharacters
     /// In UTF-8 bytes.
     public var maximumEmailLength = ContractLimits.emailBytes
+    /// Common passwords, refused for new passwords (registration, change, reset); none when nil.
+    public var blocklist: (any PasswordBlocklist)?
 
-    public init(minimumPasswordLength: Int = ContractLimits.minimumPasswordCharacters) {
+    public init(minimumPasswordLength: Int = ContractLimits.minimumPasswordCharacters, blocklist: (any PasswordBlocklist)? = nil) {
         self.minimumPasswordLength = minimumPasswordLength
+        self.blocklist = blocklist
     }
 
     /// The normalised email (trimmed, lower-cased): the identity accounts are unique by.
@@ -45,7 +48,7 @@ public struct RegistrationRules: Sendable {
         return nil
     }
 
-    /// Checks a password against the length rules and the email it belongs to.
+    /// Checks a new password against the length rules, the email it belongs to and the blocklist.
     public func validate(password: String, email: String) -> Failure? {
         if password.count < minimumPasswordLength {
             return Failure(.passwordTooShort, "The password must be at least \(minimumPasswordLength) characters.")
@@ -55,6 +58,9 @@ public struct RegistrationRules: Sendable {
         }
         if Self.normalizedEmail(password) == Self.normalizedEmail(email) {
             return Failure(.passwordEqualsEmail, "The password must not be the email address.")
+        }
+        if blocklist?.isCommon(password) == true {
+            return Failure(.passwordTooCommon, "The password is too common; a few unrelated words make a good one.")
         }
         return nil
     }

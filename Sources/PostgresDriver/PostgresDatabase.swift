@@ -15,13 +15,14 @@ public final class PostgresDatabase: SQLDatabase {
     public var dialect: SQLDialect { .postgres }
 
     /// A database at `url`, a libpq connection URI (`postgres://user:password@host:port/name?sslmode=…`);
-    /// nothing is connected until first used.
+    /// nothing is connected until first used. A link to another host defaults to `sslmode=verify-full`
+    /// (``LinkSecurity``).
     ///
     /// - Parameters:
     ///   - connections: The most connections this process opens.
     ///   - waitLimit: How long a call waits for a free connection before failing transiently.
     public init(url: String, connections: Int = 4, waitLimit: Duration = .seconds(10), retry: StoreRetry = StoreRetry()) {
-        pool = ConnectionPool(url: url, capacity: connections, waitLimit: waitLimit)
+        pool = ConnectionPool(url: LinkSecurity.conninfo(url), capacity: connections, waitLimit: waitLimit)
         self.retry = retry
     }
 

@@ -1,8 +1,8 @@
 import Domain
 import Registration
 
-/// The account database's schema: accounts and sagas, sign-in failures and account changes, and
-/// the answers given to requests. PostgreSQL keys and emails compare and sort bytewise
+/// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
+/// `code_failures`) and account changes, and the answers given to requests. PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
 let accountSchema = SQLSchema(
     name: "accounts",
@@ -60,6 +60,13 @@ let accountSchema = SQLSchema(
             PRIMARY KEY (worker, request_id)
         ) STRICT;
         """,
+        """
+        CREATE TABLE code_failures (
+            uid TEXT PRIMARY KEY NOT NULL,
+            consecutive INTEGER NOT NULL,
+            locked_until REAL
+        ) STRICT;
+        """,
     ],
     postgres: [
         """
@@ -113,6 +120,13 @@ let accountSchema = SQLSchema(
             request_id TEXT COLLATE "C" NOT NULL,
             answer TEXT NOT NULL,
             PRIMARY KEY (worker, request_id)
+        );
+        """,
+        """
+        CREATE TABLE code_failures (
+            uid TEXT COLLATE "C" PRIMARY KEY,
+            consecutive INTEGER NOT NULL,
+            locked_until DOUBLE PRECISION
         );
         """,
     ])

@@ -3,22 +3,27 @@ import Domain
 import Foundation
 import SignIn
 
-/// Sign-in failures (table `sign_in_failures`) and account changes (table `account_changes`), in
-/// the account database so that a change and its account update commit in one transaction.
+/// Sign-in failures (tables `sign_in_failures` and `code_failures`) and account changes (table
+/// `account_changes`), in the account database so that a change and its account update commit in one transaction.
 extension SQLAccountStore: AccountChangeStore {
-    /// Concurrent updates of one account's failures wait for each other (a lock per uid, held also
-    /// while no row exists yet), so no failure is lost.
-    public func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
-        try database.inTransaction { (db) throws(SQLError) -> T in
-            try db.lock(uid, in: .signInFailures)
-            let stored = try db.query("SELECT consecutive, locked_until FROM sign_in_failures WHERE uid = ?", [uid]) {
+    /// Concurrent updates of one account's failures of one kind wait for each other (a lock per uid,
+    /// held also while no row exists yet), so no failure is lost.
+    public func updateFailures<T: Sendable>(uid: String, of kind: FailureKind,
+                                            _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        let (table, space): (String, KeyLockSpace) = switch kind {
+        case .password: ("sign_in_failures", .signInFailures)
+        case .code: ("code_failures", .codeFailures)
+        }
+        return try database.inTransaction { (db) throws(SQLError) -> T in
+            try db.lock(uid, in: space)
+            let stored = try db.query("SELECT consecutive, locked_until FROM \(table) WHERE uid = ?", [uid]) {
                 (row) throws(SQLError) in SignInFailures(consecutive: try row[0], lockedUntil: try row[1])
             }.first ?? SignInFailures()
             var failures = stored
             let result = body(&failures)
             if failures != stored {
                 try db.execute("""
-                    INSERT INTO sign_in_failures (uid, consecutive, locked_until) VALUES (?, ?, ?)
+                    INSERT INTO \(table) (uid, consecutive, locked_until) VALUES (?, ?, ?)
                     ON CONFLICT (uid) DO UPDATE SET consecutive = EXCLUDED.consecutive, locked_until = EXCLUDED.locked_until
                     """, [uid, failures.consecutive, failures.lockedUntil])
             }
@@ -26,9 +31,9 @@ extension SQLAccountStore: AccountChangeStore {
         }
     }
 
-    public func replacePasswordHash(uid: String, with hash: String) throws(StoreError) {
+    public func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool {
         try database.withSession { (db) throws(SQLError) in
-            try db.execute("UPDATE accounts SET password_hash = ? WHERE uid = ?", [hash, uid])
+            try db.execute("UPDATE accounts SET password_hash = ? WHERE uid = ? AND password_hash = ?", [new, uid, old]) == 1
         }
     }
 

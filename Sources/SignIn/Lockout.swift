@@ -11,18 +11,34 @@ public struct SignInFailures: Sendable, Equatable {
     }
 }
 
+/// What an account's failures are counted for: each kind locks only its own paths, so that five wrong
+/// passwords (which anyone can send) never block a sign-in with an emailed code, and the other way round.
+public enum FailureKind: String, Sendable, CaseIterable {
+    /// Wrong passwords: locks password sign-in and re-authentication.
+    case password
+    /// Wrong one-time codes, across codes and purposes: locks code sign-in, reset and email-change codes.
+    case code
+}
+
 /// Per-account brute-force protection: after `threshold` failures in a row the account is locked for
-/// `base` seconds, doubling with every further failure up to `maximum` (OWASP; Keycloak, Auth0).
+/// `base` seconds, doubling with every further failure up to `maximum` (OWASP; Keycloak, Auth0). After
+/// `limit` failures in a row the lock holds until a success on another path clears it (NIST SP 800-63B:
+/// at most 100 consecutive failures).
 public struct LockoutPolicy: Sendable, Equatable {
     public var threshold: Int
     public var base: Double
     public var maximum: Double
+    public var limit: Int
 
-    public init(threshold: Int = 5, base: Double = 60, maximum: Double = 900) {
+    public init(threshold: Int = 5, base: Double = 60, maximum: Double = 900, limit: Int = 100) {
         self.threshold = threshold
         self.base = base
         self.maximum = maximum
+        self.limit = limit
     }
+
+    /// The policy for wrong codes: like passwords, but the lock grows to an hour.
+    public static let codes = LockoutPolicy(maximum: 3600)
 
     public func isLocked(_ failures: SignInFailures, at now: Date) -> Bool {
         failures.lockedUntil.map { now < $0 } ?? false
@@ -33,6 +49,7 @@ public struct LockoutPolicy: Sendable, Equatable {
         guard !isLocked(failures, at: now) else { return failures }
         let count = failures.consecutive + 1
         guard count >= threshold else { return SignInFailures(consecutive: count, lockedUntil: failures.lockedUntil) }
+        guard count < limit else { return SignInFailures(consecutive: count, lockedUntil: .distantFuture) }
         let wait = min(base * pow(2, Double(count - threshold)), maximum)
         return SignInFailures(consecutive: count, lockedUntil: now.addingTimeInterval(wait))
     }

@@ -1,21 +1,26 @@
 import Domain
 import Foundation
 import Registration
+import Verification
 
 /// Re-authentication by password, shared by sign-in and account changes: counts failures per
 /// account, refuses locked accounts exactly like a wrong password (same answer, same work), and
-/// rehashes the password when the hashing parameters changed.
+/// rehashes the password when the hashing parameters changed. Wrong one-time codes are counted per
+/// account too, apart from passwords (``FailureKind``).
 public struct PasswordCheck: Sendable {
     public var accounts: any CredentialStore
     public var vault: any CredentialVault
     public var lockout: LockoutPolicy
-    /// Verified against when there is no account, so that unknown emails take a hash's time too.
+    public var codeLockout: LockoutPolicy
+    /// Verified against when there is no account or no password, so that both take a hash's time too.
     private let decoyHash: String
 
-    public init(accounts: any CredentialStore, vault: any CredentialVault, lockout: LockoutPolicy = .init()) {
+    public init(accounts: any CredentialStore, vault: any CredentialVault, lockout: LockoutPolicy = .init(),
+                codeLockout: LockoutPolicy = .codes) {
         self.accounts = accounts
         self.vault = vault
         self.lockout = lockout
+        self.codeLockout = codeLockout
         decoyHash = (try? vault.hash("decoy password for unknown accounts")) ?? ""
     }
 
@@ -26,25 +31,46 @@ public struct PasswordCheck: Sendable {
             return nil
         }
         let locked = try isLocked(account, at: now)
-        let matches = vault.verify(password, against: account.passwordHash)
+        // An account made by code sign-in has no password (an empty hash): it never matches, in a hash's time.
+        let hasPassword = !account.passwordHash.isEmpty
+        let matches = vault.verify(password, against: hasPassword ? account.passwordHash : decoyHash) && hasPassword
         guard !locked else { return nil }
         try record(matches, for: account, at: now)
         guard matches else { return nil }
         if vault.needsRehash(account.passwordHash), let rehashed = try? vault.hash(password) {
-            try accounts.replacePasswordHash(uid: account.uid, with: rehashed)
+            try accounts.replacePasswordHash(uid: account.uid, from: account.passwordHash, to: rehashed)
         }
         return account
     }
 
-    /// Whether the account is locked out now.
+    /// Whether the account's password paths are locked out now.
     public func isLocked(_ account: Account, at now: Date) throws(StoreError) -> Bool {
-        try accounts.updateFailures(uid: account.uid) { lockout.isLocked($0, at: now) }
+        try accounts.updateFailures(uid: account.uid, of: .password) { lockout.isLocked($0, at: now) }
     }
 
-    /// Counts a failed sign-in, or clears the count after a successful one.
+    /// Counts a failed password, or clears both counts after a successful sign-in of any kind.
     public func record(_ success: Bool, for account: Account, at now: Date) throws(StoreError) {
-        try accounts.updateFailures(uid: account.uid) { failures in
-            failures = success ? SignInFailures() : lockout.failed(failures, at: now)
+        guard success else {
+            return try accounts.updateFailures(uid: account.uid, of: .password) { $0 = lockout.failed($0, at: now) }
         }
+        for kind in FailureKind.allCases { try accounts.updateFailures(uid: account.uid, of: kind) { $0 = SignInFailures() } }
+    }
+
+    /// Checks a one-time code with `codes` (see ``CodeVerifier/verify(_:email:purposes:requestId:at:)``),
+    /// counting wrong codes against `account` when it is active: while its code paths are locked the code
+    /// is refused unchecked (``CodeRejection/locked``); a right code clears both counts.
+    public func verify(code: String, with codes: CodeVerifier, for account: Account?, email: String, purposes: [CodePurpose],
+                       requestId: String, at now: Date) throws(StoreError) -> CodeRejection? {
+        guard let account, account.status == .active else {
+            return try codes.verify(code, email: email, purposes: purposes, requestId: requestId, at: now)
+        }
+        if try accounts.updateFailures(uid: account.uid, of: .code, { codeLockout.isLocked($0, at: now) }) { return .locked }
+        let rejection = try codes.verify(code, email: email, purposes: purposes, requestId: requestId, at: now)
+        switch rejection {
+        case nil: try record(true, for: account, at: now)
+        case .mismatch?: try accounts.updateFailures(uid: account.uid, of: .code) { $0 = codeLockout.failed($0, at: now) }
+        default: break
+        }
+        return rejection
     }
 }

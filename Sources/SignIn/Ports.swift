@@ -26,8 +26,17 @@ public protocol TokenMinter: Sendable {
 
 /// Accounts with what sign-in adds to them: failure counts and password rehashing.
 public protocol CredentialStore: AccountStore {
-    /// Runs `body` on the sign-in failures of `uid` in one transaction and saves what it leaves.
-    func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T
-    /// Replaces the password hash of `uid`.
-    func replacePasswordHash(uid: String, with hash: String) throws(StoreError)
+    /// Runs `body` on the `kind` failures of `uid` in one transaction and saves what it leaves.
+    func updateFailures<T: Sendable>(uid: String, of kind: FailureKind, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T
+    /// Replaces the password hash of `uid` with `new` if it is still `old` (a compare-and-swap, so that a
+    /// rehash never overwrites a concurrent password change); whether it did.
+    @discardableResult
+    func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool
+}
+
+extension CredentialStore {
+    /// Runs `body` on the password failures of `uid`.
+    public func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        try updateFailures(uid: uid, of: .password, body)
+    }
 }

@@ -73,9 +73,9 @@ public struct SignInStep: EventHandler {
 
     private func signIn(_ request: TokenRequested, email: String, code: String, at now: Date) throws -> [Event] {
         let account = try passwords.accounts.account(email: email)
-        if let account, account.status == .active, try passwords.isLocked(account, at: now) { return [invalid(request)] }
-        let rejection = try codes.verify(code, email: email, purposes: [.login, .register], requestId: request.requestId, at: now)
-        if let account, account.status == .active { try passwords.record(rejection == nil, for: account, at: now) }
+        // A password lockout does not apply: the code proves control of the mailbox. Wrong codes have their own count.
+        let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.login, .register],
+                                             requestId: request.requestId, at: now)
         guard rejection == nil else { return [invalid(request)] }
         switch account {
         case let account? where account.status == .active:

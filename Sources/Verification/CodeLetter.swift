@@ -14,7 +14,7 @@ enum CodeLetter {
         }
         let validity = minutes >= 1 ? "\(minutes) minute\(minutes == 1 ? "" : "s")" : "a short while"
         return settings.message(
-            kind: "code", requestId: requestId, to: email, subject: "Your Registrar code: \(code)",
+            kind: "code", requestId: requestId, to: email, subject: "Your Registrar code",
             text: "Your code to \(action) is: \(code)\n\nIt is valid for \(validity) and can be used once.\n"
                 + "If you did not ask for it, ignore this email.\n",
             html: "<!DOCTYPE html><html><body><p>Your code to \(action) is:</p><p style=\"font-size:24px\"><b>\(code)</b></p>"

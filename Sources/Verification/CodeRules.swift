@@ -12,6 +12,8 @@ public enum CodeRejection: String, Sendable, Equatable, CaseIterable {
     case mismatch = "code_mismatch"
     /// Too many wrong attempts: the code is dead.
     case exhausted = "code_exhausted"
+    /// Too many wrong codes for the account: its code paths are locked, and the code was not checked.
+    case locked = "code_locked"
 }
 
 /// Whether a new code may be sent now.

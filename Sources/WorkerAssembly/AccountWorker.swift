@@ -5,6 +5,7 @@ import Crypto
 import CryptoAdapters
 import Domain
 import Foundation
+import PasswordQuality
 import Registration
 import SignIn
 import Support
@@ -18,7 +19,7 @@ public enum AccountWorker: WorkerKind {
     public static let options = BackendOptions.specs + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
-        .value("lockout-base", "Seconds an account is locked after 5 failed sign-ins in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
+        .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
     ]
@@ -27,7 +28,8 @@ public enum AccountWorker: WorkerKind {
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         let backends = EmbeddedBackends(dataDirectory)
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
-        let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8)
+        let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8,
+                                      blocklist: try DictionaryBlocklist())
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let accounts = try stores.accountChangeStore()
         let vault = SodiumCredentialVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()))

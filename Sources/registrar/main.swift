@@ -36,6 +36,11 @@ await CommandLineTool.exit {
             }),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
+            .init("bench", "Benchmarks: `bench sign-in`", run: { arguments in
+                await CommandLineTool.dispatch(tool: "registrar bench", summary: "benchmarks", arguments, to: [
+                    .init("sign-in", "Time refused password sign-ins: unknown email, with a password, code-only", run: BenchCommand.run),
+                ])
+            }),
             .init("chaos", "Register users while killing workers, failing brokers and stores; check nothing is lost", run: ChaosCommand.run),
             .init("demo", "Start a broker and the four workers, register sample users, print each saga", run: DemoCommand.run),
         ])

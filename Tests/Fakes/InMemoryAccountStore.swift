@@ -8,10 +8,15 @@ import Synchronization
 /// Accounts, sagas, sign-in failures and account changes in memory, with the SQL stores' semantics:
 /// unique emails, compare-and-set saga saves, and an account change committed with its account update.
 public final class InMemoryAccountStore: AccountChangeStore {
+    private struct FailureKey: Hashable {
+        var uid: String
+        var kind: FailureKind
+    }
+
     private struct State {
         var accounts: [String: Account] = [:]
         var sagas: [String: SagaRecord] = [:]
-        var failures: [String: SignInFailures] = [:]
+        var failures: [FailureKey: SignInFailures] = [:]
         var changes: [String: AccountChangeRecord] = [:]
     }
 
@@ -81,14 +86,19 @@ public final class InMemoryAccountStore: AccountChangeStore {
         state.withLock { $0.accounts.values.sorted { ($0.createdAt, $0.uid) < ($1.createdAt, $1.uid) } }
     }
 
-    public func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+    public func updateFailures<T: Sendable>(uid: String, of kind: FailureKind,
+                                            _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
         try writes.check()
-        return state.withLock { state in body(&state.failures[uid, default: SignInFailures()]) }
+        return state.withLock { state in body(&state.failures[FailureKey(uid: uid, kind: kind), default: SignInFailures()]) }
     }
 
-    public func replacePasswordHash(uid: String, with hash: String) throws(StoreError) {
+    public func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool {
         try writes.check()
-        state.withLock { $0.accounts[uid]?.passwordHash = hash }
+        return state.withLock { state in
+            guard state.accounts[uid]?.passwordHash == old else { return false }
+            state.accounts[uid]?.passwordHash = new
+            return true
+        }
     }
 
     public func change(requestId: String) throws(StoreError) -> AccountChangeRecord? {
@@ -132,8 +142,8 @@ public final class InMemoryAccountStore: AccountChangeStore {
     }
 
     /// The sign-in failures recorded for `uid`.
-    public func failures(uid: String) -> SignInFailures {
-        state.withLock { $0.failures[uid] ?? SignInFailures() }
+    public func failures(uid: String, of kind: FailureKind = .password) -> SignInFailures {
+        state.withLock { $0.failures[FailureKey(uid: uid, kind: kind)] ?? SignInFailures() }
     }
 
     private static func apply(_ update: AccountUpdate, to uid: String, in state: inout State) throws(StoreError) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SignIn
 
-/// Per-account lockout: five failures lock for the base time, each further failure doubles it up to the cap.
+/// Per-account lockout: five failures lock for the base time, each further failure doubles it up to the cap; the hundredth locks for good.
 @Suite struct LockoutTests {
     let policy = LockoutPolicy()
     let now = Date(timeIntervalSince1970: 1_000_000)
@@ -25,5 +25,20 @@ import Testing
         var failures = SignInFailures()
         for _ in 1...5 { failures = policy.failed(failures, at: now) }
         #expect(policy.failed(failures, at: now.addingTimeInterval(30)) == failures)
+    }
+
+    /// NIST SP 800-63B: no more than 100 consecutive failures, however slowly they come.
+    @Test func theHundredthFailureLocksForGood() {
+        var failures = SignInFailures()
+        var time = now
+        for _ in 1...99 {
+            failures = policy.failed(failures, at: time)
+            time = max(time, failures.lockedUntil ?? time)
+        }
+        #expect(failures.consecutive == 99 && failures.lockedUntil == time)
+        failures = policy.failed(failures, at: time)
+        #expect(failures.consecutive == 100 && failures.lockedUntil == .distantFuture)
+        #expect(policy.isLocked(failures, at: time.addingTimeInterval(10 * 365 * 86400)))
+        #expect(policy.failed(failures, at: time.addingTimeInterval(86400)) == failures)
     }
 }

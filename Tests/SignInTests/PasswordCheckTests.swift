@@ -50,18 +50,24 @@ struct VersionedVault: CredentialVault {
 
 /// One account in memory, with its failures; the saga operations are not used by these tests.
 final class MemoryAccounts: CredentialStore {
-    private let state: Mutex<(account: Account, failures: SignInFailures)>
+    private let state: Mutex<(account: Account, failures: [FailureKind: SignInFailures])>
 
-    init(_ account: Account) { state = Mutex((account, SignInFailures())) }
+    init(_ account: Account) { state = Mutex((account, [:])) }
 
     var hash: String { state.withLock { $0.account.passwordHash } }
-    var failures: SignInFailures { state.withLock { $0.failures } }
+    var failures: SignInFailures { state.withLock { $0.failures[.password] ?? SignInFailures() } }
 
-    func updateFailures<T: Sendable>(uid: String, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
-        state.withLock { body(&$0.failures) }
+    func updateFailures<T: Sendable>(uid: String, of kind: FailureKind, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
+        state.withLock { body(&$0.failures[kind, default: SignInFailures()]) }
     }
 
-    func replacePasswordHash(uid: String, with hash: String) throws(StoreError) { state.withLock { $0.account.passwordHash = hash } }
+    func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool {
+        state.withLock { state in
+            guard state.account.passwordHash == old else { return false }
+            state.account.passwordHash = new
+            return true
+        }
+    }
     func account(uid: String) throws(StoreError) -> Account? { state.withLock { $0.account.uid == uid ? $0.account : nil } }
     func account(email: String) throws(StoreError) -> Account? { state.withLock { $0.account.email == email ? $0.account : nil } }
     func accounts() throws(StoreError) -> [Account] { [state.withLock { $0.account }] }
@@ -70,4 +76,32 @@ final class MemoryAccounts: CredentialStore {
     func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? { nil }
     func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }
+}
+
+extension PasswordCheckTests {
+    /// A password changed between the verification and the rehash stays changed.
+    @Test func aRehashDoesNotOverwriteAConcurrentPasswordChange() throws {
+        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: "v1:right password", status: .active,
+                                              registrationId: "r", createdAt: now))
+        let vault = RacingVault { _ = try? accounts.replacePasswordHash(uid: "u", from: "v1:right password", to: "v2:changed password") }
+        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now) != nil)
+        #expect(accounts.hash == "v2:changed password")
+    }
+}
+
+/// A `VersionedVault` whose rehash of "right password" first runs `meanwhile` (a concurrent change).
+struct RacingVault: CredentialVault {
+    let base = VersionedVault()
+    let meanwhile: @Sendable () -> Void
+
+    func hash(_ password: String) throws -> String {
+        if password == "right password" { meanwhile() }
+        return try base.hash(password)
+    }
+
+    func unseal(_ sealedBase64: String) -> String? { base.unseal(sealedBase64) }
+    func verify(_ password: String, against hash: String) -> Bool { base.verify(password, against: hash) }
+    func needsRehash(_ hash: String) -> Bool { base.needsRehash(hash) }
+    func seal(_ plaintext: String, to publicKey: String) -> String? { base.seal(plaintext, to: publicKey) }
+    func isPublicKey(_ publicKey: String) -> Bool { base.isPublicKey(publicKey) }
 }

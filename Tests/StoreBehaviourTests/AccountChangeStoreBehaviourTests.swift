@@ -35,11 +35,24 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func replacePasswordHashChangesTheAccount(backend: StoreBackend) throws {
+    func passwordAndCodeFailuresAreCountedApart(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let locked = SignInFailures(consecutive: 100, lockedUntil: .distantFuture)
+            try store.updateFailures(uid: "uid-1", of: .code) { $0 = locked }
+            #expect(try store.updateFailures(uid: "uid-1", of: .password) { $0 } == SignInFailures())
+            #expect(try store.updateFailures(uid: "uid-1", of: .code) { $0 } == locked)
+        }
+    }
+
+    /// A rehash verified against one hash must not overwrite a password changed meanwhile.
+    @Test(arguments: StoreBackend.allCases)
+    func replacePasswordHashIsACompareAndSwap(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
             let uid = try store.register(email: "ada@example.com")
-            try store.replacePasswordHash(uid: uid, with: "new-hash")
-            #expect(try store.account(uid: uid)?.passwordHash == "new-hash")
+            let verified = try #require(try store.account(uid: uid)?.passwordHash)
+            #expect(try store.replacePasswordHash(uid: uid, from: verified, to: "changed-hash"))
+            #expect(try !store.replacePasswordHash(uid: uid, from: verified, to: "rehash-of-the-old-password"))
+            #expect(try store.account(uid: uid)?.passwordHash == "changed-hash")
         }
     }
 

@@ -34,9 +34,20 @@ import Verification
         #expect(try step.handle(request("r-1", " Ada@Example.com")) == [sent("r-1")])
         #expect(mailer.messages.count == 1)
         let message = try #require(mailer.messages.first)
-        #expect(message.to == "ada@example.com" && message.subject == "Your Registrar code: 000001" && message.date == clock.now)
+        #expect(message.to == "ada@example.com" && message.subject == "Your Registrar code" && message.date == clock.now)
         let record = try #require(codes.record("ada@example.com", .login))
         #expect(record.pendingNonce == nil && record.issuedBy == "r-1" && record.expiresAt == clock.now.addingTimeInterval(600))
+    }
+
+    /// The subject shows on lock screens and in notification previews: the code is only in the body.
+    @Test func theCodeIsInTheBodyOnlyNeverInTheHeaders() throws {
+        _ = try step().handle(request("r-1"))
+        let message = try #require(mailer.messages.first)
+        #expect(!message.subject.contains("000001"))
+        let rendered = message.rendered
+        let headers = try #require(rendered.range(of: "\r\n\r\n")).lowerBound
+        #expect(!rendered[..<headers].contains("000001"))
+        #expect(message.text.contains("is: 000001") && message.html.contains("<b>000001</b>"))
     }
 
     @Test func aSecondCodeWithinTheCooldownIsRefusedWithRetryAfterPerPurpose() throws {
@@ -75,7 +86,7 @@ import Verification
         #expect(codes.record("ada@example.com", .login)?.pendingNonce == "1", "recorded before it is mailed")
         clock.advance(by: 5)
         #expect(try step.handle(request("r-1")) == [sent("r-1")])
-        #expect(mailer.messages.map(\.subject) == ["Your Registrar code: 000001"])
+        #expect(mailer.messages.map(\.text).allSatisfy { $0.contains("is: 000001") } && mailer.messages.count == 1)
         #expect(mailer.messages.first?.date == clock.now.addingTimeInterval(-5), "the very same message, dated when issued")
         #expect(codes.record("ada@example.com", .login)?.pendingNonce == nil)
     }

@@ -40,7 +40,8 @@ import Verification
         #expect(attempts.count == 2 && attempts[0] == attempts[1], "the retry sends the very same message")
         let record = try #require(try store.record())
         #expect(record.pendingNonce == nil, "the send is recorded")
-        let code = try #require(attempts[0].subject.split(separator: " ").last.map(String.init))
+        let text = attempts[0].text
+        let code = try #require(text.range(of: #"is: [0-9]{6}"#, options: .regularExpression).map { String(text[$0].suffix(6)) })
         let verifier = CodeVerifier(codes: store, secrets: try HMACCodeSecrets(keyFile: directory + "/codes.key"))
         #expect(try verifier.verify(code, email: "ada@example.com", purposes: [.login], requestId: "s-1", at: now) == nil,
                 "the code mailed is the code recorded")

@@ -61,4 +61,5 @@ struct SQLSession {
 enum KeyLockSpace: Int {
     case codes = 1
     case signInFailures = 2
+    case codeFailures = 3
 }

@@ -122,10 +122,10 @@ struct ChaosReport {
         }
         check(doubled.isEmpty, "no code request or sign-in has two different answers\(doubled.isEmpty ? "" : ": \(doubled.sorted().prefix(5))")")
         let mail = SentMail(directory: sentMail)
-        let unmailed = sent.subtracting(mail.subjects.keys).sorted()
-        let unanswered = Set(mail.subjects.keys).subtracting(sent).sorted()
+        let unmailed = sent.subtracting(mail.codes.keys).sorted()
+        let unanswered = Set(mail.codes.keys).subtracting(sent).sorted()
         check(unmailed.isEmpty && unanswered.isEmpty,
-              "every code sent was emailed, and only those (\(mail.subjects.count) of \(sent.count)\(unmailed.isEmpty ? "" : "; not emailed: \(unmailed.prefix(5))")\(unanswered.isEmpty ? "" : "; emailed unanswered: \(unanswered.prefix(5))"))")
+              "every code sent was emailed, and only those (\(mail.codes.count) of \(sent.count)\(unmailed.isEmpty ? "" : "; not emailed: \(unmailed.prefix(5))")\(unanswered.isEmpty ? "" : "; emailed unanswered: \(unanswered.prefix(5))"))")
         check(mail.requestsWithTwoCodes.isEmpty,
               "no request was emailed two different codes (\(mail.count) emails; \(mail.identicalCopies) identical copies resent after an interrupted send\(mail.requestsWithTwoCodes.isEmpty ? "" : "; two codes: \(mail.requestsWithTwoCodes.prefix(5))"))")
     }

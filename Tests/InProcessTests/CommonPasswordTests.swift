@@ -1,0 +1,32 @@
+import Domain
+import Foundation
+import Testing
+
+/// The account worker refuses common new passwords (libpwquality's dictionary) on every path that sets one.
+@Suite struct CommonPasswordTests {
+    @Test func registrationChangeAndResetRefuseACommonPassword() async throws {
+        try await InProcessSystem.with { system in
+            let common = system.request(email: "common@example.com", password: "password")
+            try await system.publish([common])
+            guard case .registrationFailed(let failed) = try await system.waitForOutcomes([common.registrationId])[common.registrationId]?.first else {
+                Issue.record("a registration with a common password did not fail"); return
+            }
+            #expect(failed.reason == .passwordTooCommon)
+
+            _ = try await system.register("careful@example.com", password: "purple elephant dances quietly")
+            let change = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
+                requestId: UUID().uuidString, email: "careful@example.com", sealedPassword: system.seal("purple elephant dances quietly"),
+                sealedNewPassword: system.seal("12345678"))))
+            #expect(reason(change) == .passwordTooCommon)
+            let code = try await system.code(for: "careful@example.com", .resetPassword)
+            let reset = try await system.send(.passwordResetRequested(PasswordResetRequested(
+                requestId: UUID().uuidString, email: "careful@example.com", sealedCode: system.seal(code),
+                sealedNewPassword: system.seal("qwertyuiop"))))
+            #expect(reason(reset) == .passwordTooCommon)
+            guard case .tokenIssued = try await system.signIn(.password, email: "careful@example.com",
+                                                              secret: "purple elephant dances quietly").0 else {
+                Issue.record("a refused change changed the password"); return
+            }
+        }
+    }
+}
