@@ -50,19 +50,33 @@ public struct SQLTokenStore: TokenStore {
         }
     }
 
-    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) {
+    @discardableResult
+    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         try database.withSession { (db) throws(SQLError) in
-            try db.execute("INSERT INTO pending_sign_ins (request_id, reply_key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                           [signIn.requestId, signIn.replyKey, signIn.createdAt])
+            try db.execute("""
+                INSERT INTO pending_sign_ins (request_id, registration_id, email, reply_key, created_at)
+                VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """, [signIn.requestId, signIn.registrationId, signIn.email, signIn.replyKey, signIn.createdAt])
+            return try Self.pending("request_id", signIn.requestId, in: db)
         }
     }
 
     public func pending(requestId: String) throws(StoreError) -> PendingSignIn? {
-        try database.withSession { (db) throws(SQLError) in
-            try db.query("SELECT request_id, reply_key, created_at FROM pending_sign_ins WHERE request_id = ?", [requestId]) {
-                (row) throws(SQLError) in PendingSignIn(requestId: try row[0], replyKey: try row[1], createdAt: try row[2])
-            }.first
-        }
+        try database.withSession { (db) throws(SQLError) in try Self.pending("request_id", requestId, in: db) }
+    }
+
+    public func pending(registrationId: String) throws(StoreError) -> PendingSignIn? {
+        try database.withSession { (db) throws(SQLError) in try Self.pending("registration_id", registrationId, in: db) }
+    }
+
+    /// The pending sign-in whose `column` (`request_id` or `registration_id`) is `value`. Rows from
+    /// before registration ids were the server's have no email, so they match no registration.
+    private static func pending(_ column: String, _ value: String, in db: SQLSession) throws(SQLError) -> PendingSignIn? {
+        let sql = "SELECT request_id, registration_id, email, reply_key, created_at FROM pending_sign_ins WHERE \(column) = ?"
+        return try db.query(sql, [value]) { (row) throws(SQLError) in
+            PendingSignIn(requestId: try row[0], registrationId: try row[1], email: try row[2] ?? "",
+                          replyKey: try row[3], createdAt: try row[4])
+        }.first
     }
 
     private static func insert(_ token: RefreshToken, in db: SQLSession) throws(SQLError) {
@@ -109,6 +123,7 @@ public struct SQLTokenStore: TokenStore {
                 created_at REAL NOT NULL
             ) STRICT;
             """,
+            Self.serverRegistrationIds(collation: ""),
         ],
         postgres: [
             """
@@ -133,5 +148,17 @@ public struct SQLTokenStore: TokenStore {
                 created_at DOUBLE PRECISION NOT NULL
             );
             """,
+            Self.serverRegistrationIds(collation: #" COLLATE "C""#),
         ])
+
+    /// Migration 2: a pending sign-in records the registration id the server chose and the email of its
+    /// code (earlier rows keep their request id as registration id and have no email).
+    private static func serverRegistrationIds(collation: String) -> String {
+        """
+        ALTER TABLE pending_sign_ins ADD COLUMN registration_id TEXT\(collation);
+        ALTER TABLE pending_sign_ins ADD COLUMN email TEXT;
+        UPDATE pending_sign_ins SET registration_id = request_id;
+        CREATE UNIQUE INDEX pending_sign_ins_by_registration ON pending_sign_ins (registration_id);
+        """
+    }
 }

@@ -60,13 +60,19 @@ public enum RotationDecision: Sendable, Equatable {
 
 /// A sign-in by email code that is registering its account; answered when the registration ends.
 public struct PendingSignIn: Sendable, Equatable {
-    /// The token request's id, which is also the registration id.
+    /// The token request's id.
     public var requestId: String
+    /// The id of the registration it started, chosen by the server (never the client's request id).
+    public var registrationId: String
+    /// The email (normalised) the code was verified for: the only email its registration may have.
+    public var email: String
     public var replyKey: String
     public var createdAt: Date
 
-    public init(requestId: String, replyKey: String, createdAt: Date) {
+    public init(requestId: String, registrationId: String, email: String, replyKey: String, createdAt: Date) {
         self.requestId = requestId
+        self.registrationId = registrationId
+        self.email = email
         self.replyKey = replyKey
         self.createdAt = createdAt
     }
@@ -83,7 +89,11 @@ public protocol TokenStore: Sendable {
                 deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision
     /// Revokes every token family of `uid`.
     func revokeAll(uid: String) throws(StoreError)
-    /// Records a pending sign-in unless one with its request id exists.
-    func recordPending(_ signIn: PendingSignIn) throws(StoreError)
+    /// Records a pending sign-in unless one with its request id (or registration id) exists; returns
+    /// the one stored under its request id.
+    @discardableResult
+    func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn?
     func pending(requestId: String) throws(StoreError) -> PendingSignIn?
+    /// The pending sign-in that started the registration `registrationId`.
+    func pending(registrationId: String) throws(StoreError) -> PendingSignIn?
 }

@@ -47,14 +47,21 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
-    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) {
+    @discardableResult
+    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         state.withLock { state in
-            if state.pending[signIn.requestId] == nil { state.pending[signIn.requestId] = signIn }
+            let taken = state.pending.values.contains { $0.registrationId == signIn.registrationId }
+            if state.pending[signIn.requestId] == nil, !taken { state.pending[signIn.requestId] = signIn }
+            return state.pending[signIn.requestId]
         }
     }
 
     public func pending(requestId: String) throws(StoreError) -> PendingSignIn? {
         state.withLock { $0.pending[requestId] }
+    }
+
+    public func pending(registrationId: String) throws(StoreError) -> PendingSignIn? {
+        state.withLock { $0.pending.values.first { $0.registrationId == registrationId } }
     }
 
     /// Every token stored.

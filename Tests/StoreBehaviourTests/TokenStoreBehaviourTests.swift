@@ -65,13 +65,18 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aPendingSignInIsRecordedOnce(backend: StoreBackend) throws {
+    func aPendingSignInIsRecordedOnceByRequestAndByRegistration(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
-            let signIn = PendingSignIn(requestId: "r1", replyKey: "client-1", createdAt: startDate)
-            try store.recordPending(signIn)
-            try store.recordPending(PendingSignIn(requestId: "r1", replyKey: "client-2", createdAt: startDate))
+            let signIn = PendingSignIn(requestId: "r1", registrationId: "g1", email: "a@example.com", replyKey: "client-1", createdAt: startDate)
+            #expect(try store.recordPending(signIn) == signIn)
+            let again = PendingSignIn(requestId: "r1", registrationId: "g2", email: "b@example.com", replyKey: "client-2", createdAt: startDate)
+            #expect(try store.recordPending(again) == signIn, "the first one stays")
             #expect(try store.pending(requestId: "r1") == signIn)
-            #expect(try store.pending(requestId: "r2") == nil)
+            #expect(try store.pending(registrationId: "g1") == signIn)
+            #expect(try store.pending(requestId: "r2") == nil && store.pending(registrationId: "g2") == nil)
+            let sameRegistration = PendingSignIn(requestId: "r3", registrationId: "g1", email: "c@example.com", replyKey: "k", createdAt: startDate)
+            #expect(try store.recordPending(sameRegistration) == nil, "one pending sign-in per registration")
+            #expect(try store.pending(registrationId: "g1") == signIn)
         }
     }
 }
