@@ -1,5 +1,4 @@
 import Domain
-import EventTransport
 import Foundation
 import Kafka
 import Registration
@@ -25,11 +24,7 @@ struct Victim {
 extension Installation {
     /// Publishes `event` as a client would, to `topic` (its own topic by default), keyed by its flow id.
     func forge(_ event: Event, on topic: String? = nil) async throws {
-        var message = OutgoingMessage(event, producer: "attacker")
-        if let topic { message.topic = topic }
-        let producer = try KafkaProducer(configuration: kafka)
-        _ = try await producer.send(message)
-        await producer.close()
+        try await publish(EventCodec.encode(event), to: topic ?? event.topic, key: event.key)
     }
 
     /// The dead letter of the message keyed `key` that was published to `topic`; fails after `timeout`.
