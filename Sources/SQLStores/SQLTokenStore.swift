@@ -24,14 +24,15 @@ public struct SQLTokenStore: TokenStore {
 
     /// The presented token and its family stay locked until the decision is applied, so concurrent
     /// refreshes with one token rotate it once; the others find it rotated.
-    public func rotate(digest: String, to next: RefreshToken,
+    public func rotate(digest: String, to next: RefreshToken, replyKey: String,
                        deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision {
         try database.inTransaction { (db) throws(SQLError) -> RotationDecision in
             let presented = try Self.token(digest, locking: true, in: db)
             let decision = decide(presented)
             switch decision {
             case .rotate:
-                try db.execute("UPDATE refresh_tokens SET replaced_by = ? WHERE digest = ?", [next.issuedBy, digest])
+                try db.execute("UPDATE refresh_tokens SET replaced_by = ?, replaced_with = ? WHERE digest = ?",
+                               [next.issuedBy, replyKey, digest])
                 try Self.insert(next, in: db)
             case .revokeFamily:
                 if let presented {
@@ -82,19 +83,21 @@ public struct SQLTokenStore: TokenStore {
     private static func insert(_ token: RefreshToken, in db: SQLSession) throws(SQLError) {
         try db.execute("INSERT INTO token_families (family, uid) VALUES (?, ?) ON CONFLICT DO NOTHING", [token.family, token.uid])
         try db.execute("""
-            INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
-            """, [token.digest, token.family, token.uid, token.issuedBy, token.issuedAt, token.expiresAt, token.replacedBy])
+            INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by, replaced_with)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
+            """, [token.digest, token.family, token.uid, token.issuedBy, token.issuedAt, token.expiresAt, token.replacedBy,
+                  token.replacedWith])
     }
 
     private static func token(_ digest: String, locking: Bool, in db: SQLSession) throws(SQLError) -> RefreshToken? {
         let sql = """
-            SELECT t.digest, t.family, t.uid, t.issued_by, t.issued_at, t.expires_at, t.replaced_by, f.revoked_at IS NOT NULL
+            SELECT t.digest, t.family, t.uid, t.issued_by, t.issued_at, t.expires_at, t.replaced_by, f.revoked_at IS NOT NULL,
+                   t.replaced_with
             FROM refresh_tokens t JOIN token_families f ON f.family = t.family WHERE t.digest = ?
             """ + (locking ? db.dialect.lockingClause : "")
         return try db.query(sql, [digest]) { (row) throws(SQLError) in
             RefreshToken(digest: try row[0], family: try row[1], uid: try row[2], issuedBy: try row[3], issuedAt: try row[4],
-                         expiresAt: try row[5], replacedBy: try row[6], familyRevoked: try row[7])
+                         expiresAt: try row[5], replacedBy: try row[6], replacedWith: try row[8], familyRevoked: try row[7])
         }.first
     }
 
@@ -124,6 +127,7 @@ public struct SQLTokenStore: TokenStore {
             ) STRICT;
             """,
             Self.serverRegistrationIds(collation: ""),
+            Self.replacedWith,
         ],
         postgres: [
             """
@@ -149,7 +153,11 @@ public struct SQLTokenStore: TokenStore {
             );
             """,
             Self.serverRegistrationIds(collation: #" COLLATE "C""#),
+            Self.replacedWith,
         ])
+
+    /// Migration 3: a rotated token records the reply key of the request that rotated it.
+    private static let replacedWith = "ALTER TABLE refresh_tokens ADD COLUMN replaced_with TEXT;"
 
     /// Migration 2: a pending sign-in records the registration id the server chose and the email of its
     /// code (earlier rows keep their request id as registration id and have no email).

@@ -84,7 +84,8 @@ public struct SignInStep: EventHandler {
     private func signIn(_ request: TokenRequested, email: String, code: String, at now: Date) throws -> [Event] {
         let account = try passwords.accounts.account(email: email)
         if let account, account.status == .active, try passwords.isLocked(account, at: now) { return [invalid(request)] }
-        let rejection = try codes.verify(code, email: email, purposes: [.login, .register], requestId: request.requestId, at: now)
+        let rejection = try codes.verify(code, email: email, purposes: [.login, .register], requestId: request.requestId,
+                                         replyKey: request.replyKey, at: now)
         if let account, account.status == .active { try passwords.record(rejection == nil, for: account, at: now) }
         guard rejection == nil else { return [invalid(request)] }
         switch account {
@@ -123,8 +124,8 @@ public struct SignInStep: EventHandler {
         guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
         if let failure = try profileGuard(uid: presented.uid) { return refused(request.requestId, failure) }
         let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
-        let decision = try tokens.rotate(digest: presented.digest, to: next.record) {
-            RotationDecision.on($0, requestId: request.requestId, at: now)
+        let decision = try tokens.rotate(digest: presented.digest, to: next.record, replyKey: request.replyKey) {
+            RotationDecision.on($0, requestId: request.requestId, replyKey: request.replyKey, at: now)
         }
         guard decision == .rotate else { return invalid(request) }
         return try issuer.answer(uid: presented.uid, requestId: request.requestId, replyKey: request.replyKey,

@@ -23,7 +23,7 @@ public final class InMemoryTokenStore: TokenStore {
         state.withLock { Self.token(digest, in: $0) }
     }
 
-    public func rotate(digest: String, to next: RefreshToken,
+    public func rotate(digest: String, to next: RefreshToken, replyKey: String,
                        deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision {
         state.withLock { state in
             let presented = Self.token(digest, in: state)
@@ -31,6 +31,7 @@ public final class InMemoryTokenStore: TokenStore {
             switch decision {
             case .rotate:
                 state.tokens[digest]?.replacedBy = next.issuedBy
+                state.tokens[digest]?.replacedWith = replyKey
                 state.tokens[next.digest] = next
             case .revokeFamily:
                 if let presented { state.revokedFamilies.insert(presented.family) }

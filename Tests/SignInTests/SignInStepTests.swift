@@ -101,6 +101,26 @@ import Verification
         _ = try opened(try step.handle(request(.email, "ada@example.com", "123456", id: "s-1")))
     }
 
+    /// Attack 6: with no memo of the answer, a code sign-in or a refresh replayed with the same request
+    /// id and another reply key is refused; the refresh replay revokes the family.
+    @Test func aReplayedRequestIdWithAnotherReplyKeyIsRefused() throws {
+        let uid = try account("ada@example.com", password: "ada password")
+        codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
+        let signIn = request(.email, "ada@example.com", "123456", id: "s-1")
+        let pair = try opened(try step.handle(signIn)).tokens
+        guard case .tokenRequested(var replayed) = signIn else { return }
+        replayed.replyKey = "key:attacker"
+        #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials)
+
+        let rotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1")
+        _ = try opened(try step.handle(rotation))
+        guard case .tokenRequested(var replayedRotation) = rotation else { return }
+        replayedRotation.replyKey = "key:attacker"
+        #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials)
+        #expect(tokens.tokens.allSatisfy { $0.familyRevoked }, "the replay revoked the family")
+        #expect(tokens.tokens.allSatisfy { $0.uid == uid })
+    }
+
     @Test func aCodeForANewEmailRegistersTheAccountAndIsAnsweredWhenItCompletes() throws {
         codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
         let signIn = request(.email, "New.Person@example.com", "123456", id: "signup-1")

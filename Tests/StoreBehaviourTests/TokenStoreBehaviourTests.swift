@@ -25,12 +25,15 @@ import Testing
             let next = refreshToken("d2", issuedBy: "q1")
             #expect(try store.refresh("d1", to: next) == .rotate)
             #expect(try store.token(digest: "d1")?.replacedBy == "q1")
+            #expect(try store.token(digest: "d1")?.replacedWith == "client-1")
             #expect(try store.token(digest: "d2") == next)
-            // The rotating request may rotate again (a redelivery); another one is a reuse.
+            // The rotating request may rotate again (a redelivery) to its reply key; another one, or the
+            // same request id with another reply key (a replay), is a reuse.
             #expect(try store.refresh("d1", to: refreshToken("d3", issuedBy: "q1")) == .rotate)
-            #expect(try store.refresh("d1", to: refreshToken("d4", issuedBy: "q2")) == .revokeFamily)
+            #expect(try store.refresh("d1", to: refreshToken("d4", issuedBy: "q1"), replyKey: "attacker") == .revokeFamily)
             #expect(try store.token(digest: "d2")?.familyRevoked == true)
             #expect(try store.refresh("d2", to: refreshToken("d5", issuedBy: "q3")) == .refuse(.revoked))
+            #expect(try store.refresh("d1", to: refreshToken("d7", issuedBy: "q2")) == .refuse(.revoked))
             #expect(try store.refresh("unknown", to: refreshToken("d6", issuedBy: "q4")) == .refuse(.unknown))
             #expect(try store.token(digest: "d6") == nil)
         }
@@ -87,8 +90,11 @@ private func refreshToken(_ digest: String, family: String = "f1", uid: String =
 }
 
 private extension TokenStore {
-    /// Refreshes with the token `digest` as the sign-in step decides, by `next`'s request, at `startDate`.
-    func refresh(_ digest: String, to next: RefreshToken) throws(StoreError) -> RotationDecision {
-        try rotate(digest: digest, to: next) { RotationDecision.on($0, requestId: next.issuedBy, at: startDate) }
+    /// Refreshes with the token `digest` as the sign-in step decides, by `next`'s request answered to
+    /// `replyKey`, at `startDate`.
+    func refresh(_ digest: String, to next: RefreshToken, replyKey: String = "client-1") throws(StoreError) -> RotationDecision {
+        try rotate(digest: digest, to: next, replyKey: replyKey) {
+            RotationDecision.on($0, requestId: next.issuedBy, replyKey: replyKey, at: startDate)
+        }
     }
 }
