@@ -13,7 +13,8 @@ public struct SagaTransition: Sendable, Equatable {
     public var accountChange: AccountChange?
     public var events: [Event]
 
-    /// The transition for `reply` on `saga`, at `date`.
+    /// The transition for `reply` on `saga`, at `date`. `reply` names the saga's own ids: one that does
+    /// not (`mismatch(of:with:)`) is refused before it gets here.
     public static func on(_ reply: Event, saga: SagaRecord, at date: Date) -> SagaTransition {
         switch (reply, saga.stage) {
         case (.avatarStored(let stored), .awaitingAvatar):
