@@ -10,15 +10,19 @@ import WorkerRuntime
 @Suite struct TrustTests {
     /// Attack 4: replies for sagas that do not exist, naming the victim's uid and image id, delete
     /// nothing (no `DeleteProfile`/`DeleteAvatar` is published) and are dead-lettered `unknown_saga`;
-    /// replies for the victim's own saga naming other ids are dead-lettered `reply_mismatch`.
+    /// replies for the victim's own saga naming other ids are dead-lettered `reply_mismatch`; an email
+    /// change reply for no change moves no account or profile.
     @Test func forgedRepliesDeleteNothing() async throws {
         try await InProcessSystem.with { system in
             let victim = try await system.victim()
             try await system.forge(.profileWritten(ProfileWritten(registrationId: "nope-1", uid: victim.uid)))
             try await system.forge(.avatarStored(AvatarStored(registrationId: "nope-2", imageId: victim.imageId, url: "u")))
             try await system.forge(.avatarStored(AvatarStored(registrationId: victim.registrationId, imageId: "other-image", url: "u")))
-            for (key, reason) in [("nope-1", "unknown_saga"), ("nope-2", "unknown_saga"), (victim.registrationId, "reply_mismatch")] {
-                let letter = try await system.deadLetter(from: Topic.registrationReplies, key: key)
+            try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "nope-3", uid: victim.uid, email: "attacker@example.com")))
+            let expected = [(Topic.registrationReplies, "nope-1", "unknown_saga"), (Topic.registrationReplies, "nope-2", "unknown_saga"),
+                            (Topic.registrationReplies, victim.registrationId, "reply_mismatch"), (Topic.accountReplies, "nope-3", "unknown_saga")]
+            for (topic, key, reason) in expected {
+                let letter = try await system.deadLetter(from: topic, key: key)
                 #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == reason, "\(key)")
             }
             #expect(try await system.commands(on: Topic.profileCommands, naming: [victim.uid]).allSatisfy {
