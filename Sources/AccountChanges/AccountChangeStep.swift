@@ -46,15 +46,28 @@ public struct AccountChangeStep: EventHandler {
             return try unlessRecorded(request.requestId) { try resetPassword(request) }
         case .emailChangeRequested(let request):
             return try unlessRecorded(request.requestId) { try changeEmail(request) }
-        case .profileEmailUpdated, .profileEmailRejected:
-            guard let change = try accounts.change(requestId: event.key) else { return [] }
-            let transition = EmailChangeSaga.on(event, change: change, at: clock())
-            guard let record = transition.record else { return try effects(of: change) }
-            try accounts.save(record, applying: transition.update)
-            return try effects(of: record)
+        case .profileEmailUpdated(let reply):
+            return try advance(on: event, uid: reply.uid)
+        case .profileEmailRejected(let reply):
+            return try advance(on: event, uid: reply.uid)
         default:
             unrouted(event)
         }
+    }
+
+    /// Moves the email change of the profile worker's reply. A reply for no change, or for another
+    /// uid than the change's, changes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
+    private func advance(on reply: Event, uid: String) throws -> [Event] {
+        guard let change = try accounts.change(requestId: reply.key) else {
+            throw UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
+        }
+        guard uid == change.uid else {
+            throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
+        }
+        let transition = EmailChangeSaga.on(reply, change: change, at: clock())
+        guard let record = transition.record else { return try effects(of: change) }
+        try accounts.save(record, applying: transition.update)
+        return try effects(of: record)
     }
 
     /// Undoes every email change that has waited for its profile since before `deadline`.

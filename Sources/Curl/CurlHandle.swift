@@ -48,7 +48,9 @@ public final class CurlHandle: @unchecked Sendable {
             throw CurlError(cause: Self.cause(of: result), summary: String(cString: curl_easy_strerror(result)),
                             detail: detail.isEmpty ? nil : detail, responseCode: status)
         }
-        return CurlResponse(status: status, body: transfer.received)
+        var length: curl_off_t = -1
+        _ = curl_shim_content_length(handle, &length)
+        return CurlResponse(status: status, body: transfer.received, contentLength: length >= 0 ? Int(length) : nil)
     }
 
     private func apply(_ option: CurlOption, _ transfer: CurlTransfer, _ context: UnsafeMutableRawPointer) -> CURLcode {

@@ -27,3 +27,7 @@ CURLcode curl_shim_set_read_callback(CURL *handle, CURLoption option, curl_shim_
 CURLcode curl_shim_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }
+
+CURLcode curl_shim_content_length(CURL *handle, curl_off_t *length) {
+    return curl_easy_getinfo(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, length);
+}

@@ -3,7 +3,8 @@
 public enum AvatarSource: Codable, Sendable, Equatable {
     /// Base64 of the original bytes.
     case inline(String)
-    /// A staged object: its key, SHA-256 (hex) and size in bytes.
+    /// A staged object: its key (exactly `staging/<registrationId>` of its request; the image worker
+    /// reads no other), SHA-256 (hex) and size in bytes.
     case staged(key: String, sha256: String, size: Int)
 
     private enum CodingKeys: String, CodingKey { case inline, staged }

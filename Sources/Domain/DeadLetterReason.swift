@@ -20,10 +20,14 @@ public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStri
     public static let retriesExhausted = DeadLetterReason(rawValue: "retries_exhausted")
     /// A store failed permanently, so the step could not answer the message with an event.
     public static let stepFailed = DeadLetterReason(rawValue: "step_failed")
+    /// A reply or outcome for a saga (or pending sign-in, or account change) that this worker never started.
+    public static let unknownSaga = DeadLetterReason(rawValue: "unknown_saga")
+    /// A reply or outcome whose ids (uid, image id) or state differ from the record of its saga.
+    public static let replyMismatch = DeadLetterReason(rawValue: "reply_mismatch")
 
     /// Every reason a worker dead-letters with.
     public static let all = UndecodableMessage.Kind.allCases.map(DeadLetterReason.init)
-        + [unexpectedType, keyMismatch, retriesExhausted, stepFailed]
+        + [unexpectedType, keyMismatch, retriesExhausted, stepFailed, unknownSaga, replyMismatch]
 
     public var description: String { rawValue }
 }

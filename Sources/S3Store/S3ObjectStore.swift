@@ -36,8 +36,11 @@ public struct S3ObjectStore: ObjectStore {
         try send(SignedRequest(method: .get, url: try objectURL(key)), missingIs404: true)?.body
     }
 
-    public func contains(_ key: String) throws(StoreError) -> Bool {
-        try send(SignedRequest(method: .head, url: try objectURL(key)), missingIs404: true) != nil
+    /// The `Content-Length` of a HEAD.
+    public func size(of key: String) throws(StoreError) -> Int? {
+        guard let response = try send(SignedRequest(method: .head, url: try objectURL(key)), missingIs404: true) else { return nil }
+        guard let length = response.contentLength else { throw StoreError(.permanent, "HEAD \(key): no Content-Length") }
+        return length
     }
 
     public func delete(_ key: String) throws(StoreError) {
@@ -66,7 +69,7 @@ public struct S3ObjectStore: ObjectStore {
     }
 
     private func objectURL(_ key: String) throws(StoreError) -> String {
-        guard !key.isEmpty, !key.hasPrefix("/") else { throw StoreError(.permanent, "invalid object key \"\(key)\"") }
+        try ObjectKey.validate(key)
         return configuration.objectURL(key)
     }
 

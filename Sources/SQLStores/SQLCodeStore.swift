@@ -50,6 +50,7 @@ public struct SQLCodeStore: CodeStore {
             ) STRICT;
             """,
             "ALTER TABLE codes ADD COLUMN pending_nonce TEXT;",
+            Self.usedWith,
         ],
         postgres: [
             """
@@ -66,7 +67,11 @@ public struct SQLCodeStore: CodeStore {
             );
             """,
             "ALTER TABLE codes ADD COLUMN pending_nonce TEXT;",
+            Self.usedWith,
         ])
+
+    /// Migration 3: a used code records the reply key of the request that used it.
+    private static let usedWith = "ALTER TABLE codes ADD COLUMN used_with TEXT;"
 }
 
 extension CodePurpose: SQLValueConvertible {}
@@ -74,7 +79,7 @@ extension CodePurpose: SQLValueConvertible {}
 /// A code's row; its values depend on the dialect, which keeps `sentAt`.
 extension CodeRecord: TableRow {
     static let table = "codes"
-    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at", "pending_nonce"]
+    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at", "pending_nonce", "used_with"]
     static let keyColumnCount = 2
 
     init(row: SQLRow) throws(SQLError) {
@@ -82,11 +87,11 @@ extension CodeRecord: TableRow {
             throw SQLError(.permanent, "column sent_at holds \(row.values[7]), not a list of dates")
         }
         self.init(email: try row[0], purpose: try row[1], digest: try row[2], issuedBy: try row[3], expiresAt: try row[4],
-                  attempts: try row[5], usedBy: try row[6], sentAt: sentAt, pendingNonce: try row[8])
+                  attempts: try row[5], usedBy: try row[6], usedWith: try row[9], sentAt: sentAt, pendingNonce: try row[8])
     }
 
     /// The values of `columns`, with `sentAt` as `dialect` keeps a list of dates.
     func values(in dialect: SQLDialect) -> [any SQLValueConvertible] {
-        [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, dialect.dateList(sentAt), pendingNonce]
+        [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, dialect.dateList(sentAt), pendingNonce, usedWith]
     }
 }

@@ -24,14 +24,15 @@ public struct SQLTokenStore: TokenStore {
 
     /// The presented token and its family stay locked until the decision is applied, so concurrent
     /// refreshes with one token rotate it once; the others find it rotated.
-    public func rotate(digest: String, to next: RefreshToken,
+    public func rotate(digest: String, to next: RefreshToken, replyKey: String,
                        deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision {
         try database.inTransaction { (db) throws(SQLError) -> RotationDecision in
             let presented = try Self.token(digest, locking: true, in: db)
             let decision = decide(presented)
             switch decision {
             case .rotate:
-                try db.execute("UPDATE refresh_tokens SET replaced_by = ? WHERE digest = ?", [next.issuedBy, digest])
+                try db.execute("UPDATE refresh_tokens SET replaced_by = ?, replaced_with = ? WHERE digest = ?",
+                               [next.issuedBy, replyKey, digest])
                 try Self.insert(next, in: db)
             case .revokeFamily:
                 if let presented {
@@ -50,37 +51,53 @@ public struct SQLTokenStore: TokenStore {
         }
     }
 
-    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) {
+    @discardableResult
+    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         try database.withSession { (db) throws(SQLError) in
-            try db.execute("INSERT INTO pending_sign_ins (request_id, reply_key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                           [signIn.requestId, signIn.replyKey, signIn.createdAt])
+            try db.execute("""
+                INSERT INTO pending_sign_ins (request_id, registration_id, email, reply_key, created_at)
+                VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """, [signIn.requestId, signIn.registrationId, signIn.email, signIn.replyKey, signIn.createdAt])
+            return try Self.pending("request_id", signIn.requestId, in: db)
         }
     }
 
     public func pending(requestId: String) throws(StoreError) -> PendingSignIn? {
-        try database.withSession { (db) throws(SQLError) in
-            try db.query("SELECT request_id, reply_key, created_at FROM pending_sign_ins WHERE request_id = ?", [requestId]) {
-                (row) throws(SQLError) in PendingSignIn(requestId: try row[0], replyKey: try row[1], createdAt: try row[2])
-            }.first
-        }
+        try database.withSession { (db) throws(SQLError) in try Self.pending("request_id", requestId, in: db) }
+    }
+
+    public func pending(registrationId: String) throws(StoreError) -> PendingSignIn? {
+        try database.withSession { (db) throws(SQLError) in try Self.pending("registration_id", registrationId, in: db) }
+    }
+
+    /// The pending sign-in whose `column` (`request_id` or `registration_id`) is `value`. Rows from
+    /// before registration ids were the server's have no email, so they match no registration.
+    private static func pending(_ column: String, _ value: String, in db: SQLSession) throws(SQLError) -> PendingSignIn? {
+        let sql = "SELECT request_id, registration_id, email, reply_key, created_at FROM pending_sign_ins WHERE \(column) = ?"
+        return try db.query(sql, [value]) { (row) throws(SQLError) in
+            PendingSignIn(requestId: try row[0], registrationId: try row[1], email: try row[2] ?? "",
+                          replyKey: try row[3], createdAt: try row[4])
+        }.first
     }
 
     private static func insert(_ token: RefreshToken, in db: SQLSession) throws(SQLError) {
         try db.execute("INSERT INTO token_families (family, uid) VALUES (?, ?) ON CONFLICT DO NOTHING", [token.family, token.uid])
         try db.execute("""
-            INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
-            """, [token.digest, token.family, token.uid, token.issuedBy, token.issuedAt, token.expiresAt, token.replacedBy])
+            INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by, replaced_with)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
+            """, [token.digest, token.family, token.uid, token.issuedBy, token.issuedAt, token.expiresAt, token.replacedBy,
+                  token.replacedWith])
     }
 
     private static func token(_ digest: String, locking: Bool, in db: SQLSession) throws(SQLError) -> RefreshToken? {
         let sql = """
-            SELECT t.digest, t.family, t.uid, t.issued_by, t.issued_at, t.expires_at, t.replaced_by, f.revoked_at IS NOT NULL
+            SELECT t.digest, t.family, t.uid, t.issued_by, t.issued_at, t.expires_at, t.replaced_by, f.revoked_at IS NOT NULL,
+                   t.replaced_with
             FROM refresh_tokens t JOIN token_families f ON f.family = t.family WHERE t.digest = ?
             """ + (locking ? db.dialect.lockingClause : "")
         return try db.query(sql, [digest]) { (row) throws(SQLError) in
             RefreshToken(digest: try row[0], family: try row[1], uid: try row[2], issuedBy: try row[3], issuedAt: try row[4],
-                         expiresAt: try row[5], replacedBy: try row[6], familyRevoked: try row[7])
+                         expiresAt: try row[5], replacedBy: try row[6], replacedWith: try row[8], familyRevoked: try row[7])
         }.first
     }
 
@@ -109,6 +126,8 @@ public struct SQLTokenStore: TokenStore {
                 created_at REAL NOT NULL
             ) STRICT;
             """,
+            Self.serverRegistrationIds(collation: ""),
+            Self.replacedWith,
         ],
         postgres: [
             """
@@ -133,5 +152,21 @@ public struct SQLTokenStore: TokenStore {
                 created_at DOUBLE PRECISION NOT NULL
             );
             """,
+            Self.serverRegistrationIds(collation: #" COLLATE "C""#),
+            Self.replacedWith,
         ])
+
+    /// Migration 3: a rotated token records the reply key of the request that rotated it.
+    private static let replacedWith = "ALTER TABLE refresh_tokens ADD COLUMN replaced_with TEXT;"
+
+    /// Migration 2: a pending sign-in records the registration id the server chose and the email of its
+    /// code (earlier rows keep their request id as registration id and have no email).
+    private static func serverRegistrationIds(collation: String) -> String {
+        """
+        ALTER TABLE pending_sign_ins ADD COLUMN registration_id TEXT\(collation);
+        ALTER TABLE pending_sign_ins ADD COLUMN email TEXT;
+        UPDATE pending_sign_ins SET registration_id = request_id;
+        CREATE UNIQUE INDEX pending_sign_ins_by_registration ON pending_sign_ins (registration_id);
+        """
+    }
 }

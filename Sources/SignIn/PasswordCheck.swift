@@ -56,16 +56,16 @@ public struct PasswordCheck: Sendable {
         for kind in FailureKind.allCases { try accounts.updateFailures(uid: account.uid, of: kind) { $0 = SignInFailures() } }
     }
 
-    /// Checks a one-time code with `codes` (see ``CodeVerifier/verify(_:email:purposes:requestId:at:)``),
+    /// Checks a one-time code with `codes` (see ``CodeVerifier/verify(_:email:purposes:requestId:replyKey:at:)``),
     /// counting wrong codes against `account` when it is active: while its code paths are locked the code
     /// is refused unchecked (``CodeRejection/locked``); a right code clears both counts.
     public func verify(code: String, with codes: CodeVerifier, for account: Account?, email: String, purposes: [CodePurpose],
-                       requestId: String, at now: Date) throws(StoreError) -> CodeRejection? {
+                       requestId: String, replyKey: String? = nil, at now: Date) throws(StoreError) -> CodeRejection? {
         guard let account, account.status == .active else {
-            return try codes.verify(code, email: email, purposes: purposes, requestId: requestId, at: now)
+            return try codes.verify(code, email: email, purposes: purposes, requestId: requestId, replyKey: replyKey, at: now)
         }
         if try accounts.updateFailures(uid: account.uid, of: .code, { codeLockout.isLocked($0, at: now) }) { return .locked }
-        let rejection = try codes.verify(code, email: email, purposes: purposes, requestId: requestId, at: now)
+        let rejection = try codes.verify(code, email: email, purposes: purposes, requestId: requestId, replyKey: replyKey, at: now)
         switch rejection {
         case nil: try record(true, for: account, at: now)
         case .mismatch?: try accounts.updateFailures(uid: account.uid, of: .code) { $0 = codeLockout.failed($0, at: now) }

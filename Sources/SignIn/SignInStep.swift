@@ -8,7 +8,10 @@ import Verification
 ///
 /// Every credential failure (wrong, unknown, expired, used, locked out) gives the same
 /// `invalid_credentials` answer. A valid code for an email without an account registers one
-/// through the registration saga; the token is issued when `RegistrationCompleted` arrives.
+/// through the registration saga, under a registration id the server chooses (recorded with the
+/// pending sign-in); the token is issued when its `RegistrationCompleted` arrives, for the uid of the
+/// saga's own record and only if that saga is of the code's email. Tokens are only ever issued for a
+/// uid read from the stores, never from an event.
 public struct SignInStep: EventHandler {
     public var passwords: PasswordCheck
     public var codes: CodeVerifier
@@ -40,11 +43,18 @@ public struct SignInStep: EventHandler {
         case .tokenRequested(let request):
             return try signIn(request)
         case .registrationCompleted(let completed):
-            guard let pending = try tokens.pending(requestId: completed.registrationId) else { return [] }
-            return [try grant(uid: completed.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
-        case .registrationFailed(let failed):
-            guard try tokens.pending(requestId: failed.registrationId) != nil else { return [] }
-            return [refused(failed.registrationId, Failure(failed.reason, failed.message))]
+            guard let pending = try tokens.pending(registrationId: completed.registrationId) else { return [] }
+            let saga = try saga(of: pending, reported: event, stage: .completed)
+            guard saga.uid == completed.uid else {
+                throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) names another uid than the saga's")
+            }
+            return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
+        case .registrationFailed:
+            guard let pending = try tokens.pending(registrationId: event.registrationId) else { return [] }
+            let saga = try saga(of: pending, reported: event, stage: .failed)
+            // The saga's own outcome, not the event's words.
+            guard case .registrationFailed(let recorded)? = SagaTransition.events(of: saga).first else { return [] }
+            return [refused(pending.requestId, Failure(recorded.reason, recorded.message))]
         default:
             unrouted(event)
         }
@@ -75,26 +85,46 @@ public struct SignInStep: EventHandler {
         let account = try passwords.accounts.account(email: email)
         // A password lockout does not apply: the code proves control of the mailbox. Wrong codes have their own count.
         let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.login, .register],
-                                             requestId: request.requestId, at: now)
+                                             requestId: request.requestId, replyKey: request.replyKey, at: now)
         guard rejection == nil else { return [invalid(request)] }
         switch account {
         case let account? where account.status == .active:
             return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
-        case let account? where account.registrationId != request.requestId:
-            // Another registration of this email is in flight: pending accounts never sign in.
-            return [invalid(request)]
         default:
-            try tokens.recordPending(PendingSignIn(requestId: request.requestId, replyKey: request.replyKey, createdAt: now))
-            return try registrations.startWithoutPassword(registrationId: request.requestId, email: email)
+            // A redelivered request finds its own pending sign-in and registration again; a new one
+            // registers under a fresh id, unless another registration of this email is in flight.
+            let fresh = PendingSignIn(requestId: request.requestId, registrationId: UUID().uuidString.lowercased(),
+                                      email: email, replyKey: request.replyKey, createdAt: now)
+            let recorded = try tokens.pending(requestId: request.requestId) ?? (account == nil ? try tokens.recordPending(fresh) : nil)
+            guard let pending = recorded, pending.email == email,
+                  account == nil || account?.registrationId == pending.registrationId,
+                  try registrations.accounts.saga(pending.registrationId).map({ $0.email == email }) ?? true else {
+                // Another registration of this email is in flight (pending accounts never sign in), or this
+                // request id signed another email in.
+                return [invalid(request)]
+            }
+            return try registrations.startWithoutPassword(registrationId: pending.registrationId, email: email)
         }
+    }
+
+    /// The saga the pending sign-in started, which `outcome` reports: it must be of the sign-in's email
+    /// and at `stage`, or the outcome is not the saga's (forged, or published before its time).
+    private func saga(of pending: PendingSignIn, reported outcome: Event, stage: SagaStage) throws -> SagaRecord {
+        guard let saga = try registrations.accounts.saga(pending.registrationId) else {
+            throw UntrustedEvent.unknownSaga("\(outcome.type) for registration \(pending.registrationId), which was never started")
+        }
+        guard saga.email == pending.email, saga.stage == stage else {
+            throw UntrustedEvent.replyMismatch("\(outcome.type) for registration \(saga.registrationId), whose saga is \(saga.stage.rawValue)")
+        }
+        return saga
     }
 
     private func refresh(_ request: TokenRequested, token: String, at now: Date) throws -> Event {
         guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
         if let failure = try profileGuard(uid: presented.uid) { return refused(request.requestId, failure) }
         let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
-        let decision = try tokens.rotate(digest: presented.digest, to: next.record) {
-            RotationDecision.on($0, requestId: request.requestId, at: now)
+        let decision = try tokens.rotate(digest: presented.digest, to: next.record, replyKey: request.replyKey) {
+            RotationDecision.on($0, requestId: request.requestId, replyKey: request.replyKey, at: now)
         }
         guard decision == .rotate else { return invalid(request) }
         return try issuer.answer(uid: presented.uid, requestId: request.requestId, replyKey: request.replyKey,

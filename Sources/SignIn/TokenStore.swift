@@ -13,11 +13,13 @@ public struct RefreshToken: Sendable, Equatable {
     public var expiresAt: Date
     /// The request that rotated this token away.
     public var replacedBy: String?
+    /// The reply key of the request that rotated it (its new pair was sealed to that key).
+    public var replacedWith: String?
     /// Whether the family was revoked (reuse detected, password changed).
     public var familyRevoked: Bool
 
     public init(digest: String, family: String, uid: String, issuedBy: String, issuedAt: Date, expiresAt: Date,
-                replacedBy: String? = nil, familyRevoked: Bool = false) {
+                replacedBy: String? = nil, replacedWith: String? = nil, familyRevoked: Bool = false) {
         self.digest = digest
         self.family = family
         self.uid = uid
@@ -25,6 +27,7 @@ public struct RefreshToken: Sendable, Equatable {
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.replacedBy = replacedBy
+        self.replacedWith = replacedWith
         self.familyRevoked = familyRevoked
     }
 }
@@ -40,33 +43,40 @@ public enum TokenRejection: String, Sendable, Equatable {
 
 /// What a refresh does to the presented token.
 public enum RotationDecision: Sendable, Equatable {
-    /// Mark it replaced by the new token's request and store the new token.
+    /// Mark it replaced by the new token's request (and its reply key) and store the new token.
     case rotate
     /// Revoke its family and issue nothing.
     case revokeFamily
     /// Issue nothing.
     case refuse(TokenRejection)
 
-    /// The decision for `token` (as stored now) presented by `requestId` at `now`. The request that
-    /// rotated a token may rotate it again (a redelivery); anyone else presenting it is a reuse.
-    public static func on(_ token: RefreshToken?, requestId: String, at now: Date) -> RotationDecision {
+    /// The decision for `token` (as stored now) presented by `requestId` answered to `replyKey` at
+    /// `now`. The request that rotated a token may rotate it again (a redelivery) with the same reply
+    /// key; anyone else presenting it, or that request id with another reply key, is a reuse.
+    public static func on(_ token: RefreshToken?, requestId: String, replyKey: String, at now: Date) -> RotationDecision {
         guard let token else { return .refuse(.unknown) }
         if token.familyRevoked { return .refuse(.revoked) }
         if now >= token.expiresAt { return .refuse(.expired) }
-        guard let replacedBy = token.replacedBy, replacedBy != requestId else { return .rotate }
-        return .revokeFamily
+        guard let replacedBy = token.replacedBy else { return .rotate }
+        return replacedBy == requestId && token.replacedWith == replyKey ? .rotate : .revokeFamily
     }
 }
 
 /// A sign-in by email code that is registering its account; answered when the registration ends.
 public struct PendingSignIn: Sendable, Equatable {
-    /// The token request's id, which is also the registration id.
+    /// The token request's id.
     public var requestId: String
+    /// The id of the registration it started, chosen by the server (never the client's request id).
+    public var registrationId: String
+    /// The email (normalised) the code was verified for: the only email its registration may have.
+    public var email: String
     public var replyKey: String
     public var createdAt: Date
 
-    public init(requestId: String, replyKey: String, createdAt: Date) {
+    public init(requestId: String, registrationId: String, email: String, replyKey: String, createdAt: Date) {
         self.requestId = requestId
+        self.registrationId = registrationId
+        self.email = email
         self.replyKey = replyKey
         self.createdAt = createdAt
     }
@@ -77,13 +87,17 @@ public protocol TokenStore: Sendable {
     /// Stores a new token, creating its family if needed.
     func store(_ token: RefreshToken) throws(StoreError)
     func token(digest: String) throws(StoreError) -> RefreshToken?
-    /// In one transaction: reads the token with `digest`, applies what `decide` says of it (storing
-    /// `next` on `.rotate`), and returns the decision.
-    func rotate(digest: String, to next: RefreshToken,
+    /// In one transaction: reads the token with `digest`, applies what `decide` says of it (on `.rotate`,
+    /// marking it replaced by `next.issuedBy` with `replyKey` and storing `next`), and returns the decision.
+    func rotate(digest: String, to next: RefreshToken, replyKey: String,
                 deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision
     /// Revokes every token family of `uid`.
     func revokeAll(uid: String) throws(StoreError)
-    /// Records a pending sign-in unless one with its request id exists.
-    func recordPending(_ signIn: PendingSignIn) throws(StoreError)
+    /// Records a pending sign-in unless one with its request id (or registration id) exists; returns
+    /// the one stored under its request id.
+    @discardableResult
+    func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn?
     func pending(requestId: String) throws(StoreError) -> PendingSignIn?
+    /// The pending sign-in that started the registration `registrationId`.
+    func pending(registrationId: String) throws(StoreError) -> PendingSignIn?
 }

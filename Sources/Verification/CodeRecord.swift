@@ -14,6 +14,8 @@ public struct CodeRecord: Sendable, Equatable {
     public var attempts: Int
     /// The request that used the current code, once used.
     public var usedBy: String?
+    /// The reply key of the request that used the code, when its answer is sealed to one (a sign-in).
+    public var usedWith: String?
     /// When codes were sent, the last hour's only.
     public var sentAt: [Date]
     /// Until the current code's email is known to be sent: the random value the code derives from,
@@ -21,7 +23,7 @@ public struct CodeRecord: Sendable, Equatable {
     public var pendingNonce: String?
 
     public init(email: String, purpose: CodePurpose, digest: String, issuedBy: String, expiresAt: Date,
-                attempts: Int = 0, usedBy: String? = nil, sentAt: [Date], pendingNonce: String? = nil) {
+                attempts: Int = 0, usedBy: String? = nil, usedWith: String? = nil, sentAt: [Date], pendingNonce: String? = nil) {
         self.email = email
         self.purpose = purpose
         self.digest = digest
@@ -29,6 +31,7 @@ public struct CodeRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.attempts = attempts
         self.usedBy = usedBy
+        self.usedWith = usedWith
         self.sentAt = sentAt
         self.pendingNonce = pendingNonce
     }

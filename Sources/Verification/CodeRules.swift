@@ -66,12 +66,16 @@ public struct CodeRules: Sendable {
         return record
     }
 
-    /// Checks a submission (its `digest`) by `requestId`, updating the record: a wrong code counts an
-    /// attempt, the right one marks the code used. The request that used a code may submit it again
-    /// (a redelivery) and is accepted.
-    public func verify(_ record: inout CodeRecord?, digest: String, requestId: String, at now: Date) -> CodeRejection? {
+    /// Checks a submission (its `digest`) by `requestId` answered to `replyKey`, updating the record: a
+    /// wrong code counts an attempt, the right one marks the code used by the request and its reply key.
+    /// The request that used a code may submit it again (a redelivery) with the same reply key and is
+    /// accepted; with another reply key it is a replay, and refused.
+    public func verify(_ record: inout CodeRecord?, digest: String, requestId: String, replyKey: String? = nil,
+                       at now: Date) -> CodeRejection? {
         guard var current = record else { return .unknown }
-        if let user = current.usedBy { return user == requestId && Self.equal(current.digest, digest) ? nil : .used }
+        if let user = current.usedBy {
+            return user == requestId && current.usedWith == replyKey && Self.equal(current.digest, digest) ? nil : .used
+        }
         if current.attempts >= policy.maximumAttempts { return .exhausted }
         if now >= current.expiresAt { return .expired }
         guard Self.equal(current.digest, digest) else {
@@ -80,6 +84,7 @@ public struct CodeRules: Sendable {
             return .mismatch
         }
         current.usedBy = requestId
+        current.usedWith = replyKey
         record = current
         return nil
     }

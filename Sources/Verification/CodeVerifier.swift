@@ -14,13 +14,14 @@ public struct CodeVerifier: Sendable {
     }
 
     /// Nil when `code` is the current code of `email` for one of `purposes` (tried in order, moving on
-    /// only where none was issued) and `requestId` may use it; otherwise why not.
-    public func verify(_ code: String, email: String, purposes: [CodePurpose], requestId: String,
+    /// only where none was issued) and `requestId`, answered to `replyKey` if sealed to one, may use it;
+    /// otherwise why not.
+    public func verify(_ code: String, email: String, purposes: [CodePurpose], requestId: String, replyKey: String? = nil,
                        at now: Date) throws(StoreError) -> CodeRejection? {
         for purpose in purposes {
             let digest = secrets.digest(of: code, purpose: purpose, email: email)
             let rejection = try codes.update(email: email, purpose: purpose) { (record) throws(StoreError) -> CodeRejection? in
-                rules.verify(&record, digest: digest, requestId: requestId, at: now)
+                rules.verify(&record, digest: digest, requestId: requestId, replyKey: replyKey, at: now)
             }
             guard rejection == .unknown else { return rejection }
         }

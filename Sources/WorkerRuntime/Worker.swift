@@ -8,7 +8,8 @@ import Support
 /// (retrying transient failures), publish the step's events and wait for the broker's
 /// acknowledgement, then commit the input. Messages that cannot be processed at all go to the
 /// dead-letter topic: undecodable ones, an event of a type not taken on the topic it arrived on
-/// (`unexpected_type`), and one whose message key is not its flow id (`key_mismatch`).
+/// (`unexpected_type`), one whose message key is not its flow id (`key_mismatch`), and one its step
+/// refuses as contradicting the step's records (`UntrustedEvent`: `unknown_saga`, `reply_mismatch`).
 ///
 /// The input is committed only after the outputs are acknowledged, so a crash anywhere replays the
 /// input: steps are idempotent, and the at-least-once chain never loses a step. Each partition is
@@ -123,6 +124,8 @@ public final class Worker: Sendable {
                                  attempts: retry.attempts, log: flow)
         } catch let error as StoreError {
             try await deadLetter(message, reason: .stepFailed, error: error.message, attempts: 1, log: flow)
+        } catch let error as UntrustedEvent {
+            try await deadLetter(message, reason: error.reason, error: error.message, attempts: 1, log: flow)
         }
     }
 

@@ -12,19 +12,23 @@ public final class InMemoryObjectStore: ObjectStore {
     public init() {}
 
     public func put(_ bytes: [UInt8], key: String, contentType: String) throws(StoreError) {
+        try ObjectKey.validate(key)
         try puts.check()
         objects.withLock { $0[key] = bytes }
     }
 
     public func get(_ key: String) throws(StoreError) -> [UInt8]? {
-        objects.withLock { $0[key] }
+        try ObjectKey.validate(key)
+        return objects.withLock { $0[key] }
     }
 
-    public func contains(_ key: String) throws(StoreError) -> Bool {
-        objects.withLock { $0[key] != nil }
+    public func size(of key: String) throws(StoreError) -> Int? {
+        try ObjectKey.validate(key)
+        return objects.withLock { $0[key]?.count }
     }
 
     public func delete(_ key: String) throws(StoreError) {
+        try ObjectKey.validate(key)
         objects.withLock { $0[key] = nil }
     }
 

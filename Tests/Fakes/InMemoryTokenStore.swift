@@ -23,7 +23,7 @@ public final class InMemoryTokenStore: TokenStore {
         state.withLock { Self.token(digest, in: $0) }
     }
 
-    public func rotate(digest: String, to next: RefreshToken,
+    public func rotate(digest: String, to next: RefreshToken, replyKey: String,
                        deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision {
         state.withLock { state in
             let presented = Self.token(digest, in: state)
@@ -31,6 +31,7 @@ public final class InMemoryTokenStore: TokenStore {
             switch decision {
             case .rotate:
                 state.tokens[digest]?.replacedBy = next.issuedBy
+                state.tokens[digest]?.replacedWith = replyKey
                 state.tokens[next.digest] = next
             case .revokeFamily:
                 if let presented { state.revokedFamilies.insert(presented.family) }
@@ -47,14 +48,21 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
-    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) {
+    @discardableResult
+    public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         state.withLock { state in
-            if state.pending[signIn.requestId] == nil { state.pending[signIn.requestId] = signIn }
+            let taken = state.pending.values.contains { $0.registrationId == signIn.registrationId }
+            if state.pending[signIn.requestId] == nil, !taken { state.pending[signIn.requestId] = signIn }
+            return state.pending[signIn.requestId]
         }
     }
 
     public func pending(requestId: String) throws(StoreError) -> PendingSignIn? {
         state.withLock { $0.pending[requestId] }
+    }
+
+    public func pending(registrationId: String) throws(StoreError) -> PendingSignIn? {
+        state.withLock { $0.pending.values.first { $0.registrationId == registrationId } }
     }
 
     /// Every token stored.

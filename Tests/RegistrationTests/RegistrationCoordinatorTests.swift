@@ -116,11 +116,55 @@ import Testing
         #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
     }
 
-    @Test func repliesForAnUnknownSagaAreUndone() throws {
-        #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "x", imageId: "i", url: "u")))
-            == [.deleteAvatar(DeleteAvatar(registrationId: "x", imageId: "i"))])
-        #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "x", uid: "u")))
-            == [.deleteProfile(DeleteProfile(registrationId: "x", uid: "u"))])
+    /// Attack 4: forged replies for a saga that does not exist undo nothing (no `DeleteAvatar` or
+    /// `DeleteProfile` for the ids they name) and are refused as `unknown_saga`.
+    @Test func repliesForAnUnknownSagaAreRefusedAndDeleteNothing() throws {
+        let replies: [Event] = [
+            .avatarStored(AvatarStored(registrationId: "nope-2", imageId: "victim-image", url: "u")),
+            .profileWritten(ProfileWritten(registrationId: "nope-1", uid: "victim")),
+            .avatarRejected(AvatarRejected(registrationId: "nope-3", imageId: "victim-image", reason: .imageCorrupt, message: "m")),
+            .profileRejected(ProfileRejected(registrationId: "nope-4", uid: "victim", reason: .profileInvalid, message: "m")),
+            .avatarDeleted(AvatarDeleted(registrationId: "nope-5", imageId: "victim-image")),
+            .profileDeleted(ProfileDeleted(registrationId: "nope-6", uid: "victim")),
+        ]
+        for reply in replies {
+            #expect(throws: UntrustedEvent.self) { try coordinator.handle(reply) }
+            do { _ = try coordinator.handle(reply) } catch let error as UntrustedEvent { #expect(error.reason == .unknownSaga) }
+        }
+        #expect(try accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+    }
+
+    /// A reply naming another uid or image id than its saga's record moves nothing and undoes nothing;
+    /// a late reply for a failed saga undoes only the saga's own avatar and profile.
+    @Test func repliesWithOtherIdsThanTheSagasAreRefused() throws {
+        let command = try start(request())
+        let saga = try #require(try accounts.saga("r-1"))
+        let forged: [Event] = [
+            .avatarStored(AvatarStored(registrationId: "r-1", imageId: "victim-image", url: "u")),
+            .avatarRejected(AvatarRejected(registrationId: "r-1", imageId: "victim-image", reason: .imageCorrupt, message: "m")),
+            .profileWritten(ProfileWritten(registrationId: "r-1", uid: "victim")),
+        ]
+        for reply in forged {
+            do {
+                _ = try coordinator.handle(reply)
+                Issue.record("\(reply.type) with another id was accepted")
+            } catch let error as UntrustedEvent {
+                #expect(error.reason == .replyMismatch)
+            }
+        }
+        #expect(try accounts.saga("r-1") == saga, "nothing moved")
+        #expect(try accounts.account(uid: saga.uid)?.status == .pending)
+
+        clock.advance(by: 121)
+        _ = try coordinator.expireSagas(notUpdatedSince: clock.now.addingTimeInterval(-120))
+        #expect(throws: UntrustedEvent.self) {
+            try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: "victim-image", url: "u")))
+        }
+        #expect(throws: UntrustedEvent.self) { try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: "victim"))) }
+        #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: saga.uid)))
+            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid))])
+        #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "u")))
+            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
     }
 
     @Test func aTransientStoreFailureIsThrownToBeRetried() throws {

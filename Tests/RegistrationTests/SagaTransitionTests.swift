@@ -49,6 +49,16 @@ import Domain
         #expect(deleted.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .profileStoreRejected, message: "m"))])
     }
 
+    /// Only replies naming the saga's own image id or uid are the saga's.
+    @Test func aReplyNamingOtherIdsIsAMismatch() {
+        let record = saga(.awaitingAvatar)
+        #expect(SagaTransition.mismatch(of: .avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), with: record) == nil)
+        #expect(SagaTransition.mismatch(of: .profileDeleted(ProfileDeleted(registrationId: "r1", uid: "u1")), with: record) == nil)
+        #expect(SagaTransition.mismatch(of: .avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "victim")), with: record) != nil)
+        #expect(SagaTransition.mismatch(of: .profileRejected(ProfileRejected(registrationId: "r1", uid: "victim", reason: .profileInvalid,
+                                                                             message: "m")), with: record) != nil)
+    }
+
     @Test func lateForwardRepliesAfterFailureAreUndone() {
         var failed = saga(.failed)
         failed.failure = Failure(.deadlineExceeded, "late")

@@ -25,6 +25,46 @@ import Testing
         }
     }
 
+    /// The size comes from a stat or HEAD: nil for a missing object.
+    @Test(arguments: ObjectStoreBackend.allCases)
+    func givesAnObjectsSizeWithoutReadingIt(backend: ObjectStoreBackend) throws {
+        try backend.withStore { (store) throws in
+            #expect(try store.size(of: "staging/r-1") == nil)
+            try store.put([1, 2, 3, 4, 5], key: "staging/r-1", contentType: "application/octet-stream")
+            #expect(try store.size(of: "staging/r-1") == 5)
+            try store.put([], key: "staging/r-1", contentType: "application/octet-stream")
+            #expect(try store.size(of: "staging/r-1") == 0)
+        }
+    }
+
+    /// Keys with `.` or `..` segments, backslashes, control characters or a leading `/` are refused
+    /// permanently by every call, and the object they point at is untouched.
+    @Test(arguments: ObjectStoreBackend.allCases)
+    func refusesKeysThatLeaveTheNamespace(backend: ObjectStoreBackend) throws {
+        try backend.withStore { (store) throws in
+            try store.put([7], key: "ProfileImages/victim.jpg", contentType: "image/jpeg")
+            let keys = ["/ProfileImages/victim.jpg", "staging/../ProfileImages/victim.jpg", "staging/./x", "..", ".",
+                        "staging\\..\\ProfileImages\\victim.jpg", "staging/x\u{0}", "staging/x\ny", "staging//x", ""]
+            for key in keys {
+                let calls: [(String, () throws(StoreError) -> Void)] = [
+                    ("put", { () throws(StoreError) in try store.put([0], key: key, contentType: "image/jpeg") }),
+                    ("get", { () throws(StoreError) in _ = try store.get(key) }),
+                    ("size", { () throws(StoreError) in _ = try store.size(of: key) }),
+                    ("delete", { () throws(StoreError) in try store.delete(key) }),
+                ]
+                for (name, call) in calls {
+                    do throws(StoreError) {
+                        try call()
+                        Issue.record("\(name) accepted \(key.debugDescription)")
+                    } catch {
+                        #expect(error.kind == .permanent, "\(name) \(key.debugDescription)")
+                    }
+                }
+            }
+            #expect(try store.get("ProfileImages/victim.jpg") == [7])
+        }
+    }
+
     @Test(arguments: ObjectStoreBackend.allCases)
     func storesLargeObjectsIntact(backend: ObjectStoreBackend) throws {
         try backend.withStore { (store) throws in

@@ -103,6 +103,27 @@ import Verification
         #expect(mailer.messages.isEmpty)
     }
 
+    /// A profile worker's reply for no change, or for another uid than the change's, changes nothing
+    /// and is refused as `unknown_saga` or `reply_mismatch`.
+    @Test func repliesForNoChangeOrAnotherUidAreRefused() throws {
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        _ = try step.handle(emailChange("move", to: "new@example.com"))
+        let change = try accounts.change(requestId: "move")
+        func refusal(_ reply: Event) -> DeadLetterReason? {
+            do { _ = try step.handle(reply) } catch let error as UntrustedEvent { return error.reason } catch { return nil }
+            return nil
+        }
+        #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "nope", uid: uid, email: "new@example.com"))) == .unknownSaga)
+        #expect(refusal(.profileEmailRejected(ProfileEmailRejected(requestId: "nope", uid: uid, reason: .profileInvalid, message: "m")))
+            == .unknownSaga)
+        #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: "victim", email: "new@example.com"))) == .replyMismatch)
+        #expect(refusal(.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: "victim", reason: .profileInvalid, message: "m")))
+            == .replyMismatch)
+        #expect(try accounts.change(requestId: "move") == change)
+        #expect(try accounts.account(uid: uid)?.email == "new@example.com")
+        #expect(mailer.messages.isEmpty)
+    }
+
     @Test func anEmailChangePastItsDeadlineSetsTheProfileBackThenFails() throws {
         codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         _ = try step.handle(emailChange("move", to: "new@example.com"))

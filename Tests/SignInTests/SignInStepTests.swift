@@ -101,18 +101,40 @@ import Verification
         _ = try opened(try step.handle(request(.email, "ada@example.com", "123456", id: "s-1")))
     }
 
+    /// Attack 6: with no memo of the answer, a code sign-in or a refresh replayed with the same request
+    /// id and another reply key is refused; the refresh replay revokes the family.
+    @Test func aReplayedRequestIdWithAnotherReplyKeyIsRefused() throws {
+        let uid = try account("ada@example.com", password: "ada password")
+        codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
+        let signIn = request(.email, "ada@example.com", "123456", id: "s-1")
+        let pair = try opened(try step.handle(signIn)).tokens
+        guard case .tokenRequested(var replayed) = signIn else { return }
+        replayed.replyKey = "key:attacker"
+        #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials)
+
+        let rotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1")
+        _ = try opened(try step.handle(rotation))
+        guard case .tokenRequested(var replayedRotation) = rotation else { return }
+        replayedRotation.replyKey = "key:attacker"
+        #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials)
+        #expect(tokens.tokens.allSatisfy { $0.familyRevoked }, "the replay revoked the family")
+        #expect(tokens.tokens.allSatisfy { $0.uid == uid })
+    }
+
     @Test func aCodeForANewEmailRegistersTheAccountAndIsAnsweredWhenItCompletes() throws {
         codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
         let signIn = request(.email, "New.Person@example.com", "123456", id: "signup-1")
         let started = try step.handle(signIn)
         guard case .storeAvatar(let command) = started.first, started.count == 1 else { Issue.record("\(started)"); return }
-        #expect(command.registrationId == "signup-1" && command.avatar == nil)
+        let pending = try #require(try tokens.pending(requestId: "signup-1"))
+        #expect(command.registrationId == pending.registrationId && command.registrationId != "signup-1", "the server's registration id")
+        #expect(command.avatar == nil && pending.replyKey == replyKey && pending.email == "new.person@example.com")
         #expect(try step.handle(signIn) == started, "a redelivery asks again, creating nothing twice")
-        #expect(try tokens.pending(requestId: "signup-1")?.replyKey == replyKey)
         let account = try #require(try accounts.account(email: "new.person@example.com"))
         #expect(account.status == .pending && account.passwordHash.isEmpty)
 
-        let asked = try registrations.handle(.avatarStored(AvatarStored(registrationId: "signup-1", imageId: command.imageId, url: "memory://i.jpg")))
+        let asked = try registrations.handle(.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId,
+                                                                        url: "memory://i.jpg")))
         guard case .writeProfile(let write) = asked.first else { Issue.record("\(asked)"); return }
         #expect(write.profile.name == "new.person")
         let written = try ProfileStep(profiles: profiles).handle(.writeProfile(write))
@@ -123,13 +145,82 @@ import Verification
                 "a code-made account has no password")
     }
 
-    @Test func aFailedRegistrationRefusesItsSignInAndOthersAreIgnored() throws {
-        try tokens.recordPending(PendingSignIn(requestId: "signup-1", replyKey: replyKey, createdAt: clock.now))
-        let failed = Event.registrationFailed(RegistrationFailed(registrationId: "signup-1", reason: .emailTaken, message: "taken"))
-        #expect(try step.handle(failed) == [.tokenRefused(RequestRefusal(requestId: "signup-1", reason: .emailTaken, message: "taken"))])
+    @Test func aFailedRegistrationRefusesItsSignInWithTheSagasReasonAndOthersAreIgnored() throws {
+        try tokens.recordPending(PendingSignIn(requestId: "signup-1", registrationId: "reg-1", email: "new@example.com",
+                                               replyKey: replyKey, createdAt: clock.now))
+        let forged = Event.registrationFailed(RegistrationFailed(registrationId: "reg-1", reason: .imageCorrupt, message: "forged"))
+        #expect(throws: UntrustedEvent.unknownSaga("RegistrationFailed for registration reg-1, which was never started")) {
+            try step.handle(forged)
+        }
+        _ = try accounts.recordFailed(SagaRecord(registrationId: "reg-1", uid: "u", email: "new@example.com", name: "new",
+                                                 isMapLocationEnabled: false, imageId: "i", stage: .failed,
+                                                 failure: Failure(.emailTaken, "taken"), startedAt: clock.now, updatedAt: clock.now))
+        #expect(try step.handle(forged) == [.tokenRefused(RequestRefusal(requestId: "signup-1", reason: .emailTaken, message: "taken"))])
         #expect(try step.handle(.registrationFailed(RegistrationFailed(registrationId: "other", reason: .emailTaken, message: "m"))).isEmpty)
         #expect(try step.handle(.registrationCompleted(RegistrationCompleted(
             registrationId: "other", uid: "u", profile: Profile(name: "n", email: "e", profileImage: "i", isMapLocationEnabled: false)))).isEmpty)
+    }
+
+    /// Registers `email` with a password through the whole saga; its registration id and uid.
+    func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
+        let request = Event.registrationRequested(RegistrationRequested(registrationId: id, email: email, name: "Vic",
+                                                                        sealedPassword: FakeVault.sealed("victim password"),
+                                                                        avatar: nil, isMapLocationEnabled: false))
+        return try complete(try #require(try registrations.handle(request).first))
+    }
+
+    /// Runs a registration from its `StoreAvatar` to its outcome; its registration id and uid.
+    func complete(_ storeAvatar: Event) throws -> (registrationId: String, uid: String) {
+        guard case .storeAvatar(let command) = storeAvatar else { throw Refused([storeAvatar]) }
+        let asked = try registrations.handle(.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId,
+                                                                        url: "memory://\(command.imageId).jpg")))
+        let written = try ProfileStep(profiles: profiles).handle(try #require(asked.first))
+        guard case .registrationCompleted(let completed) = try registrations.handle(try #require(written.first)).first else {
+            throw Refused(written)
+        }
+        return (completed.registrationId, completed.uid)
+    }
+
+    /// Attack 1: a code sign-in whose request id is the victim's registration id registers the
+    /// attacker's own account under a new id; the victim's saga, account and profile are untouched.
+    @Test func aRequestIdThatIsAnotherRegistrationsIdRegistersOnlyTheCodesEmail() throws {
+        let victim = try registered("victim@example.com", id: "victim-reg")
+        let victimSaga = try accounts.saga("victim-reg")
+        codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
+        let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "victim-reg"))
+        guard case .storeAvatar(let command) = started.first, started.count == 1 else { Issue.record("\(started)"); return }
+        #expect(command.registrationId != "victim-reg")
+        #expect(tokens.tokens.isEmpty)
+        let attacker = try complete(started[0])
+        let (issued, _) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
+            registrationId: attacker.registrationId, uid: attacker.uid,
+            profile: Profile(name: "attacker", email: "attacker@example.com", profileImage: "i", isMapLocationEnabled: false)))))
+        #expect(issued.requestId == "victim-reg" && issued.uid == attacker.uid && issued.uid != victim.uid)
+        #expect(try accounts.saga("victim-reg") == victimSaga)
+        #expect(try accounts.account(uid: victim.uid)?.email == "victim@example.com")
+        #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
+    }
+
+    /// Attack 3: a forged `RegistrationCompleted` for the attacker's own pending sign-in naming the
+    /// victim's uid issues nothing, before and after the real completion; tokens go to the saga's uid.
+    @Test func aForgedCompletionNamingAnotherUidIssuesNothing() throws {
+        let victim = try registered("victim@example.com", id: "victim-reg")
+        codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
+        let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
+        guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
+        let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)
+        func forged(_ registrationId: String) -> Event {
+            .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: profile))
+        }
+        #expect(try step.handle(forged("x-1")).isEmpty, "the request id is no registration id")
+        #expect(throws: UntrustedEvent.self, "the saga has not completed") { try step.handle(forged(command.registrationId)) }
+        let attacker = try complete(started[0])
+        #expect(throws: UntrustedEvent.self, "the saga's uid is the attacker's") { try step.handle(forged(command.registrationId)) }
+        #expect(tokens.tokens.isEmpty)
+        let (issued, _) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
+            registrationId: attacker.registrationId, uid: attacker.uid, profile: profile))))
+        #expect(issued.uid == attacker.uid)
+        #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
     }
 
     @Test func refreshTokensRotateAndAReusedOneRevokesTheFamily() throws {

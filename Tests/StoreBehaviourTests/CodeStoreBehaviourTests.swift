@@ -20,6 +20,7 @@ import Verification
             var used = mailed
             used.attempts = 2
             used.usedBy = "r2"
+            used.usedWith = "reply-key-2"
             #expect(try store.replace(issued.email, .login, with: used) == mailed)
             #expect(try store.replace(issued.email, .register, with: nil) == nil)
             #expect(try store.replace(issued.email, .login, with: nil) == used)

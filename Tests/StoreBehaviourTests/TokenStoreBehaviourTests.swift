@@ -25,12 +25,15 @@ import Testing
             let next = refreshToken("d2", issuedBy: "q1")
             #expect(try store.refresh("d1", to: next) == .rotate)
             #expect(try store.token(digest: "d1")?.replacedBy == "q1")
+            #expect(try store.token(digest: "d1")?.replacedWith == "client-1")
             #expect(try store.token(digest: "d2") == next)
-            // The rotating request may rotate again (a redelivery); another one is a reuse.
+            // The rotating request may rotate again (a redelivery) to its reply key; another one, or the
+            // same request id with another reply key (a replay), is a reuse.
             #expect(try store.refresh("d1", to: refreshToken("d3", issuedBy: "q1")) == .rotate)
-            #expect(try store.refresh("d1", to: refreshToken("d4", issuedBy: "q2")) == .revokeFamily)
+            #expect(try store.refresh("d1", to: refreshToken("d4", issuedBy: "q1"), replyKey: "attacker") == .revokeFamily)
             #expect(try store.token(digest: "d2")?.familyRevoked == true)
             #expect(try store.refresh("d2", to: refreshToken("d5", issuedBy: "q3")) == .refuse(.revoked))
+            #expect(try store.refresh("d1", to: refreshToken("d7", issuedBy: "q2")) == .refuse(.revoked))
             #expect(try store.refresh("unknown", to: refreshToken("d6", issuedBy: "q4")) == .refuse(.unknown))
             #expect(try store.token(digest: "d6") == nil)
         }
@@ -65,13 +68,18 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func aPendingSignInIsRecordedOnce(backend: StoreBackend) throws {
+    func aPendingSignInIsRecordedOnceByRequestAndByRegistration(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
-            let signIn = PendingSignIn(requestId: "r1", replyKey: "client-1", createdAt: startDate)
-            try store.recordPending(signIn)
-            try store.recordPending(PendingSignIn(requestId: "r1", replyKey: "client-2", createdAt: startDate))
+            let signIn = PendingSignIn(requestId: "r1", registrationId: "g1", email: "a@example.com", replyKey: "client-1", createdAt: startDate)
+            #expect(try store.recordPending(signIn) == signIn)
+            let again = PendingSignIn(requestId: "r1", registrationId: "g2", email: "b@example.com", replyKey: "client-2", createdAt: startDate)
+            #expect(try store.recordPending(again) == signIn, "the first one stays")
             #expect(try store.pending(requestId: "r1") == signIn)
-            #expect(try store.pending(requestId: "r2") == nil)
+            #expect(try store.pending(registrationId: "g1") == signIn)
+            #expect(try store.pending(requestId: "r2") == nil && store.pending(registrationId: "g2") == nil)
+            let sameRegistration = PendingSignIn(requestId: "r3", registrationId: "g1", email: "c@example.com", replyKey: "k", createdAt: startDate)
+            #expect(try store.recordPending(sameRegistration) == nil, "one pending sign-in per registration")
+            #expect(try store.pending(registrationId: "g1") == signIn)
         }
     }
 }
@@ -82,8 +90,11 @@ private func refreshToken(_ digest: String, family: String = "f1", uid: String =
 }
 
 private extension TokenStore {
-    /// Refreshes with the token `digest` as the sign-in step decides, by `next`'s request, at `startDate`.
-    func refresh(_ digest: String, to next: RefreshToken) throws(StoreError) -> RotationDecision {
-        try rotate(digest: digest, to: next) { RotationDecision.on($0, requestId: next.issuedBy, at: startDate) }
+    /// Refreshes with the token `digest` as the sign-in step decides, by `next`'s request answered to
+    /// `replyKey`, at `startDate`.
+    func refresh(_ digest: String, to next: RefreshToken, replyKey: String = "client-1") throws(StoreError) -> RotationDecision {
+        try rotate(digest: digest, to: next, replyKey: replyKey) {
+            RotationDecision.on($0, requestId: next.issuedBy, replyKey: replyKey, at: startDate)
+        }
     }
 }

@@ -59,6 +59,17 @@ import Testing
         #expect(rules.verify(&record, digest: "d-r1", requestId: "login-2", at: start) == .used)
     }
 
+    /// Attack 6: the request that used a code answered to a reply key may submit it again to that key
+    /// only; replayed with another reply key (the memo of its answer gone) it is used.
+    @Test func aCodeUsedByARequestIsRefusedToThatRequestIdWithAnotherReplyKey() {
+        var record: CodeRecord? = issued(at: start)
+        #expect(rules.verify(&record, digest: "d-r1", requestId: "login-1", replyKey: "victim", at: start) == nil)
+        #expect(record?.usedBy == "login-1" && record?.usedWith == "victim")
+        #expect(rules.verify(&record, digest: "d-r1", requestId: "login-1", replyKey: "victim", at: start) == nil)
+        #expect(rules.verify(&record, digest: "d-r1", requestId: "login-1", replyKey: "attacker", at: start) == .used)
+        #expect(rules.verify(&record, digest: "d-r1", requestId: "login-1", at: start) == .used)
+    }
+
     @Test func fiveWrongAttemptsKillTheCode() {
         var record: CodeRecord? = issued(at: start)
         for _ in 1...5 { #expect(rules.verify(&record, digest: "wrong", requestId: "x", at: start) == .mismatch) }

@@ -22,5 +22,7 @@ CURLcode curl_shim_set_write_callback(CURL *handle, CURLoption option, curl_shim
 CURLcode curl_shim_set_read_callback(CURL *handle, CURLoption option, curl_shim_read_callback callback);
 
 CURLcode curl_shim_response_code(CURL *handle, long *code);
+/* The Content-Length the response announced, -1 when it announced none. */
+CURLcode curl_shim_content_length(CURL *handle, curl_off_t *length);
 
 #endif

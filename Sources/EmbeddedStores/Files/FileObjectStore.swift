@@ -5,9 +5,9 @@ import Registration
 /// Objects as files under one root directory (e.g. `<data>/objects`): key `ProfileImages/x.jpg` is
 /// the file `<root>/ProfileImages/x.jpg`.
 ///
-/// Keys are relative paths of non-empty segments that do not start with "." (so neither "." nor
-/// "..": nothing outside the root is reachable, and hidden names stay free for temporary files);
-/// other keys are refused with a permanent error. Writes are atomic: readers see the old object or
+/// Keys are those `ObjectKey.validate` accepts (nothing outside the root is reachable) whose
+/// segments do not start with "." either (hidden names stay free for temporary files); other keys
+/// are refused with a permanent error. Writes are atomic: readers see the old object or
 /// the new one, never part of one. Content types are not stored: whatever serves the files infers
 /// them from the names.
 public struct FileObjectStore: ObjectStore {
@@ -35,8 +35,8 @@ public struct FileObjectStore: ObjectStore {
         try FileSystem.contents(of: path(of: key))
     }
 
-    public func contains(_ key: String) throws(StoreError) -> Bool {
-        try FileSystem.isFile(path(of: key))
+    public func size(of key: String) throws(StoreError) -> Int? {
+        try FileSystem.size(of: path(of: key))
     }
 
     public func delete(_ key: String) throws(StoreError) {
@@ -67,10 +67,9 @@ public struct FileObjectStore: ObjectStore {
 
     /// The absolute path of the file of `key`, which must be a valid key.
     private func path(of key: String) throws(StoreError) -> String {
-        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
-        guard !key.isEmpty, !key.contains("\0"), segments.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }) else {
-            throw StoreError(.permanent,
-                             "invalid object key \"\(key)\": not a relative path of non-empty segments that do not start with \".\"")
+        try ObjectKey.validate(key)
+        guard !key.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else {
+            throw StoreError(.permanent, "object key refused (a segment starts with \".\")")
         }
         return "\(root)/\(key)"
     }

@@ -65,13 +65,13 @@ enum FileSystem {
     }
 
     /// Whether a regular file exists at `path`.
-    static func isFile(_ path: String) throws(StoreError) -> Bool {
+    static func size(of path: String) throws(StoreError) -> Int? {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return false }
+            if errno == ENOENT || errno == ENOTDIR { return nil }
             throw failure("stat", path)
         }
-        return isRegular(info)
+        return isRegular(info) ? Int(info.st_size) : nil
     }
 
     /// Removes the file at `path`; a missing file is no error.

@@ -15,17 +15,25 @@ public struct StoredObject: Sendable, Equatable {
 }
 
 /// Blob storage for avatars (`ProfileImages/<uuid>.jpg`) and staged uploads (`staging/<id>`).
+/// Every call refuses (permanently) a key `ObjectKey.validate` refuses.
 public protocol ObjectStore: Sendable {
     /// Stores `bytes` under `key`, replacing any object there.
     func put(_ bytes: [UInt8], key: String, contentType: String) throws(StoreError)
     /// The object's bytes, or nil when there is none.
     func get(_ key: String) throws(StoreError) -> [UInt8]?
-    /// Whether an object exists under `key`.
-    func contains(_ key: String) throws(StoreError) -> Bool
+    /// The object's size in bytes (a stat or HEAD, not a read), or nil when there is none.
+    func size(of key: String) throws(StoreError) -> Int?
     /// Deletes the object; deleting a missing object succeeds.
     func delete(_ key: String) throws(StoreError)
     /// Objects whose key starts with `prefix`.
     func list(prefix: String) throws(StoreError) -> [StoredObject]
     /// The URL clients use to fetch the object (`profileImage`).
     func url(for key: String) -> String
+}
+
+extension ObjectStore {
+    /// Whether an object exists under `key`.
+    public func contains(_ key: String) throws(StoreError) -> Bool {
+        try size(of: key) != nil
+    }
 }

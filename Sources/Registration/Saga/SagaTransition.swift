@@ -6,28 +6,30 @@ import Foundation
 /// Every reply either moves the saga forward (a new record, an account change, events to publish)
 /// or finds the saga already past it — a redelivery — in which case the events of the current
 /// stage are published again, since a crash may have lost them. A forward reply for a failed
-/// saga (late or duplicated after compensation) publishes the undo of what it reports.
+/// saga (late or duplicated after compensation) publishes the undo of what it reports, naming only
+/// the saga's own ids.
 public struct SagaTransition: Sendable, Equatable {
     public var record: SagaRecord?
     public var accountChange: AccountChange?
     public var events: [Event]
 
-    /// The transition for `reply` on `saga`, at `date`.
+    /// The transition for `reply` on `saga`, at `date`. `reply` names the saga's own ids: one that does
+    /// not (`mismatch(of:with:)`) is refused before it gets here.
     public static func on(_ reply: Event, saga: SagaRecord, at date: Date) -> SagaTransition {
         switch (reply, saga.stage) {
-        case (.avatarStored(let stored), .awaitingAvatar) where stored.imageId == saga.imageId:
+        case (.avatarStored(let stored), .awaitingAvatar):
             var next = saga.moved(to: .awaitingProfile, at: date)
             next.imageURL = stored.url
             return advance(next)
-        case (.avatarStored(let stored), .failed):
-            return undo(.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: stored.imageId)))
+        case (.avatarStored, .failed):
+            return undo(.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId)))
         case (.avatarRejected(let rejected), .awaitingAvatar):
             let failure = Failure(rejected.reason, rejected.message)
             return advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
         case (.profileWritten, .awaitingProfile):
             return advance(saga.moved(to: .completed, at: date), change: .activate(uid: saga.uid))
-        case (.profileWritten(let written), .failed), (.profileWritten(let written), .compensating):
-            return undo(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: written.uid)))
+        case (.profileWritten, .failed), (.profileWritten, .compensating):
+            return undo(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: saga.uid)))
         case (.profileRejected(let rejected), .awaitingProfile):
             return advance(saga.moved(to: .compensating, at: date, failure: Failure(rejected.reason, rejected.message)))
         case (.avatarDeleted, .compensating):
@@ -37,6 +39,22 @@ public struct SagaTransition: Sendable, Equatable {
         default:
             return SagaTransition(record: nil, accountChange: nil, events: events(of: saga))
         }
+    }
+
+    /// Why `reply` is not about `saga` (another image id or uid than the record's), or nil when its ids are the saga's.
+    public static func mismatch(of reply: Event, with saga: SagaRecord) -> String? {
+        let named: (field: String, value: String, expected: String)
+        switch reply {
+        case .avatarStored(let reply): named = ("imageId", reply.imageId, saga.imageId)
+        case .avatarRejected(let reply): named = ("imageId", reply.imageId, saga.imageId)
+        case .avatarDeleted(let reply): named = ("imageId", reply.imageId, saga.imageId)
+        case .profileWritten(let reply): named = ("uid", reply.uid, saga.uid)
+        case .profileRejected(let reply): named = ("uid", reply.uid, saga.uid)
+        case .profileDeleted(let reply): named = ("uid", reply.uid, saga.uid)
+        default: return nil
+        }
+        guard named.value != named.expected else { return nil }
+        return "\(reply.type) for registration \(saga.registrationId) names \(named.field) \(named.value), not the saga's"
     }
 
     /// The saga failed past its deadline: undo what exists and fail.

@@ -18,12 +18,9 @@ public struct AvatarStep: EventHandler {
     /// The object key of an avatar.
     public static func key(imageId: String) -> String { "ProfileImages/\(imageId).jpg" }
 
-    /// The object key a client stages a large avatar under.
-    public static func stagingKey(registrationId: String) -> String { stagingPrefix + registrationId }
-
-    /// Staged avatars are read (and deleted once used) only under this prefix, so that a request
-    /// cannot name any other object of the store.
-    static let stagingPrefix = "staging/"
+    /// The object key a client stages a large avatar under: the only key a registration's staged
+    /// avatar is read from (and deleted at once used), so that a request cannot name any other object.
+    public static func stagingKey(registrationId: String) -> String { "staging/" + registrationId }
 
     public static let routes = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
 
@@ -45,14 +42,14 @@ public struct AvatarStep: EventHandler {
         // A redelivered command whose avatar was stored already: answer the same again.
         if try images.contains(key) { return stored }
         let result: Result<[UInt8], Failure>
-        switch try original(of: command.avatar) {
+        switch try original(of: command.avatar, registrationId: command.registrationId) {
         case .failure(let failure): result = .failure(failure)
         case .success(nil): result = .success(imaging.defaultAvatar())
         case .success(let bytes?): result = imaging.process(bytes)
         }
         switch result {
         case .failure(let failure):
-            try discardStaged(command.avatar)
+            try discardStaged(command)
             return .avatarRejected(AvatarRejected(registrationId: command.registrationId, imageId: command.imageId,
                                                   reason: failure.reason, message: failure.message))
         case .success(let jpeg):
@@ -63,13 +60,15 @@ public struct AvatarStep: EventHandler {
                 return .avatarRejected(AvatarRejected(registrationId: command.registrationId, imageId: command.imageId,
                                                       reason: .imageStoreRejected, message: "The image store refused the avatar: \(error.message)"))
             }
-            try discardStaged(command.avatar)
+            try discardStaged(command)
             return stored
         }
     }
 
-    /// The original bytes (nil when none was chosen), or why they cannot be had.
-    private func original(of source: AvatarSource?) throws -> Result<[UInt8]?, Failure> {
+    /// The original bytes (nil when none was chosen), or why they cannot be had. A staged original is
+    /// read only from the registration's own staging key, and only once its stored size is the claimed
+    /// one and within the avatar limit.
+    private func original(of source: AvatarSource?, registrationId: String) throws -> Result<[UInt8]?, Failure> {
         switch source {
         case nil:
             return .success(nil)
@@ -79,20 +78,26 @@ public struct AvatarStep: EventHandler {
             }
             return .success(Array(data))
         case .staged(let key, let digest, let size):
-            guard key.hasPrefix(Self.stagingPrefix) else {
-                return .failure(Failure(.imageStagingMissing, "A staged avatar must be under \(Self.stagingPrefix), not at \(key)."))
+            let staged = Self.stagingKey(registrationId: registrationId)
+            guard key == staged else {
+                return .failure(Failure(.imageStagingMissing, "A staged avatar must be at \(staged), not at \(key)."))
             }
-            guard let bytes = try images.get(key) else {
-                return .failure(Failure(.imageStagingMissing, "The staged avatar \(key) does not exist."))
+            guard let stored = try images.size(of: staged) else {
+                return .failure(Failure(.imageStagingMissing, "The staged avatar \(staged) does not exist."))
             }
-            guard bytes.count == size, sha256(bytes) == digest.lowercased() else {
+            guard stored <= ContractLimits.avatarBytes else {
+                return .failure(Failure(.imageTooLarge, "The staged avatar is larger than \(ContractLimits.avatarBytes) bytes."))
+            }
+            guard stored == size, let bytes = try images.get(staged), bytes.count == size, sha256(bytes) == digest.lowercased() else {
                 return .failure(Failure(.imageCorrupt, "The staged avatar does not match its size and checksum."))
             }
             return .success(bytes)
         }
     }
 
-    private func discardStaged(_ source: AvatarSource?) throws {
-        if case .staged(let key, _, _) = source, key.hasPrefix(Self.stagingPrefix) { try images.delete(key) }
+    /// Deletes the command's staged upload, which is only ever at its own staging key.
+    private func discardStaged(_ command: StoreAvatar) throws {
+        let staged = Self.stagingKey(registrationId: command.registrationId)
+        if case .staged(let key, _, _) = command.avatar, key == staged { try images.delete(staged) }
     }
 }

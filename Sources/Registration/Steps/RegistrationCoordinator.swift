@@ -100,23 +100,19 @@ public struct RegistrationCoordinator: EventHandler {
         return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
     }
 
+    /// Moves the reply's saga. A reply for no saga, or naming another uid or image id than the saga's
+    /// record, changes and deletes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
     private func advance(on reply: Event) throws -> [Event] {
         for _ in 0..<8 {
-            guard let saga = try accounts.saga(reply.registrationId) else { return orphanUndo(reply) }
+            guard let saga = try accounts.saga(reply.registrationId) else {
+                throw UntrustedEvent.unknownSaga("\(reply.type) for registration \(reply.registrationId), which was never started")
+            }
+            if let mismatch = SagaTransition.mismatch(of: reply, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
             let transition = SagaTransition.on(reply, saga: saga, at: clock())
             guard let record = transition.record else { return transition.events }
             if try accounts.save(record, applying: transition.accountChange) { return transition.events }
         }
         throw StoreError(.transient, "saga \(reply.registrationId) kept changing under concurrent writers")
-    }
-
-    /// A forward reply for a saga this store never started: undo it so nothing is left behind.
-    private func orphanUndo(_ reply: Event) -> [Event] {
-        switch reply {
-        case .avatarStored(let stored): [.deleteAvatar(DeleteAvatar(registrationId: stored.registrationId, imageId: stored.imageId))]
-        case .profileWritten(let written): [.deleteProfile(DeleteProfile(registrationId: written.registrationId, uid: written.uid))]
-        default: []
-        }
     }
 
     private func failed(_ request: RegistrationRequested, _ failure: Failure) -> Event {

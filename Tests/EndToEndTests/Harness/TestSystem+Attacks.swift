@@ -1,0 +1,77 @@
+import Domain
+import Foundation
+import Kafka
+import Registration
+import SignIn
+import Testing
+import WorkerRuntime
+
+/// A registered user an attack aims at: what must stay as it is.
+struct Victim {
+    var email: String
+    var password: String
+    var registrationId: String
+    var uid: String
+    var imageId: String
+    var profile: Profile
+    var avatar: [UInt8]
+
+    var avatarKey: String { AvatarStep.key(imageId: imageId) }
+}
+
+/// What the attack tests do with an installation: publish forged events as any client can, read the
+/// dead letters, and check that a victim's account, profile and avatar are unchanged.
+extension TestSystem {
+    /// Publishes `event` as a client would, to `topic` (its own topic by default), keyed by its flow id.
+    func forge(_ event: Event, on topic: String? = nil) async throws {
+        try await publish(EventCodec.encode(event), to: topic ?? event.topic, key: event.key)
+    }
+
+    /// The dead letter of the message keyed `key` that was published to `topic`; fails after `timeout`.
+    func deadLetter(from topic: String, key: String, timeout: Duration = .seconds(60)) async throws -> KafkaMessage {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let letters = try await TopicSnapshot.read([Topic.deadLetters(of: topic)], configuration: kafka)
+            if let letter = letters.first(where: { $0.keyString == key }) { return letter }
+            guard ContinuousClock.now < deadline else { throw HarnessError("no dead letter for \(key) from \(topic) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Registers a victim with a password and the default avatar.
+    func victim(_ email: String = "victim@example.com", password: String = "victim password") async throws -> Victim {
+        let request = request(email: email, password: password, name: "Victim")
+        try await publish([request])
+        guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first,
+              let saga = try backends.accounts().saga(request.registrationId) else {
+            throw HarnessError("the victim's registration did not complete")
+        }
+        let avatar = try #require(try backends.objects().get(AvatarStep.key(imageId: saga.imageId)))
+        return Victim(email: email, password: password, registrationId: request.registrationId, uid: completed.uid,
+                      imageId: saga.imageId, profile: completed.profile, avatar: avatar)
+    }
+
+    /// Expects the victim's account, profile and avatar as registered, and the victim able to sign in.
+    func expectUnchanged(_ victim: Victim) async throws {
+        let account = try backends.accounts().account(uid: victim.uid)
+        #expect(account?.email == victim.email && account?.status == .active)
+        #expect(try backends.profiles().profile(uid: victim.uid) == victim.profile)
+        #expect(try backends.objects().get(victim.avatarKey) == victim.avatar)
+        let (outcome, tokens) = try await signIn(.password, email: victim.email, secret: victim.password)
+        guard case .tokenIssued(let issued) = outcome else { Issue.record("the victim cannot sign in: \(outcome)"); return }
+        #expect(issued.uid == victim.uid && tokens != nil)
+    }
+
+    /// Every message published so far on `topic` whose event names `uid` or `imageId`.
+    func commands(on topic: String, naming ids: [String]) async throws -> [Event] {
+        try await TopicSnapshot.read([topic], configuration: kafka).compactMap { try? $0.event() }.filter { event in
+            switch event {
+            case .deleteAvatar(let command): ids.contains(command.imageId)
+            case .storeAvatar(let command): ids.contains(command.imageId)
+            case .deleteProfile(let command): ids.contains(command.uid)
+            case .writeProfile(let command): ids.contains(command.uid)
+            default: false
+            }
+        }
+    }
+}
