@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "Backends", dependencies: [

@@ -16,14 +16,13 @@ public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStri
     public static let unexpectedType = DeadLetterReason(rawValue: "unexpected_type")
     /// The message's Kafka key differs from the event's flow id.
     public static let keyMismatch = DeadLetterReason(rawValue: "key_mismatch")
-    /// A transient failure outlasted the retry budget.
-    public static let retriesExhausted = DeadLetterReason(rawValue: "retries_exhausted")
-    /// A store failed permanently, so the step could not answer the message with an event.
+    /// The step refused the message for good (a store rejected what it asked for, an output too large),
+    /// so it could not answer it with an event. A failing dependency is waited for instead, never this.
     public static let stepFailed = DeadLetterReason(rawValue: "step_failed")
 
     /// Every reason a worker dead-letters with.
     public static let all = UndecodableMessage.Kind.allCases.map(DeadLetterReason.init)
-        + [unexpectedType, keyMismatch, retriesExhausted, stepFailed]
+        + [unexpectedType, keyMismatch, stepFailed]
 
     public var description: String { rawValue }
 }
