@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
+        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),

@@ -18,22 +18,26 @@ final class WorkerBench: Sendable {
     /// Every wait the worker asked for, in order.
     let sleeps = Mutex<[Duration]>([])
 
-    init() throws {
+    /// A bench whose clients give up a send after `deliveryTimeout`.
+    init(deliveryTimeout: Duration = .seconds(60)) throws {
         cluster = try MockCluster(brokers: 1)
         for topic in Self.topics { try cluster.createTopic(topic, partitions: 1) }
         var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "worker-bench")
         configuration.groupID = "bench-\(UUID().uuidString.prefix(8))"
         configuration.sessionTimeout = .seconds(6)  // the mock holds a rebalance for (session timeout - 1 s)
+        configuration.deliveryTimeout = deliveryTimeout
         self.configuration = configuration
     }
 
-    /// A worker running `step` in the bench's consumer group; `sleep` replaces the recorded instant sleep.
+    /// A worker running `step` in the bench's consumer group, and `periodic` every `interval` when given;
+    /// `sleep` replaces the recorded instant sleep.
     func run(_ step: ScriptedStep, grace: Duration = .seconds(10),
-             sleep: (@Sendable (Duration) async throws -> Void)? = nil) throws -> Running {
+             sleep: (@Sendable (Duration) async throws -> Void)? = nil,
+             periodic: (@Sendable () throws -> [Event])? = nil, every interval: Duration = .seconds(5)) throws -> Running {
         let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]), grace: grace,
                                 sleep: sleep ?? { [self] duration in sleeps.withLock { $0.append(duration) } })
         let shutdown = ShutdownSignal(signals: [])
-        return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown) })
+        return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown, every: interval, periodic: periodic) })
     }
 
     /// A running worker.
@@ -64,8 +68,11 @@ final class WorkerBench: Sendable {
         return nil
     }
 
-    /// Publishes `value` to `topic` with `key`.
-    func publish(_ value: [UInt8], to topic: String, key: String) async throws {
+    /// Publishes `value` to `topic` with `key`, with a producer taking messages of up to `maxBytes`
+    /// (librdkafka's default 1,000,000 unless given).
+    func publish(_ value: [UInt8], to topic: String, key: String, maxBytes: Int? = nil) async throws {
+        var configuration = configuration
+        if let maxBytes { configuration.properties["message.max.bytes"] = String(maxBytes) }
         let producer = try KafkaProducer(configuration: configuration)
         try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
         await producer.close()
