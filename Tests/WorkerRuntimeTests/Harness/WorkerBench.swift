@@ -18,13 +18,16 @@ final class WorkerBench: Sendable {
     /// Every wait the worker asked for, in order.
     let sleeps = Mutex<[Duration]>([])
 
-    /// A bench whose clients give up a send after `deliveryTimeout`.
-    init(deliveryTimeout: Duration = .seconds(60)) throws {
+    /// A bench whose clients give up a send after `deliveryTimeout`, and whose consumers heartbeat
+    /// every `heartbeatInterval` within a session of `sessionTimeout`.
+    init(deliveryTimeout: Duration = .seconds(60), sessionTimeout: Duration = .seconds(6),
+         heartbeatInterval: Duration = .seconds(3)) throws {
         cluster = try MockCluster(brokers: 1)
         for topic in Self.topics { try cluster.createTopic(topic, partitions: 1) }
         var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "worker-bench")
         configuration.groupID = "bench-\(UUID().uuidString.prefix(8))"
-        configuration.sessionTimeout = .seconds(6)  // the mock holds a rebalance for (session timeout - 1 s)
+        configuration.sessionTimeout = sessionTimeout  // the mock holds a rebalance for (session timeout - 1 s)
+        configuration.heartbeatInterval = heartbeatInterval
         configuration.deliveryTimeout = deliveryTimeout
         self.configuration = configuration
     }
