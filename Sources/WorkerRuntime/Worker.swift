@@ -203,5 +203,15 @@ public final class Worker: Sendable {
             }
         }
         log.warning("dead-lettered", ["reason": reason.rawValue, "error": letter.error])
+        try await answerFailure(of: message, reason: reason, error: letter.error, lane: lane)
+    }
+
+    /// Answers a dead-lettered public request whose id can be read with its failure outcome, so that
+    /// its client is not left waiting. An event of a type the topic does not take is no request of it.
+    private func answerFailure(of message: KafkaMessage, reason: DeadLetterReason, error: String, lane: PartitionLane) async throws {
+        guard reason != .unexpectedType, let id = RequestFailure.id(in: message.value, on: message.topic),
+              let failure = RequestFailure.outcome(ofRequestOn: message.topic, id: id,
+                                                   message: "The request could not be processed (\(reason)): \(error)") else { return }
+        try await publish([failure], lane: lane)
     }
 }

@@ -7,11 +7,11 @@ import WorkerRuntime
 
 /// The real `Worker` on librdkafka's mock cluster in this process, with the topics of `ScriptedStep`'s
 /// routes (one partition each, so one flow's order is the topic's), their dead-letter topics and the
-/// sign-in outcome topic. Waits go through `sleep`, which records them and returns at once unless a test
+/// outcome topics. Waits go through `sleep`, which records them and returns at once unless a test
 /// says otherwise.
 final class WorkerBench: Sendable {
     static let inputs = RoutingTable([ScriptedStep()]).topics
-    static let topics = inputs + inputs.map(Topic.deadLetters) + [Topic.authOutcomes]
+    static let topics = inputs + inputs.map(Topic.deadLetters) + [Topic.authOutcomes, Topic.codeOutcomes, Topic.accountOutcomes]
 
     let cluster: MockCluster
     let configuration: KafkaConfiguration
