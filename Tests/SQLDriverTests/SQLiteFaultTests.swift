@@ -20,18 +20,15 @@ import Testing
             try database.migrate("items", migrations)
             try insert("before", into: database)
             let files = [path, path + "-wal", path + "-shm"]
-            guard run("/usr/bin/chattr", ["+i"] + files) else {
-                Issue.record("chattr +i refused (not root, or a file system without the attribute): not tested")
-                return
-            }
-            defer { _ = run("/usr/bin/chattr", ["-i"] + files) }
+            try runCommand("/usr/bin/chattr", ["+i"] + files)
+            defer { _ = try? runCommand("/usr/bin/chattr", ["-i"] + files) }
             let open = #expect(throws: StoreError.self) { try insert("while immutable", into: database) }
             #expect(open?.kind == .transient)
             #expect(open?.message.contains("cannot write") == true, "\(open?.message ?? "")")
             let new = #expect(throws: StoreError.self) { try SQLiteDatabase(path: path) }
             #expect(new?.kind == .transient)
 
-            #expect(run("/usr/bin/chattr", ["-i"] + files))
+            try runCommand("/usr/bin/chattr", ["-i"] + files)
             try insert("after", into: database)
             #expect(try count(in: database) == .integer(2))
         }
@@ -40,14 +37,7 @@ import Testing
     /// A full disk (a 1 MiB tmpfs filled up) fails writes with SQLITE_FULL, which is transient.
     @Test(.enabled(if: getuid() == 0, "mount needs root"))
     func aFullDiskFailsTransiently() throws {
-        try withTemporaryDirectory { directory in
-            let mount = "\(directory)/small"
-            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-            guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]) else {
-                Issue.record("mount -t tmpfs refused (not root, or no privilege in this container): not tested")
-                return
-            }
-            defer { _ = run("/bin/umount", [mount]) }
+        try withSmallFileSystem { mount in
             let database = try SQLiteDatabase(path: "\(mount)/db.sqlite")
             try database.migrate("items", migrations)
             let filler = "\(mount)/filler"
@@ -76,16 +66,5 @@ import Testing
         defer { close(fd) }
         let block = [UInt8](repeating: 0, count: 4096)
         while write(fd, block, block.count) > 0 {}
-    }
-
-    /// Whether `executable` ran and exited with 0.
-    private func run(_ executable: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
     }
 }
