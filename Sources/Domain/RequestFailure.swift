@@ -23,6 +23,17 @@ public enum RequestFailure {
         }
     }
 
+    /// The request types a public request topic takes (none for other topics).
+    public static func requestKinds(on topic: String) -> [Event.Kind] {
+        switch topic {
+        case Topic.registrationRequests: [.registrationRequested]
+        case Topic.codeRequests: [.codeRequested]
+        case Topic.authRequests: [.tokenRequested]
+        case Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested]
+        default: []
+        }
+    }
+
     /// The flow id a request body names, read without decoding the event: the string `registrationId`
     /// (on `registration.requests`) or `requestId` (on the other request topics) of a JSON object. Nil
     /// when the body is larger than twice the message limit (it is not parsed at all), not a JSON

@@ -207,11 +207,22 @@ public final class Worker: Sendable {
     }
 
     /// Answers a dead-lettered public request whose id can be read with its failure outcome, so that
-    /// its client is not left waiting. An event of a type the topic does not take is no request of it.
+    /// its client is not left waiting. The step of the topic's requests gives the answer (keeping it,
+    /// or the answer it gave already), retried like any step; should it refuse for good, the failure
+    /// is published as it is. An event of a type the topic does not take is no request of it.
     private func answerFailure(of message: KafkaMessage, reason: DeadLetterReason, error: String, lane: PartitionLane) async throws {
         guard reason != .unexpectedType, let id = RequestFailure.id(in: message.value, on: message.topic),
               let failure = RequestFailure.outcome(ofRequestOn: message.topic, id: id,
                                                    message: "The request could not be processed (\(reason)): \(error)") else { return }
-        try await publish([failure], lane: lane)
+        let step = RequestFailure.requestKinds(on: message.topic).lazy.compactMap { self.routing.step(for: $0, on: message.topic) }.first
+        var answers = [failure]
+        if let step {
+            do {
+                answers = try await retrying("answer to a dead letter", lane: lane) { try step.answer(deadLettered: failure) }
+            } catch let refusal as StoreError {
+                logger.error("could not keep the answer to a dead-lettered request", ["flow_id": id, "error": refusal.message])
+            }
+        }
+        try await publish(answers, lane: lane)
     }
 }
