@@ -18,7 +18,7 @@ final class WorkerBench: Sendable {
     /// Every wait the worker asked for, in order.
     let sleeps = Mutex<[Duration]>([])
 
-    /// A bench whose clients give up a send after `deliveryTimeout`, and whose consumers heartbeat
+    /// A bench whose worker gives up a send after `deliveryTimeout`, and whose consumers heartbeat
     /// every `heartbeatInterval` within a session of `sessionTimeout`.
     init(deliveryTimeout: Duration = .seconds(60), sessionTimeout: Duration = .seconds(6),
          heartbeatInterval: Duration = .seconds(3)) throws {
@@ -75,6 +75,7 @@ final class WorkerBench: Sendable {
     /// (librdkafka's default 1,000,000 unless given).
     func publish(_ value: [UInt8], to topic: String, key: String, maxBytes: Int? = nil) async throws {
         var configuration = configuration
+        configuration.deliveryTimeout = .seconds(60)  // the bench's own sends wait for the broker, whatever the worker's do
         if let maxBytes { configuration.properties["message.max.bytes"] = String(maxBytes) }
         let producer = try KafkaProducer(configuration: configuration)
         try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
