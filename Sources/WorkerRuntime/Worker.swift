@@ -106,13 +106,26 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Handles a lane's messages in order, committing each once its outputs are acknowledged.
+    /// Handles a lane's messages in order, committing each once its outputs are acknowledged. A
+    /// partition taken away meanwhile (this worker was frozen or cut off past the session timeout) is
+    /// not committed: its new owner handles the message again, and this worker goes on.
     private func work(_ lane: PartitionLane) async throws {
         for await message in lane.messages {
             guard !lane.isStopping else { return }
             try await process(message, in: lane)
-            try consumer.commit(message)
+            try commit(message, in: lane)
             lane.finishedOne()
+        }
+    }
+
+    /// Commits `message`, unless its partition now belongs to another member (logged, not thrown).
+    private func commit(_ message: KafkaMessage, in lane: PartitionLane) throws(KafkaError) {
+        do {
+            try consumer.commit(message)
+        } catch {
+            guard error.code == KafkaError.Code.state, !lane.isStopping else { throw error }
+            logger.warning("not committed: the partition now belongs to another member, which handles the message again",
+                           ["topic": message.topic, "partition": message.partition, "offset": message.offset, "error": error.message])
         }
     }
 
