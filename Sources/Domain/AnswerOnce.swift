@@ -31,6 +31,11 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
             return try EventCodec.decode(try memo.keep(EventCodec.encode(output), for: output.key))
         }
     }
+
+    /// Keeps `failure` as the request's answer, unless it was answered already: then that answer.
+    public func answer(deadLettered failure: Event) throws -> [Event] {
+        [try EventCodec.decode(try memo.keep(EventCodec.encode(failure), for: failure.key))]
+    }
 }
 
 extension Event {

@@ -16,9 +16,8 @@ public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStri
     public static let unexpectedType = DeadLetterReason(rawValue: "unexpected_type")
     /// The message's Kafka key differs from the event's flow id.
     public static let keyMismatch = DeadLetterReason(rawValue: "key_mismatch")
-    /// A transient failure outlasted the retry budget.
-    public static let retriesExhausted = DeadLetterReason(rawValue: "retries_exhausted")
-    /// A store failed permanently, so the step could not answer the message with an event.
+    /// The step refused the message for good (a store rejected what it asked for, an output too large),
+    /// so it could not answer it with an event. A failing dependency is waited for instead, never this.
     public static let stepFailed = DeadLetterReason(rawValue: "step_failed")
     /// A reply or outcome for a saga (or pending sign-in, or account change) that this worker never started.
     public static let unknownSaga = DeadLetterReason(rawValue: "unknown_saga")
@@ -27,7 +26,7 @@ public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStri
 
     /// Every reason a worker dead-letters with.
     public static let all = UndecodableMessage.Kind.allCases.map(DeadLetterReason.init)
-        + [unexpectedType, keyMismatch, retriesExhausted, stepFailed, unknownSaga, replyMismatch]
+        + [unexpectedType, keyMismatch, stepFailed, unknownSaga, replyMismatch]
 
     public var description: String { rawValue }
 }

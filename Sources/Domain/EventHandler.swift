@@ -9,6 +9,16 @@ public protocol EventHandler: Sendable {
     /// Handles `event`, one of the step's routes. Throws `StoreError` with kind `.transient` when the
     /// step should be retried.
     func handle(_ event: Event) throws -> [Event]
+
+    /// The events answering one of this step's requests that was dead-lettered, given its `failure`
+    /// outcome (`RequestFailure`). By default the failure itself; a step that remembers its answers
+    /// keeps the failure (or returns the answer it gave already), so a redelivery or a replay of the
+    /// request is answered the same.
+    func answer(deadLettered failure: Event) throws -> [Event]
+}
+
+extension EventHandler {
+    public func answer(deadLettered failure: Event) throws -> [Event] { [failure] }
 }
 
 extension EventHandler {

@@ -35,6 +35,10 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case replyKeyInvalid = "reply_key_invalid"
     case profileIncomplete = "profile_incomplete"
     case emailUnchanged = "email_unchanged"
+    // Any request
+    /// The request could not be processed at all (undecodable, too large, keyed other than its id, refused
+    /// by a store for good) and was dead-lettered; the message says why. Publish a corrected request.
+    case requestInvalid = "request_invalid"
 }
 
 /// A failed step: a reason code and a message for people.

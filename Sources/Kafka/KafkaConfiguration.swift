@@ -43,6 +43,8 @@ public struct KafkaConfiguration: Sendable {
     public var compression: Compression = .none
     /// How long the group waits for a silent consumer before giving its partitions away.
     public var sessionTimeout: Duration = .seconds(45)
+    /// How often a group member tells the coordinator it is alive; well under `sessionTimeout`.
+    public var heartbeatInterval: Duration = .seconds(3)
     /// How long a produced message may take, retries included, before `send` fails.
     public var deliveryTimeout: Duration = .seconds(60)
     /// Default timeout of network requests.
@@ -100,6 +102,7 @@ extension KafkaConfiguration {
             if let groupID { result.append(("group.id", groupID)) }
             result += [
                 ("session.timeout.ms", String(sessionTimeout.milliseconds)),
+                ("heartbeat.interval.ms", String(heartbeatInterval.milliseconds)),
                 ("fetch.wait.max.ms", String(fetchWaitMax.milliseconds)),
                 ("auto.offset.reset", autoOffsetReset.rawValue),
                 ("partition.assignment.strategy", assignmentStrategy.rawValue),

@@ -53,6 +53,8 @@ extension KafkaError {
         public static let fatal = Int32(RD_KAFKA_RESP_ERR__FATAL.rawValue)
         public static let purged = Int32(RD_KAFKA_RESP_ERR__PURGE_QUEUE.rawValue)
         public static let requestTimedOut = Int32(RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT.rawValue)
+        /// A message over the producer's `message.max.bytes` or the topic's `max.message.bytes`.
+        public static let messageTooLarge = Int32(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE.rawValue)
         public static let notLeaderForPartition = Int32(RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION.rawValue)
         public static let leaderNotAvailable = Int32(RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE.rawValue)
         public static let notEnoughReplicas = Int32(RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS.rawValue)

@@ -36,13 +36,15 @@ extension StoreError.Kind {
     /// Whether an error with SQLSTATE `sqlState` may clear up if the operation is retried.
     ///
     /// Transient: connection exceptions (class 08), serialization failures and deadlocks (40001,
-    /// 40P01), the server shutting down, crashing or starting up (57P01, 57P02, 57P03), insufficient
-    /// resources (class 53), a lock not available (55P03) and a write refused by a read-only server
-    /// (25006: a failover or maintenance in progress). Permanent, everything else, among them
-    /// integrity constraint violations (class 23), which the stores handle where they expect them.
+    /// 40P01), operator intervention (57P: the server shutting down, crashing or starting up, a
+    /// database dropped under the connection), insufficient resources (class 53, e.g. 53100 disk full),
+    /// a lock not available (55P03) and a write refused by a read-only server (25006: a failover or
+    /// maintenance in progress). Permanent, everything else, among them integrity constraint
+    /// violations (class 23), which the stores handle where they expect them.
     init(sqlState: String) {
-        let transient: Set<String> = ["40001", "40P01", "57P01", "57P02", "57P03", "55P03", "25006"]
-        self = sqlState.hasPrefix("08") || sqlState.hasPrefix("53") || transient.contains(sqlState) ? .transient : .permanent
+        let transientClasses = ["08", "53", "57P"]
+        let transient: Set<String> = ["40001", "40P01", "55P03", "25006"]
+        self = transientClasses.contains(where: sqlState.hasPrefix) || transient.contains(sqlState) ? .transient : .permanent
     }
 }
 

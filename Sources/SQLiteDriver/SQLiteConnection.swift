@@ -12,10 +12,12 @@ import Support
 /// that must not keep it.
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
+    private let path: String
     /// Prepared statements by SQL text; each is reset after use.
     private var statements: [String: OpaquePointer] = [:]
 
     init(path: String, busyTimeout: Duration) throws(SQLError) {
+        try Self.checkWritable(path)
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard let handle = opened else { throw SQLError(sqliteCode: code, message: "cannot open \(path): out of memory") }
@@ -30,6 +32,23 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             throw error
         }
         self.handle = handle
+        self.path = path
+    }
+
+    /// Fails transiently (`SQLITE_READONLY`) when the database file or its WAL files exist but refuse
+    /// writes (made immutable, or read-only for this user). SQLite writes the WAL index through a
+    /// shared mapping of `-shm`, and a write to a mapped file that refuses writes kills the process
+    /// with SIGBUS instead of returning an error; checked before each use, the refusal is waited out.
+    func checkWritable() throws(SQLError) {
+        try Self.checkWritable(path)
+    }
+
+    private static func checkWritable(_ path: String) throws(SQLError) {
+        for file in [path, path + "-wal", path + "-shm"] where access(file, W_OK) != 0 {
+            let code = errno
+            guard code != ENOENT else { continue }
+            throw SQLError(sqliteCode: SQLITE_READONLY, message: "cannot write \(file): \(String(cString: strerror(code)))")
+        }
     }
 
     deinit {

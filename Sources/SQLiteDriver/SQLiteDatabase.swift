@@ -9,7 +9,8 @@ import Synchronization
 /// others, may open the same file: a transaction takes the write lock when it begins
 /// (`BEGIN IMMEDIATE`), so concurrent writers queue for up to the busy timeout instead of failing
 /// half-way. Failures are `StoreError`s, classified as `StoreError.Kind(sqliteCode:)` explains.
-/// A file holds one schema: `migrate` counts its scripts in the file's `user_version`.
+/// A file holds one schema: `migrate` counts its scripts in the file's `user_version`. Files that stop
+/// accepting writes (immutable, read-only, a full disk) fail each call transiently, never crash.
 public final class SQLiteDatabase: SQLDatabase {
     private let connection: Mutex<SQLiteConnection>
 
@@ -34,7 +35,10 @@ public final class SQLiteDatabase: SQLDatabase {
     @discardableResult
     public func withConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
         do {
-            return try connection.withLock { (connection) throws(SQLError) in try body(connection) }
+            return try connection.withLock { (connection) throws(SQLError) in
+                try connection.checkWritable()
+                return try body(connection)
+            }
         } catch {
             throw error.storeError
         }
@@ -44,7 +48,10 @@ public final class SQLiteDatabase: SQLDatabase {
     @discardableResult
     public func transaction<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
         do {
-            return try connection.withLock { (connection) throws(SQLError) in try connection.transaction(body) }
+            return try connection.withLock { (connection) throws(SQLError) in
+                try connection.checkWritable()
+                return try connection.transaction(body)
+            }
         } catch {
             throw error.storeError
         }

@@ -39,7 +39,8 @@ public struct Backoff: Sendable, Equatable {
     /// Runs `body` like `run(isTransient:_:)`, pausing with `sleep` (a task sleep unless a clock is
     /// injected) instead of blocking a thread; other errors than `Failure` are thrown at once. `willRetry`
     /// sees each transient error and its attempt before the pause. With `limited` false there is no last
-    /// attempt: transient errors are retried until `body` succeeds or the task is cancelled.
+    /// attempt: transient errors are retried until `body` succeeds or the task is cancelled (then
+    /// `CancellationError` is thrown), the pauses growing for `attempts` attempts and then staying there.
     public func run<T, Failure: Error>(
         limited: Bool = true, isTransient: (Failure) -> Bool, willRetry: (Failure, Int) -> Void = { _, _ in },
         sleep: (Duration) async throws -> Void = { try await Task.sleep(for: $0) }, _ body: (Int) async throws -> T
@@ -49,6 +50,7 @@ public struct Backoff: Sendable, Equatable {
             do {
                 return try await body(attempt)
             } catch let error as Failure where (!limited || attempt < attempts) && isTransient(error) {
+                try Task.checkCancellation()
                 willRetry(error, attempt)
                 try await sleep(delay(after: attempt))
                 attempt += 1

@@ -1,8 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Structured logs: one JSON object per line on standard error with `time`, `level`,
-/// `component`, `message` and context fields (topic, partition, offset, registration_id, …).
+/// Structured logs: one JSON object per line on standard error (or another file descriptor) with
+/// `time`, `level`, `component`, `message` and context fields (topic, partition, offset, registration_id, …).
+///
+/// A line that cannot be written (a full disk, a closed descriptor) is dropped: logging never stops a worker.
 ///
 /// Never pass secrets (passwords, codes, tokens) as a message or field.
 public struct Logger: Sendable {
@@ -19,11 +21,15 @@ public struct Logger: Sendable {
     public var component: String
     public var fields: Fields
     public var minimumLevel: Level
+    /// Where the lines go.
+    public var fileDescriptor: Int32
 
-    /// A logger for `component`; the minimum level comes from `LOG_LEVEL` (default `info`).
-    public init(component: String, fields: Fields = [:]) {
+    /// A logger for `component` writing to `fileDescriptor` (standard error by default); the minimum
+    /// level comes from `LOG_LEVEL` (default `info`).
+    public init(component: String, fields: Fields = [:], fileDescriptor: Int32 = STDERR_FILENO) {
         self.component = component
         self.fields = fields
+        self.fileDescriptor = fileDescriptor
         self.minimumLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Level.init(rawValue:)) ?? .info
     }
 
@@ -52,10 +58,28 @@ public struct Logger: Sendable {
         object["message"] = message
         guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         line.append(0x0A)
-        Self.output.withLock { _ in FileHandle.standardError.write(line) }
+        Self.output.withLock { _ in Self.write(line, to: fileDescriptor) }
     }
 
     private static let output = Mutex(())
+
+    /// Writes all of `bytes` with write(2), which reports a failure instead of trapping as
+    /// `FileHandle.write(_:)` does; on a failure the rest of the line is dropped.
+    private static func write(_ bytes: Data, to fileDescriptor: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
 
     private static func jsonValue(_ value: any Sendable) -> Any {
         switch value {

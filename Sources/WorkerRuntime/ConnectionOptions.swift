@@ -42,9 +42,21 @@ public struct ConnectionOptions: Sendable {
         }
     }
 
-    /// A Kafka configuration for a client named `clientID`.
+    /// How long a group waits for a silent member (killed, frozen, cut off) before moving its partitions
+    /// to the others: 6 s, the least a default Kafka broker allows (`group.min.session.timeout.ms`). With
+    /// the local broker's rebalance delay a killed replica's partitions move in about 11 s.
+    public static let sessionTimeout = Duration.seconds(6)
+    /// How often members heartbeat: a sixth of the session timeout, so a few lost beats are survived.
+    public static let heartbeatInterval = Duration.seconds(1)
+
+    /// A Kafka configuration for a client named `clientID`: for consumers, the failover settings above
+    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves).
+    /// `--kafka-property` overrides any of them.
     public func kafka(clientID: String) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
+        configuration.sessionTimeout = Self.sessionTimeout
+        configuration.heartbeatInterval = Self.heartbeatInterval
+        configuration.assignmentStrategy = .cooperativeSticky
         configuration.properties = kafkaProperties
         configuration.log(to: Logger(component: clientID))
         return configuration

@@ -35,9 +35,11 @@ final class LaneTable: Sendable {
             group.addTask { for entry in entries { await entry.task.value } }
             group.addTask { try? await sleep(grace) }
             await group.next()
+            // Awaiting a task's value is not cancelled with the waiter: cancel the lanes themselves
+            // (one may be waiting for a dependency that is still down), or the group would wait for them.
+            entries.forEach { $0.task.cancel() }
             group.cancelAll()
         }
-        entries.forEach { $0.task.cancel() }
         failureContinuation.finish()
     }
 }

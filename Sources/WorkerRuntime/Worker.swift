@@ -8,8 +8,9 @@ import Support
 /// (retrying transient failures), publish the step's events and wait for the broker's
 /// acknowledgement, then commit the input. Messages that cannot be processed at all go to the
 /// dead-letter topic: undecodable ones, an event of a type not taken on the topic it arrived on
-/// (`unexpected_type`), one whose message key is not its flow id (`key_mismatch`), and one its step
-/// refuses as contradicting the step's records (`UntrustedEvent`: `unknown_saga`, `reply_mismatch`).
+/// (`unexpected_type`), one whose message key is not its flow id (`key_mismatch`), one its step refuses
+/// as contradicting the step's records (`UntrustedEvent`: `unknown_saga`, `reply_mismatch`), and one a
+/// step refused for good (`step_failed`). A failing dependency is waited for, never a reason to dead-letter.
 ///
 /// The input is committed only after the outputs are acknowledged, so a crash anywhere replays the
 /// input: steps are idempotent, and the at-least-once chain never loses a step. Each partition is
@@ -23,6 +24,9 @@ public final class Worker: Sendable {
     private let grace: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
+    /// The sizes a dead letter is cut to, largest first: what the producer takes, then smaller ones for a
+    /// dead-letter topic whose own limit is lower.
+    private let deadLetterLimits: [Int]
 
     /// A worker named `name` (also its consumer group) reading the topics of `routing` and handing
     /// each event to the step of its route. On shutdown, messages being handled get `grace` to finish
@@ -41,11 +45,16 @@ public final class Worker: Sendable {
         self.grace = grace
         self.sleep = sleep
         self.logger = Logger(component: name)
+        // librdkafka's default `message.max.bytes`; a record's framing and the letter's own headers need a margin.
+        let producerLimit = configuration.properties["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000
+        self.deadLetterLimits = [producerLimit - 4_096, 65_536, 4_096]
     }
 
     /// Runs until `shutdown` fires (or the consumer fails), then stops fetching, lets each partition
     /// finish the message in hand within the grace period, commits, flushes and leaves the group.
-    /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep).
+    /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep); its
+    /// transient failures are retried like a step's, and any other failure is logged and tried again at
+    /// the next interval, never stopping the worker.
     public func run(until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
                     periodic: (@Sendable () throws -> [Event])? = nil) async throws {
         logger.info("started")
@@ -56,12 +65,7 @@ public final class Worker: Sendable {
                 group.addTask { try await self.dispatch(into: lanes) }
                 group.addTask { for await error in lanes.failures { throw error } }
                 if let periodic {
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try await self.sleep(interval)
-                            try await self.publish(try await self.retrying("periodic") { try periodic() })
-                        }
-                    }
+                    group.addTask { try await self.repeatedly(every: interval, periodic) }
                 }
                 group.addTask { await shutdown.wait() }
                 try await group.next()
@@ -79,6 +83,22 @@ public final class Worker: Sendable {
         if let failure { throw failure }
     }
 
+    /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good.
+    private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event]) async throws {
+        while !Task.isCancelled {
+            try await sleep(interval)
+            do {
+                try await publish(try await retrying("periodic") { try work() })
+            } catch let error as KafkaError where error.isFatal {
+                throw error
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("periodic work failed; trying again at the next interval", ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Hands each message to its partition's lane, starting a lane for each new partition.
     private func dispatch(into lanes: LaneTable) async throws {
         for try await message in consumer.messages {
@@ -87,13 +107,26 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Handles a lane's messages in order, committing each once its outputs are acknowledged.
+    /// Handles a lane's messages in order, committing each once its outputs are acknowledged. A
+    /// partition taken away meanwhile (this worker was frozen or cut off past the session timeout) is
+    /// not committed: its new owner handles the message again, and this worker goes on.
     private func work(_ lane: PartitionLane) async throws {
         for await message in lane.messages {
             guard !lane.isStopping else { return }
             try await process(message, in: lane)
-            try consumer.commit(message)
+            try commit(message, in: lane)
             lane.finishedOne()
+        }
+    }
+
+    /// Commits `message`, unless its partition now belongs to another member (logged, not thrown).
+    private func commit(_ message: KafkaMessage, in lane: PartitionLane) throws(KafkaError) {
+        do {
+            try consumer.commit(message)
+        } catch {
+            guard error.code == KafkaError.Code.state, !lane.isStopping else { throw error }
+            logger.warning("not committed: the partition now belongs to another member, which handles the message again",
+                           ["topic": message.topic, "partition": message.partition, "offset": message.offset, "error": error.message])
         }
     }
 
@@ -103,73 +136,109 @@ public final class Worker: Sendable {
         do {
             event = try EventCodec.decode(message.value)
         } catch {
-            return try await deadLetter(message, reason: DeadLetterReason(error.kind), error: error.detail, attempts: 1, log: log)
+            return try await deadLetter(message, reason: DeadLetterReason(error.kind), error: error.detail, lane: lane, log: log)
         }
-        let flow = log.with(["flow_id": event.key, "type": event.type])
+        let flow = log.with(["flow_id": String(event.key.prefix(ContractLimits.idCharacters)), "type": event.type])
         guard let step = routing.step(for: event.kind, on: message.topic) else {
             return try await deadLetter(message, reason: .unexpectedType,
-                                        error: "\(event.type) is not taken on \(message.topic)", attempts: 1, log: flow)
+                                        error: "\(event.type) is not taken on \(message.topic)", lane: lane, log: flow)
         }
         guard message.keyString == event.key else {
             let key = message.keyString.map { "\"\($0)\"" } ?? "missing"
             return try await deadLetter(message, reason: .keyMismatch,
-                                        error: "message key \(key) is not the flow id \"\(event.key)\"", attempts: 1, log: flow)
+                                        error: "message key \(key) is not the flow id \"\(event.key)\"", lane: lane, log: flow)
         }
         do {
             let outputs = try await retrying(event.type, lane: lane, log: flow) { try step.handle(event) }
             try await publish(outputs, lane: lane)
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
-        } catch let error as GaveUp {
-            try await deadLetter(message, reason: .retriesExhausted, error: error.description,
-                                 attempts: retry.attempts, log: flow)
+        } catch let error as KafkaError where error.isFatal {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch let error as StoreError {
-            try await deadLetter(message, reason: .stepFailed, error: error.message, attempts: 1, log: flow)
+            try await deadLetter(message, reason: .stepFailed, error: error.message, lane: lane, log: flow)
         } catch let error as UntrustedEvent {
-            try await deadLetter(message, reason: error.reason, error: error.message, attempts: 1, log: flow)
+            try await deadLetter(message, reason: error.reason, error: error.message, lane: lane, log: flow)
+        } catch {
+            // Whatever else the message made the step or the producer refuse for good (an output too large).
+            try await deadLetter(message, reason: .stepFailed, error: "\(error)", lane: lane, log: flow)
         }
     }
 
-    /// Runs `step`, retrying transient store failures with back-off while its partition is paused;
-    /// gives up after the policy's attempts.
+    /// Runs `step`, retrying transient failures (a dependency down, full, read-only or locked) with
+    /// capped back-off for as long as they last, while its partition is paused.
     private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil,
                                        _ step: @escaping @Sendable () throws -> T) async throws -> T {
         defer { lane?.setRetrying(false) }
-        do {
-            let isTransient = { (error: StoreError) in error.kind == .transient }
-            return try await retry.run(isTransient: isTransient, willRetry: { error, attempt in
-                (log ?? logger).warning("transient failure, retrying", ["step": what, "attempt": attempt, "error": error.message])
-                lane?.setRetrying(true)
-            }, sleep: sleep) { _ in try await offload(step) }
-        } catch let error as StoreError where error.kind == .transient {
-            throw GaveUp(attempts: retry.attempts, last: error.message)
-        }
+        let isTransient = { (error: StoreError) in error.kind == .transient }
+        return try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
+            (log ?? logger).warning("a dependency is failing; waiting and retrying",
+                                    ["step": what, "attempt": attempt, "error": error.message])
+            lane?.setRetrying(true)
+        }, sleep: sleep) { _ in try await offload(step) }
     }
 
-    /// Publishes `events` in order and waits for every acknowledgement. A failed send (broker down
-    /// past the delivery timeout) is retried with back-off while the partition is paused; the input
-    /// stays uncommitted meanwhile, so nothing is lost whatever happens.
+    /// Publishes `events` in order and waits for every acknowledgement.
     private func publish(_ events: [Event], lane: PartitionLane? = nil) async throws {
-        // Send all, then wait for every acknowledgement: the order per key is kept by the producer.
-        let messages = events.map { OutgoingMessage($0, producer: name) }
+        try await publish(events.map { OutgoingMessage($0, producer: name) }, lane: lane)
+    }
+
+    /// Publishes `messages` in order and waits for every acknowledgement. A failed send (broker down
+    /// past the delivery timeout) is retried with back-off, for as long as it fails, while the partition
+    /// is paused; the input stays uncommitted meanwhile, so nothing is lost whatever happens. A message
+    /// too large for the producer or the topic fails the same way every time: it is retried only when
+    /// `waitingIfTooLarge` (for an operator to raise the topic's limit).
+    private func publish(_ messages: [OutgoingMessage], lane: PartitionLane? = nil, waitingIfTooLarge: Bool = false) async throws {
+        defer { lane?.setRetrying(false) }
         for message in messages {
-            let isTransient = { (error: KafkaError) in !error.isFatal }
+            let isTransient = { (error: KafkaError) in
+                !error.isFatal && (waitingIfTooLarge || error.code != KafkaError.Code.messageTooLarge)
+            }
             _ = try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
                 logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
                 lane?.setRetrying(true)
             }, sleep: sleep) { _ in try await producer.send(message) }
-            lane?.setRetrying(false)
         }
     }
 
-    private func deadLetter(_ message: KafkaMessage, reason: DeadLetterReason, error: String, attempts: Int, log: Logger) async throws {
-        let letter = DeadLetter(original: message, reason: reason, error: error, worker: name, attempts: attempts)
-        _ = try await producer.send(letter.message(to: Topic.deadLetters(of: message.topic)))
-        log.warning("dead-lettered", ["reason": reason.rawValue, "error": error])
+    /// Copies `message` to its topic's dead-letter topic, whole if the producer and the topic take it,
+    /// else as a bounded prefix; a failure to publish it is retried like any publish (the shortest
+    /// prefix even when the topic refuses it as too large), never fatal.
+    private func deadLetter(_ message: KafkaMessage, reason: DeadLetterReason, error: String,
+                            lane: PartitionLane, log: Logger) async throws {
+        let letter = DeadLetter(original: message, reason: reason, error: error, worker: name, attempts: 1)
+        let topic = Topic.deadLetters(of: message.topic)
+        for limit in deadLetterLimits {
+            let shortest = limit == deadLetterLimits.last
+            do {
+                try await publish([letter.message(to: topic, limit: limit)], lane: lane, waitingIfTooLarge: shortest)
+                break
+            } catch let error as KafkaError where error.code == KafkaError.Code.messageTooLarge && !shortest {
+                log.warning("dead letter too large for its topic; sending a shorter prefix", ["limit": limit, "error": error.message])
+            }
+        }
+        log.warning("dead-lettered", ["reason": reason.rawValue, "error": letter.error])
+        try await answerFailure(of: message, reason: reason, error: letter.error, lane: lane)
     }
 
-    private struct GaveUp: Error, CustomStringConvertible {
-        var attempts: Int
-        var last: String
-        var description: String { "still failing after \(attempts) attempts: \(last)" }
+    /// Answers a dead-lettered public request whose id can be read with its failure outcome, so that
+    /// its client is not left waiting. The step of the topic's requests gives the answer (keeping it,
+    /// or the answer it gave already), retried like any step; should it refuse for good, the failure
+    /// is published as it is. An event of a type the topic does not take is no request of it.
+    private func answerFailure(of message: KafkaMessage, reason: DeadLetterReason, error: String, lane: PartitionLane) async throws {
+        guard reason != .unexpectedType, let id = RequestFailure.id(in: message.value, on: message.topic),
+              let failure = RequestFailure.outcome(ofRequestOn: message.topic, id: id,
+                                                   message: "The request could not be processed (\(reason)): \(error)") else { return }
+        let step = RequestFailure.requestKinds(on: message.topic).lazy.compactMap { self.routing.step(for: $0, on: message.topic) }.first
+        var answers = [failure]
+        if let step {
+            do {
+                answers = try await retrying("answer to a dead letter", lane: lane) { try step.answer(deadLettered: failure) }
+            } catch let refusal as StoreError {
+                logger.error("could not keep the answer to a dead-lettered request", ["flow_id": id, "error": refusal.message])
+            }
+        }
+        try await publish(answers, lane: lane)
     }
 }

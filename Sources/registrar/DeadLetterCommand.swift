@@ -11,7 +11,7 @@ enum DeadLetterCommand {
         usage: "list | show <dlq-topic> <partition>:<offset> | replay (<dlq-topic> <partition>:<offset> | --all) [options]",
         options: [
             .value("topic", "Only this dead-letter topic (e.g. registration.requests.dlq)"),
-            .value("reason", "Only letters with this dlq.reason (e.g. not_json, retries_exhausted)"),
+            .value("reason", "Only letters with this dlq.reason (e.g. not_json, step_failed)"),
             .flag("all", "replay: every listed letter"),
         ] + ConnectionOptions.specs)
 

@@ -79,3 +79,19 @@ import Testing
         }
     }
 }
+
+/// A file system that is full refuses a put transiently, so the image worker waits instead of failing
+/// the registration; the put succeeds once there is room. (Root only: it mounts a 1 MiB tmpfs.)
+@Suite struct FileObjectStoreFullDiskTests {
+    @Test(.enabled(if: getuid() == 0, "mount needs root"))
+    func aFullDiskIsTransient() throws {
+        try withSmallFileSystem { mount in
+            let store = try FileObjectStore(root: "\(mount)/objects")
+            let avatar = [UInt8](repeating: 7, count: 2 * 1024 * 1024)
+            let full = #expect(throws: StoreError.self) { try store.put(avatar, key: "avatars/a.jpg", contentType: "image/jpeg") }
+            #expect(full?.kind == .transient, "\(full?.message ?? "")")
+            try store.put(Array(avatar.prefix(100_000)), key: "avatars/a.jpg", contentType: "image/jpeg")
+            #expect(try store.get("avatars/a.jpg")?.count == 100_000)
+        }
+    }
+}

@@ -105,6 +105,7 @@ import Testing
     @Test(arguments: [
         ("08006", StoreError.Kind.transient), ("08001", .transient), ("40001", .transient), ("40P01", .transient),
         ("57P01", .transient), ("57P03", .transient), ("53300", .transient), ("53100", .transient), ("25006", .transient),
+        ("57P04", .transient), ("55P03", .transient),
         ("23505", .permanent), ("23503", .permanent), ("42P01", .permanent), ("22021", .permanent), ("P0001", .permanent),
     ])
     func sqlStatesAreClassified(sqlState: String, kind: StoreError.Kind) {

@@ -84,14 +84,15 @@ import Testing
         }
     }
 
-    @Test func aReadOnlyDatabaseIsPermanent() throws {
+    /// Read-only is the database's state, not the statement's fault: the worker waits for it to end (issue 13).
+    @Test func aReadOnlyDatabaseIsTransient() throws {
         try withTemporaryDirectory { directory in
             let database = try Self.database(at: "\(directory)/db.sqlite", migrations)
             try database.execute(script: "PRAGMA query_only = ON")
             let error = #expect(throws: StoreError.self) {
                 try database.withConnection { (db) throws(SQLError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("x")]) }
             }
-            #expect(error?.kind == .permanent)
+            #expect(error?.kind == .transient)
         }
     }
 
@@ -142,9 +143,10 @@ import Testing
     @Test(arguments: [
         (SQLITE_BUSY, StoreError.Kind.transient), (SQLITE_BUSY | 2 << 8, .transient), (SQLITE_LOCKED, .transient),
         (SQLITE_IOERR, .transient), (SQLITE_IOERR | 4 << 8, .transient), (SQLITE_CANTOPEN, .transient),
-        (SQLITE_PROTOCOL, .transient), (SQLITE_READONLY | 1 << 8, .transient),
-        (SQLITE_CONSTRAINT, .permanent), (SQLITE_CONSTRAINT | 7 << 8, .permanent), (SQLITE_READONLY, .permanent),
-        (SQLITE_FULL, .permanent), (SQLITE_ABORT, .permanent), (SQLITE_ERROR, .permanent), (SQLITE_CORRUPT, .permanent),
+        (SQLITE_PROTOCOL, .transient), (SQLITE_READONLY | 1 << 8, .transient), (SQLITE_READONLY, .transient),
+        (SQLITE_READONLY | 4 << 8, .transient), (SQLITE_FULL, .transient), (SQLITE_CANTOPEN | 1 << 8, .transient),
+        (SQLITE_CONSTRAINT, .permanent), (SQLITE_CONSTRAINT | 7 << 8, .permanent),
+        (SQLITE_ABORT, .permanent), (SQLITE_ERROR, .permanent), (SQLITE_CORRUPT, .permanent),
     ])
     func resultCodesAreClassified(code: Int32, kind: StoreError.Kind) {
         #expect(StoreError.Kind(sqliteCode: code) == kind)

@@ -52,3 +52,13 @@ extension SagaRecord {
         return next
     }
 }
+
+/// Runs `body` with the path of a new 1 MiB tmpfs (a disk to fill), unmounted afterwards. Root only:
+/// throws when the file system cannot be mounted.
+public func withSmallFileSystem<T>(_ body: (String) throws -> T) throws -> T {
+    try withTemporaryDirectory { directory in
+        try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", directory])
+        defer { _ = try? runCommand("/bin/umount", [directory]) }
+        return try body(directory)
+    }
+}

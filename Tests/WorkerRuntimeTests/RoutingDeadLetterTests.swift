@@ -28,12 +28,21 @@ import Testing
 
     @Test func aMessageKeyedOtherThanItsFlowIsDeadLetteredAsKeyMismatch() async throws {
         let run = try Run()
-        let letter = try await run.deadLetter(key: "someone-else") {
+        let letter = try await run.deadLetter(key: "someone-else", answering: "req-a") {
             try await $0.publish(ScriptedStep.request("req-a"), key: "someone-else")
         }
         #expect(letter.text("dlq.reason") == "key_mismatch")
         let error = try #require(letter.text("dlq.error"))
         #expect(error.contains("someone-else") && error.contains("req-a"), "\(error)")
+
+        // The request's id is readable: its client gets a failure instead of waiting forever.
+        let answer = try #require(try await run.bench.message(on: Topic.authOutcomes, key: "req-a"))
+        guard case .tokenRefused(let refusal) = try EventCodec.decode(answer.value) else {
+            Issue.record("not a TokenRefused")
+            return
+        }
+        #expect(refusal.reason == .requestInvalid)
+        #expect(refusal.message.contains("key_mismatch"), "\(refusal.message)")
         try await run.worker.stop()
     }
 
@@ -60,17 +69,19 @@ import Testing
 
         /// Publishes a bad message (keyed `key`, on `auth.requests`) with `publishBad`, then a good
         /// request `after`; once `after` is answered, returns the bad message's dead letter, having
-        /// checked that the step was handed `after` only and that nothing but the letter and that
-        /// answer was published.
-        func deadLetter(key: String, _ publishBad: (WorkerBench) async throws -> Void) async throws -> KafkaMessage {
+        /// checked that the step was handed `after` only and that nothing but the letter, that answer
+        /// and a failure keyed `answering` (when the bad message's id can be read) was published.
+        func deadLetter(key: String, answering failed: String? = nil,
+                        _ publishBad: (WorkerBench) async throws -> Void) async throws -> KafkaMessage {
             try await publishBad(bench)
             try await bench.publish(ScriptedStep.request("after"))
             _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "after"))
             #expect(step.flows == ["after"], "the step is never handed the bad message")
 
             let published = try await bench.everything().filter { !WorkerBench.inputs.contains($0.topic) }
+            let failure = failed.map { ["\(Topic.authOutcomes) \($0)"] } ?? []
             #expect(published.map { "\($0.topic) \($0.keyString ?? "-")" }.sorted()
-                    == ["\(Topic.authOutcomes) after", "\(Topic.deadLetters(of: Topic.authRequests)) \(key)"])
+                    == (["\(Topic.authOutcomes) after", "\(Topic.deadLetters(of: Topic.authRequests)) \(key)"] + failure).sorted())
             let letter = try #require(published.first { $0.topic == Topic.deadLetters(of: Topic.authRequests) })
             #expect(letter.text("dlq.topic") == Topic.authRequests)
             #expect(letter.text("dlq.worker") == "bench-worker")

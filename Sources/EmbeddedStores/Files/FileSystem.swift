@@ -150,12 +150,12 @@ enum FileSystem {
 
     /// The error for the failed `operation` on `path`, from `errno`.
     ///
-    /// Permanent when trying again cannot help: no space or quota (`ENOSPC`, `EDQUOT`), a read-only
-    /// file system (`EROFS`), no permission (`EACCES`, `EPERM`), or a key that does not fit the
-    /// tree (`ENAMETOOLONG`, `EISDIR`, `ENOTDIR`). Anything else (I/O errors, descriptors or memory
-    /// running out, interrupted calls) is transient.
+    /// Permanent when the key itself cannot work: it does not fit the tree (`ENAMETOOLONG`, `EISDIR`,
+    /// `ENOTDIR`). Anything else is the file system's trouble, which a worker waits out: no space or
+    /// quota (`ENOSPC`, `EDQUOT`), a read-only file system (`EROFS`), no permission (`EACCES`, `EPERM`),
+    /// I/O errors, descriptors or memory running out, interrupted calls.
     private static func failure(_ operation: String, _ path: String, code: Int32 = errno) -> StoreError {
-        let permanent: Set<Int32> = [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, ENAMETOOLONG, EISDIR, ENOTDIR]
+        let permanent: Set<Int32> = [ENAMETOOLONG, EISDIR, ENOTDIR]
         let message = "cannot \(operation) \(path): \(String(cString: strerror(code)))"
         return StoreError(permanent.contains(code) ? .permanent : .transient, message)
     }

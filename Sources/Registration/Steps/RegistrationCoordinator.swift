@@ -34,6 +34,20 @@ public struct RegistrationCoordinator: EventHandler {
         }
     }
 
+    /// A dead-lettered registration request: a saga that exists answers as it stands (its outcome, or
+    /// what its stage asks for: it goes on to its own outcome, or the deadline sweep undoes it); else
+    /// the failure is recorded as a failed saga that created nothing, so that a replay of the request
+    /// is answered with the same failure and never starts a registration.
+    public func answer(deadLettered failure: Event) throws -> [Event] {
+        guard case .registrationFailed(let failed) = failure else { return [failure] }
+        if let saga = try accounts.saga(failed.registrationId) { return SagaTransition.events(of: saga) }
+        let now = clock()
+        let saga = SagaRecord(registrationId: failed.registrationId, uid: "", email: "", name: "", isMapLocationEnabled: false,
+                              imageId: "", stage: .failed, failure: Failure(failed.reason, failed.message),
+                              startedAt: now, updatedAt: now)
+        return SagaTransition.events(of: try accounts.recordFailed(saga))
+    }
+
     /// Fails every saga that has not reached an outcome since `deadline`, undoing what it created.
     public func expireSagas(notUpdatedSince deadline: Date) throws -> [Event] {
         let stuck = try accounts.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: deadline)

@@ -2,13 +2,12 @@ import Domain
 import Synchronization
 
 /// A step with the account worker's sign-in routes (`TokenRequested` on `auth.requests`, registration
-/// outcomes on `registration.outcomes`) that records every event it is handed and answers as `script`
+/// outcomes on `registration.outcomes`), and `TokenRequested` on every input topic (so that a
+/// test can reach a worker through each), that records every event it is handed and answers as `script`
 /// says, given the event and its attempt number (from 1). By default it refuses every token request.
 final class ScriptedStep: EventHandler, Sendable {
-    static let routes = Route.set([
-        Topic.authRequests: [.tokenRequested],
-        Topic.registrationOutcomes: [.registrationCompleted, .registrationFailed],
-    ])
+    static let routes = Route.set([Topic.registrationOutcomes: [.registrationCompleted, .registrationFailed]])
+        .union(Topic.inputs.map { Route(.tokenRequested, on: $0) })
 
     typealias Script = @Sendable (_ event: Event, _ attempt: Int) throws -> [Event]
 

@@ -7,33 +7,40 @@ import WorkerRuntime
 
 /// The real `Worker` on librdkafka's mock cluster in this process, with the topics of `ScriptedStep`'s
 /// routes (one partition each, so one flow's order is the topic's), their dead-letter topics and the
-/// sign-in outcome topic. Waits go through `sleep`, which records them and returns at once unless a test
+/// outcome topics. Waits go through `sleep`, which records them and returns at once unless a test
 /// says otherwise.
 final class WorkerBench: Sendable {
     static let inputs = RoutingTable([ScriptedStep()]).topics
-    static let topics = inputs + inputs.map(Topic.deadLetters) + [Topic.authOutcomes]
+    static let topics = inputs + inputs.map(Topic.deadLetters) + [Topic.authOutcomes, Topic.codeOutcomes, Topic.accountOutcomes]
 
     let cluster: MockCluster
     let configuration: KafkaConfiguration
     /// Every wait the worker asked for, in order.
     let sleeps = Mutex<[Duration]>([])
 
-    init() throws {
+    /// A bench whose worker gives up a send after `deliveryTimeout`, and whose consumers heartbeat
+    /// every `heartbeatInterval` within a session of `sessionTimeout`.
+    init(deliveryTimeout: Duration = .seconds(60), sessionTimeout: Duration = .seconds(6),
+         heartbeatInterval: Duration = .seconds(3)) throws {
         cluster = try MockCluster(brokers: 1)
         for topic in Self.topics { try cluster.createTopic(topic, partitions: 1) }
         var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "worker-bench")
         configuration.groupID = "bench-\(UUID().uuidString.prefix(8))"
-        configuration.sessionTimeout = .seconds(6)  // the mock holds a rebalance for (session timeout - 1 s)
+        configuration.sessionTimeout = sessionTimeout  // the mock holds a rebalance for (session timeout - 1 s)
+        configuration.heartbeatInterval = heartbeatInterval
+        configuration.deliveryTimeout = deliveryTimeout
         self.configuration = configuration
     }
 
-    /// A worker running `step` in the bench's consumer group; `sleep` replaces the recorded instant sleep.
+    /// A worker running `step` in the bench's consumer group, and `periodic` every `interval` when given;
+    /// `sleep` replaces the recorded instant sleep.
     func run(_ step: ScriptedStep, grace: Duration = .seconds(10),
-             sleep: (@Sendable (Duration) async throws -> Void)? = nil) throws -> Running {
+             sleep: (@Sendable (Duration) async throws -> Void)? = nil,
+             periodic: (@Sendable () throws -> [Event])? = nil, every interval: Duration = .seconds(5)) throws -> Running {
         let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]), grace: grace,
                                 sleep: sleep ?? { [self] duration in sleeps.withLock { $0.append(duration) } })
         let shutdown = ShutdownSignal(signals: [])
-        return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown) })
+        return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown, every: interval, periodic: periodic) })
     }
 
     /// A running worker.
@@ -64,8 +71,12 @@ final class WorkerBench: Sendable {
         return nil
     }
 
-    /// Publishes `value` to `topic` with `key`.
-    func publish(_ value: [UInt8], to topic: String, key: String) async throws {
+    /// Publishes `value` to `topic` with `key`, with a producer taking messages of up to `maxBytes`
+    /// (librdkafka's default 1,000,000 unless given).
+    func publish(_ value: [UInt8], to topic: String, key: String, maxBytes: Int? = nil) async throws {
+        var configuration = configuration
+        configuration.deliveryTimeout = .seconds(60)  // the bench's own sends wait for the broker, whatever the worker's do
+        if let maxBytes { configuration.properties["message.max.bytes"] = String(maxBytes) }
         let producer = try KafkaProducer(configuration: configuration)
         try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
         await producer.close()

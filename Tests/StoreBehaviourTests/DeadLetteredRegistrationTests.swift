@@ -1,0 +1,41 @@
+import Domain
+import Registration
+import StoreTesting
+import Testing
+
+/// A dead-lettered registration request is answered once: with its failure, recorded as a failed saga
+/// so that a replay of the request gets the same failure, or with the outcome of a saga that exists.
+@Suite struct DeadLetteredRegistrationTests {
+    static let failure = RequestFailure.outcome(ofRequestOn: Topic.registrationRequests, id: "r1", message: "dead-lettered (test)")!
+    static let request = Event.registrationRequested(RegistrationRequested(
+        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", avatar: nil,
+        isMapLocationEnabled: false))
+
+    @Test(arguments: StoreBackend.allCases)
+    func theFailureIsRecordedAndAReplayIsAnsweredTheSame(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault())
+            #expect(try coordinator.answer(deadLettered: Self.failure) == [Self.failure])
+            #expect(try coordinator.handle(Self.request) == [Self.failure], "a replay starts no registration")
+            #expect(try store.accounts().isEmpty)
+            #expect(try coordinator.answer(deadLettered: Self.failure) == [Self.failure])
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aRegistrationThatHasAnOutcomeKeepsIt(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let saga = sagaRecord("r1", stage: .completed)
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault())
+            let answer = try coordinator.answer(deadLettered: Self.failure)
+            #expect(answer.map(\.kind) == [.registrationCompleted])
+        }
+    }
+
+    /// Opens nothing: these tests never reach a password.
+    struct NoVault: PasswordVault {
+        func unseal(_ sealedBase64: String) -> String? { nil }
+        func hash(_ password: String) throws -> String { "" }
+    }
+}

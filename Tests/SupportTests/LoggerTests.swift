@@ -1,0 +1,36 @@
+import Foundation
+import Support
+import Testing
+
+/// A log line that cannot be written is dropped; the process goes on.
+@Suite struct LoggerTests {
+    @Test func aLineWrittenToAFullDiskIsDropped() throws {
+        let full = open("/dev/full", O_WRONLY)
+        try #require(full >= 0, "/dev/full is available")
+        defer { close(full) }
+        let logger = Logger(component: "test", fileDescriptor: full)
+        for _ in 0..<3 { logger.error("the disk is full", ["attempt": 1]) }
+    }
+
+    @Test func aLineWrittenToAClosedDescriptorIsDropped() throws {
+        var pair: [Int32] = [0, 0]
+        try #require(pipe(&pair) == 0)
+        close(pair[1])
+        close(pair[0])
+        Logger(component: "test", fileDescriptor: pair[1]).error("nowhere to go")
+    }
+
+    @Test func aLineIsWrittenWholeToItsDescriptor() throws {
+        var pair: [Int32] = [0, 0]
+        try #require(pipe(&pair) == 0)
+        defer { close(pair[0]) }
+        Logger(component: "test", fileDescriptor: pair[1]).error("written", ["n": 7])
+        close(pair[1])
+        let line = String(decoding: FileHandle(fileDescriptor: pair[0]).readDataToEndOfFile(), as: UTF8.self)
+        #expect(line.hasSuffix("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["message"] as? String == "written")
+        #expect(object["n"] as? Int == 7)
+        #expect(object["component"] as? String == "test")
+    }
+}
