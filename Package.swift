@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
-        .target(name: "Crypto", dependencies: ["CSodium"]),
+        .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
-        .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier"]),
+        .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier", "Support"]),
         // SQL stores, written once over a driver seam; one thin driver per database.
         .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
