@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
         .testTarget(name: "RoutingTests", dependencies: [
@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "Fakes"]),
         .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
                 path: "Tests/Fakes"),
-        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
+        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration", "Courier"]),
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
@@ -141,6 +141,7 @@ let package = Package(
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
             "EventTransport",
         ]),
+        .testTarget(name: "WorkerAssemblyTests", dependencies: ["WorkerAssembly", "Backends", "Crypto", "Support", "StoreTesting"]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
             "EventTransport", "WorkerAssembly", "Fakes",

@@ -4,6 +4,7 @@ import Domain
 import Fakes
 import Foundation
 import Kafka
+import StoreTesting
 import Support
 import WorkerAssembly
 
@@ -40,6 +41,7 @@ final class InProcessSystem: Installation, @unchecked Sendable {
 
     private init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-inprocess-\(UUID().uuidString.prefix(8))").path
+        try createPrivateDirectory(directory)
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         cluster = try MockCluster(brokers: 1)
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }

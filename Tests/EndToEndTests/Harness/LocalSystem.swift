@@ -30,6 +30,7 @@ final class LocalSystem: Installation, @unchecked Sendable {
                       postgres: PostgresServer? = nil,
                       relayingImages: ((Int) throws -> HTTPRelay)? = nil) async throws -> LocalSystem {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-e2e-\(UUID().uuidString.prefix(8))").path
+        try createPrivateDirectory(directory)
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         let broker = try ChildProcess(Binaries.path("registrar"), ["broker", "--data-dir", directory],
                                       stderrPath: directory + "/logs/broker.log")
