@@ -73,3 +73,19 @@ import Testing
         }
     }
 }
+
+/// The image worker (which parses untrusted images) and the profile worker hold no key: building their
+/// stacks opens every store they use, on an embedded data directory, without opening or creating `<data>/keys`.
+@Suite struct KeylessWorkersTests {
+    @Test func imageAndProfileWorkersNeverTouchTheKeyDirectory() throws {
+        try withTemporaryDirectory { data in
+            let image = try ParsedArguments(["--data-dir", data], spec: ImageWorker.spec, environment: [:])
+            _ = try ImageWorker.stack(image, dataDirectory: data, clock: Date.init)
+            let profile = try ParsedArguments(["--data-dir", data], spec: ProfileWorker.spec, environment: [:])
+            _ = try ProfileWorker.stack(profile, dataDirectory: data, clock: Date.init)
+            #expect(FileManager.default.fileExists(atPath: data + "/profiles.sqlite"))
+            #expect(FileManager.default.fileExists(atPath: data + "/objects"))
+            #expect(!FileManager.default.fileExists(atPath: data + "/keys"))
+        }
+    }
+}
