@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
-        .target(name: "Crypto", dependencies: ["CSodium"]),
+        .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
         .target(name: "PasswordQuality", dependencies: ["CPwquality", "Domain"]),
-        .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier"]),
+        .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier", "Support"]),
         // SQL stores, written once over a driver seam; one thin driver per database.
         .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
         .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "Fakes"]),
         .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
                 path: "Tests/Fakes"),
-        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration"]),
+        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration", "Courier"]),
         .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
@@ -150,6 +150,7 @@ let package = Package(
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
             "EventTransport", "RegistrarClient", "Installation",
         ]),
+        .testTarget(name: "WorkerAssemblyTests", dependencies: ["WorkerAssembly", "Backends", "Crypto", "Support", "StoreTesting"]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
             "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation",

@@ -53,6 +53,13 @@ public struct BackendOptions: Sendable {
         self.dataDirectory = dataDirectory
     }
 
+    /// Whether any store is a production one (PostgreSQL, S3, SMTP) rather than embedded (SQLite, files):
+    /// then workers take their keys from the operator and never create them.
+    public var isProduction: Bool {
+        let schemes = [accounts, profiles, images, mail].compactMap { $0?.split(separator: "://").first?.lowercased() }
+        return schemes.contains { ["postgres", "postgresql", "s3", "smtp", "smtps"].contains($0) }
+    }
+
     /// The URLs given, as the `REGISTRAR_*` environment variables a worker reads them from.
     public var environment: [String: String] {
         let urls = ["REGISTRAR_ACCOUNTS": accounts, "REGISTRAR_PROFILES": profiles, "REGISTRAR_IMAGES": images, "REGISTRAR_MAIL": mail]

@@ -22,9 +22,7 @@ extension EmbeddedBackends {
     }
 
     /// The path of the server secret that keys code hashes (0600), shared by the code dispatch and account workers.
-    public func codeSecretKey() throws -> String { try DataDirectory(directory).keys + "/codes.hmac" }
+    public func codeSecretKey() throws -> String { try DataDirectory(directory).keys + "/" + KeyFileName.codeSecret }
     /// The path of the account worker's access-token signing key (secret; 0600).
-    public func signingKey() throws -> String { try DataDirectory(directory).keys + "/access-tokens.ed25519" }
-    /// The JSON Web Key Set that verifies access tokens.
-    public var jwksFile: String { directory + "/keys/jwks.json" }
+    public func signingKey() throws -> String { try DataDirectory(directory).keys + "/" + KeyFileName.signing }
 }

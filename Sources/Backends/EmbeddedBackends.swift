@@ -31,10 +31,12 @@ public struct EmbeddedBackends: Sendable {
         try FileObjectStore(root: try layout().objects)
     }
 
-    /// The path of the account worker's sealing key (secret; 0600), creating its private directory.
-    public func sealingKey() throws -> String { try layout().keys + "/account-worker.seal" }
+    /// The key files' directory, `<data>/keys` (0700, created with the first key).
+    public var keysDirectory: String { directory + "/keys" }
+    /// The path of the account worker's sealing key (secret; 0600), creating the data directory.
+    public func sealingKey() throws -> String { try layout().keys + "/" + KeyFileName.sealing }
     /// The path of the public half of the sealing key, which clients seal passwords to.
-    public var sealingPublicKey: String { directory + "/keys/account-worker.seal.pub" }
+    public var sealingPublicKey: String { keysDirectory + "/" + KeyFileName.sealing + ".pub" }
 
     private func layout() throws -> DataDirectory { try DataDirectory(directory) }
 }

@@ -3,10 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Support
 
-/// Key files: one line of standard base64. A secret file holds the secret (mode 0600); its public
-/// companion `<path>.pub` holds the public key (mode 0644). Writes go through a temporary file in the
-/// same directory, so readers never see a partial key.
+/// Key files: one line of standard base64. A secret file holds the secret (mode 0600, in a 0700
+/// directory; one open to group or others is refused, see `PrivateFiles`); its public companion
+/// `<path>.pub` holds the public key (mode 0644). Writes go through a temporary file in the same
+/// directory, so readers never see a partial key.
 enum KeyFile {
     /// Key files are tiny; anything larger is not one of ours.
     private static let maxFileSize = 4096
@@ -18,11 +20,18 @@ enum KeyFile {
 
     /// Reads the secret key at `path`, which must decode to exactly `count` bytes.
     static func readSecret(at path: String, count: Int) throws -> SecretBytes {
+        try PrivateFiles.checkFile(path)
         var text = try readFile(path)
         defer { wipe(&text) }
-        return try SecretBytes(count: count) { buffer in
+        return try decodeSecret(text, count: count, source: path)
+    }
+
+    /// Decodes the base64 `text` of a secret key from `source` (a path or an environment variable's name),
+    /// which must decode to exactly `count` bytes.
+    static func decodeSecret(_ text: [UInt8], count: Int, source: String) throws -> SecretBytes {
+        try SecretBytes(count: count) { buffer in
             let written = text.withUnsafeBytes { Base64Codec.standard.decode(trimmed($0), into: buffer) }
-            guard written == count else { throw CryptoError.keyFile(path: path, reason: "not a \(count)-byte base64 key") }
+            guard written == count else { throw CryptoError.keyFile(path: source, reason: "not a \(count)-byte base64 key") }
         }
     }
 
@@ -37,6 +46,7 @@ enum KeyFile {
 
     /// Writes `secret` to `path` with mode 0600, replacing any existing file.
     static func writeSecret(_ secret: SecretBytes, to path: String) throws {
+        try PrivateFiles.prepareDirectory(PrivateFiles.parent(of: path))
         let temporary = try secret.withUnsafeBytes { try writeTemporary($0, near: path, mode: 0o600) }
         defer { unlink(temporary) }
         guard rename(temporary, path) == 0 else { throw failure(path, "rename") }
@@ -46,6 +56,7 @@ enum KeyFile {
     /// Writes `secret` to `path` with mode 0600 unless a file already exists there.
     /// - Returns: false, writing nothing, if `path` already existed (e.g. a concurrent process won the race).
     static func createSecret(_ secret: SecretBytes, at path: String) throws -> Bool {
+        try PrivateFiles.prepareDirectory(PrivateFiles.parent(of: path))
         let temporary = try secret.withUnsafeBytes { try writeTemporary($0, near: path, mode: 0o600) }
         defer { unlink(temporary) }
         guard link(temporary, path) == 0 else {
@@ -63,6 +74,11 @@ enum KeyFile {
         defer { unlink(temporary) }
         guard rename(temporary, path) == 0 else { throw failure(path, "rename") }
         syncDirectory(of: path)
+    }
+
+    /// Creates the secret at `path` (see `createSecret`), refusing to replace an existing one.
+    static func createNewSecret(_ secret: SecretBytes, at path: String) throws {
+        guard try createSecret(secret, at: path) else { throw CryptoError.keyFile(path: path, reason: "exists; not overwritten") }
     }
 
     static func exists(_ path: String) -> Bool {
@@ -122,8 +138,7 @@ enum KeyFile {
 
     /// Makes a rename or link durable; best effort, since a failure here loses nothing already written.
     private static func syncDirectory(of path: String) {
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(PrivateFiles.parent(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)

@@ -13,6 +13,19 @@ extension PersistentKeyPair {
         try Self(storedSecret: KeyFile.readSecret(at: path, count: storedSecretLength))
     }
 
+    /// Decodes the base64 secret `text` given by `source` (e.g. an environment variable's name, never its value).
+    static func decodeSecret(_ text: String, source: String) throws -> Self {
+        try Self(storedSecret: KeyFile.decodeSecret(Array(text.utf8), count: storedSecretLength, source: source))
+    }
+
+    /// Generates a key pair and stores it at `path` and `<path>.pub`, refusing to replace an existing key.
+    static func createKeyFiles(at path: String) throws -> Self {
+        let pair = generate()
+        try KeyFile.createNewSecret(pair.storedSecret, at: path)
+        try KeyFile.writePublic(pair.publicKeyBytes, to: KeyFile.publicPath(for: path))
+        return pair
+    }
+
     func writeKeyFiles(to path: String) throws {
         try KeyFile.writeSecret(storedSecret, to: path)
         try KeyFile.writePublic(publicKeyBytes, to: KeyFile.publicPath(for: path))

@@ -84,6 +84,17 @@ public struct SealingKeyPair: Sendable, PersistentKeyPair {
         try readOrCreateKeyFiles(at: path)
     }
 
+    /// Creates a new key pair at `path` and `<path>.pub`; throws if a key is there already.
+    public static func create(at path: String) throws -> SealingKeyPair {
+        try createKeyFiles(at: path)
+    }
+
+    /// The key pair whose secret (the 32-byte X25519 secret key) is the standard base64 `text`, e.g. from an environment
+    /// variable named `source`, which errors name instead of the value.
+    public init(base64Secret text: String, source: String) throws {
+        self = try Self.decodeSecret(text, source: source)
+    }
+
     // MARK: PersistentKeyPair
 
     static var storedSecretLength: Int { crypto_box_secretkeybytes() }

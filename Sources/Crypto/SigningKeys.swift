@@ -27,6 +27,9 @@ public struct SigningPublicKey: Sendable, Hashable {
         try SigningPublicKey(bytes: KeyFile.readPublic(at: path))
     }
 
+    /// The key's `kid` in a JWKS: the first 16 hex digits of its SHA-256.
+    public var keyID: String { String(sha256Hex(bytes).prefix(16)) }
+
     /// Whether `signature` is a valid Ed25519 signature of `message` by this key.
     public func verify(signature: [UInt8], message: [UInt8]) -> Bool {
         guard signature.count == crypto_sign_bytes() else { return false }
@@ -72,6 +75,17 @@ public struct SigningKeyPair: Sendable, PersistentKeyPair {
     /// Loads the key pair at `path`, or atomically creates it (and `<path>.pub`) if absent.
     public static func loadOrCreate(at path: String) throws -> SigningKeyPair {
         try readOrCreateKeyFiles(at: path)
+    }
+
+    /// Creates a new key pair at `path` and `<path>.pub`; throws if a key is there already.
+    public static func create(at path: String) throws -> SigningKeyPair {
+        try createKeyFiles(at: path)
+    }
+
+    /// The key pair whose secret (the 32-byte Ed25519 seed) is the standard base64 `text`, e.g. from an environment
+    /// variable named `source`, which errors name instead of the value.
+    public init(base64Secret text: String, source: String) throws {
+        self = try Self.decodeSecret(text, source: source)
     }
 
     // MARK: PersistentKeyPair

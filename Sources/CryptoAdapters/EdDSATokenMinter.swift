@@ -10,7 +10,7 @@ public struct EdDSATokenMinter: TokenMinter {
 
     public init(key: SigningKeyPair) {
         self.key = key
-        keyID = String(sha256Hex(key.publicKey.bytes).prefix(16))
+        keyID = key.publicKey.keyID
     }
 
     /// The JSON Web Key Set that verifies this minter's access tokens.

@@ -9,7 +9,12 @@ public struct HMACCodeSecrets: CodeSecrets {
 
     /// Uses the secret in the key file at `path` (mode 0600), creating it on first use.
     public init(keyFile path: String) throws {
-        authenticator = try MessageAuthenticator.loadOrCreate(at: path)
+        self.init(authenticator: try MessageAuthenticator.loadOrCreate(at: path))
+    }
+
+    /// Uses `authenticator`'s server secret.
+    public init(authenticator: MessageAuthenticator) {
+        self.authenticator = authenticator
     }
 
     /// 16 random bytes, base64url.

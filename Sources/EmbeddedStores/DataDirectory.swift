@@ -5,12 +5,14 @@ import Registration
 public struct DataDirectory: Sendable, Equatable {
     public let path: String
 
-    /// The data directory at `path`, created with its subdirectories as needed (`keys/` private to its owner).
+    /// The data directory at `path` (0700: it holds databases), created with its store subdirectories as
+    /// needed; refused when it or the outbox is open to group or others. `keys/` is left to the workers
+    /// holding keys, which create it 0700.
     public init(_ path: String) throws(StoreError) {
         self.path = path
-        try FileSystem.createDirectory(path)
-        for directory in [objects, outbox] { try FileSystem.createDirectory(directory) }
-        try FileSystem.createDirectory(keys, mode: 0o700)
+        try FileSystem.createPrivateDirectory(path)
+        try FileSystem.createDirectory(objects)
+        try FileSystem.createPrivateDirectory(outbox)
     }
 
     /// The account store's database, which also keeps the workers' answers to requests.
@@ -21,6 +23,6 @@ public struct DataDirectory: Sendable, Equatable {
     public var objects: String { "\(path)/objects" }
     /// The outbox's directory.
     public var outbox: String { "\(path)/outbox" }
-    /// The key files' directory (mode 0700).
+    /// The key files' directory (mode 0700), created by the first worker that creates a key.
     public var keys: String { "\(path)/keys" }
 }

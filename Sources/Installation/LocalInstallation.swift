@@ -110,6 +110,7 @@ public final class LocalInstallation: @unchecked Sendable {
             }
             try manager.removeItem(atPath: directory)
         }
+        try PrivateFiles.prepareDirectory(directory)
         try manager.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         _ = manager.createFile(atPath: marker, contents: nil)
         return directory

@@ -1,6 +1,7 @@
 internal import CSQLite
 import Domain
 import SQLStores
+import Support
 import Synchronization
 
 /// One SQLite database file, opened in WAL mode with a busy timeout and foreign keys on.
@@ -16,10 +17,17 @@ public final class SQLiteDatabase: SQLDatabase {
 
     public var dialect: SQLDialect { .sqlite }
 
-    /// Opens the database at `path`, creating the file if needed.
+    /// Opens the database at `path`, creating the file (0600, in a 0700 directory) if needed. Refuses a
+    /// database, `-wal` or `-shm` file or directory open to group or others: it may hold password hashes.
     ///
     /// - Parameter busyTimeout: How long a statement waits for another connection's lock before failing transiently.
     public init(path: String, busyTimeout: Duration = .seconds(5)) throws(StoreError) {
+        do {
+            try PrivateFiles.prepareFile(path)
+            for companion in ["-wal", "-shm"] { try PrivateFiles.check(path + companion) }
+        } catch {
+            throw StoreError(.permanent, error.description)
+        }
         do {
             connection = Mutex(try SQLiteConnection(path: path, busyTimeout: busyTimeout))
         } catch {

@@ -16,7 +16,7 @@ import Verification
 public enum AccountWorker: WorkerKind {
     public static let name = "account-worker"
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
-    public static let options = BackendOptions.specs + [
+    public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
@@ -26,18 +26,22 @@ public enum AccountWorker: WorkerKind {
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
-        let backends = EmbeddedBackends(dataDirectory)
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
         let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8,
                                       blocklist: try DictionaryBlocklist())
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
+        let keys = WorkerKeys(parsed, stores: stores)
+        let vault = SodiumCredentialVault(keys: try keys.sealingKeyPair())
+        let minter = EdDSATokenMinter(key: try keys.signingKeyPair())
+        let codeSecrets = HMACCodeSecrets(authenticator: try keys.codeSecret())
+        // In production the JWKS is the one `registrar keys` wrote beside the keys.
+        if !stores.isProduction {
+            try minter.jwks.write(toFile: keys.directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
+        }
         let accounts = try stores.accountChangeStore()
-        let vault = SodiumCredentialVault(keys: try SealingKeyPair.loadOrCreate(at: backends.sealingKey()))
-        let minter = EdDSATokenMinter(key: try SigningKeyPair.loadOrCreate(at: backends.signingKey()))
-        try minter.jwks.write(toFile: backends.jwksFile, atomically: true, encoding: .utf8)
         let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
             base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
-        let codes = CodeVerifier(codes: try stores.codeStore(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()))
+        let codes = CodeVerifier(codes: try stores.codeStore(), secrets: codeSecrets)
         let tokens = try stores.tokenStore()
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules, clock: clock)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,

@@ -10,7 +10,7 @@ import Verification
 public enum CodeDispatchWorker: WorkerKind {
     public static let name = "code-dispatch-worker"
     public static let summary = "send one-time codes by email, within the resend limits"
-    public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + [
+    public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + WorkerKeys.specs([WorkerKeys.codeSecret]) + [
         .value("code-ttl", "Seconds a code stays valid", environment: "REGISTRAR_CODE_TTL", default: "600"),
         .value("code-cooldown", "Seconds between two codes for one email and purpose", environment: "REGISTRAR_CODE_COOLDOWN", default: "60"),
         .value("code-hourly-limit", "Codes per email and purpose in any hour", environment: "REGISTRAR_CODE_HOURLY_LIMIT", default: "5"),
@@ -19,12 +19,12 @@ public enum CodeDispatchWorker: WorkerKind {
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
-        let backends = EmbeddedBackends(dataDirectory)
         let policy = CodePolicy(lifetime: Double(try parsed.integer("code-ttl") ?? 600),
                                 cooldown: Double(try parsed.integer("code-cooldown") ?? 60),
                                 hourlyLimit: try parsed.integer("code-hourly-limit") ?? 5)
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
-        let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()),
+        let secrets = HMACCodeSecrets(authenticator: try WorkerKeys(parsed, stores: stores).codeSecret())
+        let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: secrets,
                                     mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
                                     rules: CodeRules(policy: policy), clock: clock)
         return WorkerStack(name: name, routing: RoutingTable([AnswerOnce(step, memo: try stores.answerMemo(of: name))]))

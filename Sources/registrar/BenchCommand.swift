@@ -20,7 +20,7 @@ enum BenchCommand {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let samples = max(1, try parsed.integer("samples") ?? 100)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-bench-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.prepareDirectory(directory)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let accounts = try BackendOptions.accountChangeStore(at: "sqlite://" + directory + "/accounts.sqlite")
             let vault = SodiumCredentialVault(keys: SealingKeyPair.generate())

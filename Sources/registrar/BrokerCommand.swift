@@ -33,7 +33,7 @@ enum BrokerCommand {
         let topics = Topic.all.flatMap { ["--topic", "\($0.name):\($0.partitions)"] }
         var placement: [String] = []
         if let dataDirectory {
-            try? FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            try? PrivateFiles.prepareDirectory(dataDirectory)
             placement = ["--bootstrap-file", dataDirectory + "/broker.bootstrap", "--control", dataDirectory + "/broker.control"]
         }
         return await KafkaTool.main(["broker"] + topics + placement + forwarded)

@@ -1,17 +1,30 @@
 import Backends
 import Crypto
+import Foundation
 import Support
 import WorkerRuntime
 
-/// `registrar keys`: creates (or shows) the account worker's sealing key pair.
+/// `registrar keys`: creates a full key set once — the account worker's sealing and signing keys, the code
+/// secret, and the JWKS — for an operator to distribute; prints the sealing public key, never a secret.
 enum KeysCommand {
-    static let spec = CommandSpec(name: "registrar keys", summary: "create the account worker's sealing key pair",
-                                  options: [ConnectionOptions.specs[1]])
+    static let spec = CommandSpec(name: "registrar keys", summary: "create a key set (sealing, signing, code secret, JWKS)",
+                                  options: [ConnectionOptions.specs[1],
+                                            .value("keys-dir", "Directory to create the keys in (default: <data-dir>/keys)",
+                                                   environment: "REGISTRAR_KEYS_DIR")])
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let keys = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(parsed.value("data-dir") ?? "data").sealingKey())
-            print(keys.publicKey.base64)
+            let directory = parsed.value("keys-dir") ?? EmbeddedBackends(parsed.value("data-dir") ?? "data").keysDirectory
+            let secrets = [KeyFileName.sealing, KeyFileName.signing, KeyFileName.codeSecret].map { directory + "/" + $0 }
+            if let existing = secrets.first(where: FileManager.default.fileExists(atPath:)) {
+                throw CryptoError.keyFile(path: existing, reason: "exists; keys are never overwritten")
+            }
+            let sealing = try SealingKeyPair.create(at: secrets[0])
+            let signing = try SigningKeyPair.create(at: secrets[1])
+            _ = try MessageAuthenticator.create(at: secrets[2])
+            try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
+                .write(toFile: directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
+            print(sealing.publicKey.base64)
             return .success
         }
     }

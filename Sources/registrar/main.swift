@@ -8,7 +8,7 @@ await CommandLineTool.exit {
         to: [
             .init("broker", "Host a local Kafka broker (librdkafka mock cluster) with Registrar's topics", run: BrokerCommand.run),
             .init("topics", "Create or check every topic and dead-letter topic on a Kafka cluster", run: TopicsCommand.run),
-            .init("keys", "Create the account worker's sealing key pair in the data directory", run: KeysCommand.run),
+            .init("keys", "Create a key set (sealing, signing, code secret, JWKS) for the workers", run: KeysCommand.run),
             .init("seal", "Print a password sealed to the account worker's public key", run: SealCommand.run),
             .init("register", "Publish a registration and wait for its outcome", run: RegisterCommand.run),
             .init("status", "Show where a registration stands: its path through the topics", run: StatusCommand.run),

@@ -62,6 +62,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory + "/bad.key"
             try "c2hvcnQ=\n".write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o600)
             #expect(throws: CryptoError.self) { try SealingKeyPair.load(from: path) }
             #expect(throws: CryptoError.self) { try SealingKeyPair.load(from: directory + "/missing.key") }
         }

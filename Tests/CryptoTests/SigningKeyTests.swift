@@ -8,6 +8,7 @@ import Testing
             let path = directory + "/rfc8032.key"
             let seed = bytes(hex: "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
             try (Data(seed).base64EncodedString() + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o600)
             let pair = try SigningKeyPair.load(from: path)
             #expect(pair.publicKey.bytes == bytes(hex: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"))
             #expect(pair.sign([]) == bytes(hex: "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"))

@@ -15,7 +15,7 @@ func bytes(hex: String) -> [UInt8] {
 /// A fresh empty directory, removed when `body` returns.
 func withTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("crypto-tests-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try await body(path)
 }

@@ -70,12 +70,15 @@ import Testing
             _ = try DataDirectory(data.path)
             #expect(data.accountsDatabase == "\(directory)/data/nested/accounts.sqlite")
             #expect(data.profilesDatabase == "\(directory)/data/nested/profiles.sqlite")
-            for path in [data.objects, data.outbox, data.keys] {
+            for path in [data.objects, data.outbox] {
                 var isDirectory: ObjCBool = false
                 #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
             }
-            let keysMode = try FileManager.default.attributesOfItem(atPath: data.keys)[.posixPermissions] as? Int
-            #expect(keysMode == 0o700)
+            // Holding databases and codes, the directory and the outbox are private; keys are left to the workers holding them.
+            for path in [data.path, data.outbox] {
+                #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o700)
+            }
+            #expect(!FileManager.default.fileExists(atPath: data.keys))
         }
     }
 }

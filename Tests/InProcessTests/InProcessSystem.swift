@@ -5,6 +5,7 @@ import Fakes
 import Foundation
 import Kafka
 import RegistrarClient
+import StoreTesting
 import Support
 import WorkerAssembly
 
@@ -41,6 +42,7 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
 
     private init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-inprocess-\(UUID().uuidString.prefix(8))").path
+        try createPrivateDirectory(directory)
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         cluster = try MockCluster(brokers: 1)
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }

@@ -5,9 +5,14 @@ import Registration
 /// Runs `body` with a new empty directory, removed afterwards.
 public func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-test-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    try createPrivateDirectory(path)
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
+}
+
+/// Creates the directory at `path` with mode 0700, as data and key directories must be.
+public func createPrivateDirectory(_ path: String) throws {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 }
 
 /// Runs `body(0)` … `body(count - 1)` each on its own thread, released together; returns when all are done.
@@ -57,7 +62,7 @@ extension SagaRecord {
 /// throws when the file system cannot be mounted.
 public func withSmallFileSystem<T>(_ body: (String) throws -> T) throws -> T {
     try withTemporaryDirectory { directory in
-        try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", directory])
+        try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", directory])
         defer { _ = try? runCommand("/bin/umount", [directory]) }
         return try body(directory)
     }

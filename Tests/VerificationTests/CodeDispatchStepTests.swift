@@ -22,7 +22,7 @@ import Verification
     }
 
     func step(failingStoreCalls: Set<Int> = [], failingSends: Int = 0) throws -> (CodeDispatchStep, FaultyStore, FaultyMailer) {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = FaultyStore(try SQLCodeStore(database: SQLiteDatabase(path: directory + "/codes.sqlite")), failing: failingStoreCalls)
         let mailer = FaultyMailer(try FileOutbox(directory: directory + "/outbox"), failing: failingSends)
         let secrets = try HMACCodeSecrets(keyFile: directory + "/codes.key")

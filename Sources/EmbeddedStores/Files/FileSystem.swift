@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Domain
 import Registration
+import Support
 
 /// The POSIX file operations of the embedded stores, failing with classified `StoreError`s.
 enum FileSystem {
@@ -25,14 +26,23 @@ enum FileSystem {
         guard mkdir(path, mode) == 0 || errno == EEXIST else { throw failure("create directory", path) }
     }
 
-    /// Replaces the file at `path` with `bytes` atomically: readers see the old bytes or the new, never
-    /// part. The bytes go to a hidden temporary file in the same directory, which is flushed to disk
-    /// and renamed over `path`; then the directory is flushed too.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(StoreError) {
+    /// Creates the directory at `path` 0700, or refuses an existing one open to others (see `PrivateFiles`).
+    static func createPrivateDirectory(_ path: String) throws(StoreError) {
+        do {
+            try PrivateFiles.prepareDirectory(path)
+        } catch {
+            throw StoreError(.permanent, error.description)
+        }
+    }
+
+    /// Replaces the file at `path` with `bytes` (given `mode`) atomically: readers see the old bytes or the
+    /// new, never part. The bytes go to a hidden temporary file in the same directory, which is flushed to
+    /// disk and renamed over `path`; then the directory is flushed too.
+    static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(StoreError) {
         let directory = parent(of: path)
         let temporary = "\(directory)/.\(String(UInt64.random(in: .min ... .max), radix: 16)).tmp"
         do throws(StoreError) {
-            try create(temporary, with: bytes)
+            try create(temporary, with: bytes, mode: mode)
             guard rename(temporary, path) == 0 else { throw failure("rename to", path) }
         } catch {
             unlink(temporary)
@@ -108,13 +118,12 @@ enum FileSystem {
 
     /// The directory holding `path` ("/" for a top-level path, "." for a bare name).
     static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        PrivateFiles.parent(of: path)
     }
 
-    /// Creates `path`, which must not exist, with `bytes`, flushed to disk.
-    private static func create(_ path: String, with bytes: [UInt8]) throws(StoreError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    /// Creates `path`, which must not exist, with `bytes` and `mode`, flushed to disk.
+    private static func create(_ path: String, with bytes: [UInt8], mode: mode_t) throws(StoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure("create", path) }
         defer { close(fd) }
         var offset = 0

@@ -1,0 +1,80 @@
+import Backends
+import Crypto
+import Foundation
+import Support
+
+/// The keys one worker holds, and where it finds them. Each key comes from its environment variable
+/// (standard base64, for mounted secrets; never an option, so never in argv), else its file option,
+/// else `--keys-dir`. In production mode (``BackendOptions/isProduction``) that is all: a key given
+/// nowhere stops the worker, and none is ever created. In embedded mode a key given nowhere is loaded
+/// from, or created in, `<data>/keys`.
+struct WorkerKeys {
+    /// One key: its file name in a key directory, its file option and its environment variable.
+    struct Key {
+        var what: String
+        var file: String
+        var option: String
+        var variable: String
+    }
+
+    static let sealing = Key(what: "sealing key", file: KeyFileName.sealing, option: "sealing-key-file",
+                             variable: "REGISTRAR_SEALING_KEY")
+    static let signing = Key(what: "access-token signing key", file: KeyFileName.signing, option: "signing-key-file",
+                             variable: "REGISTRAR_SIGNING_KEY")
+    static let codeSecret = Key(what: "code secret", file: KeyFileName.codeSecret, option: "code-secret-file",
+                                variable: "REGISTRAR_CODE_SECRET")
+
+    /// The options of a worker holding `keys`.
+    static func specs(_ keys: [Key]) -> [CommandSpec.Option] {
+        [.value("keys-dir", "Directory of the key files `registrar keys` creates (default: <data-dir>/keys, created on first start unless in production)",
+                environment: "REGISTRAR_KEYS_DIR")]
+            + keys.map { .value($0.option, "File holding the \($0.what) (or $\($0.variable) as base64)", environment: $0.variable + "_FILE") }
+    }
+
+    let parsed: ParsedArguments
+    let stores: BackendOptions
+    let environment: [String: String]
+
+    init(_ parsed: ParsedArguments, stores: BackendOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.parsed = parsed
+        self.stores = stores
+        self.environment = environment
+    }
+
+    /// The key directory: `--keys-dir`, or `<data>/keys`.
+    var directory: String { parsed.value("keys-dir") ?? EmbeddedBackends(stores.dataDirectory).keysDirectory }
+
+    func sealingKeyPair() throws -> SealingKeyPair {
+        try load(Self.sealing, decode: SealingKeyPair.init(base64Secret:source:), read: SealingKeyPair.load(from:),
+                 readOrCreate: SealingKeyPair.loadOrCreate(at:))
+    }
+
+    func signingKeyPair() throws -> SigningKeyPair {
+        try load(Self.signing, decode: SigningKeyPair.init(base64Secret:source:), read: SigningKeyPair.load(from:),
+                 readOrCreate: SigningKeyPair.loadOrCreate(at:))
+    }
+
+    func codeSecret() throws -> MessageAuthenticator {
+        try load(Self.codeSecret, decode: MessageAuthenticator.init(base64Secret:source:), read: MessageAuthenticator.load(from:),
+                 readOrCreate: MessageAuthenticator.loadOrCreate(at:))
+    }
+
+    private func load<K>(_ key: Key, decode: (String, String) throws -> K, read: (String) throws -> K,
+                         readOrCreate: (String) throws -> K) throws -> K {
+        if let text = environment[key.variable], !text.isEmpty { return try decode(text, key.variable) }
+        if let file = parsed.value(key.option) { return try read(file) }
+        guard stores.isProduction else { return try readOrCreate(directory + "/" + key.file) }
+        guard parsed.value("keys-dir") != nil else { throw MissingKey(key: key) }
+        return try read(directory + "/" + key.file)
+    }
+}
+
+/// A key a worker in production mode was not given.
+struct MissingKey: Error, CustomStringConvertible {
+    var key: WorkerKeys.Key
+
+    var description: String {
+        "no \(key.what): in production mode (a PostgreSQL, S3 or SMTP store is configured) keys are never created; "
+            + "give --\(key.option), --keys-dir or $\(key.variable) (base64); `registrar keys --keys-dir DIR` creates a set"
+    }
+}
