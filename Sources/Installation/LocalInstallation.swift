@@ -45,9 +45,12 @@ public final class LocalInstallation: @unchecked Sendable {
         stores.dataDirectory = directory
         self.stores = stores
         self.binaries = binaries
-        publicKey = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey()).publicKey
+        publicKey = try KeySet.ensure(in: EmbeddedBackends(directory).keysDirectory)
         let common = ["--data-dir", directory] + workerArguments
-        self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { ($0, common + (arguments[$0] ?? [])) })
+        let keys = ["--keys-dir", EmbeddedBackends(directory).keysDirectory]
+        self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { name in
+            (name, common + (KeySet.holders.contains(name) ? keys : []) + (arguments[name] ?? []))
+        })
         broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + brokerArguments,
                                   errors: .file(directory + "/logs/broker.log"))
         guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {

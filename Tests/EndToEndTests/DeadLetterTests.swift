@@ -31,8 +31,12 @@ import Testing
 
             let letters = try await system.allTopicMessages().filter { $0.topic == Topic.deadLetters(of: Topic.registrationRequests) }
             #expect(letters.count == hostile.count)
-            #expect(try await system.allTopicMessages().filter { $0.topic == Topic.registrationOutcomes && $0.keyString == "extra" }.isEmpty,
-                    "a request with an unknown field has no outcome")
+            // A dead-lettered request whose id can be read gets its one answer, a failure; nothing is created.
+            let extra = try await system.waitForOutcomes(["extra"])["extra"] ?? []
+            #expect(extra.count == 1, "\(extra)")
+            guard case .registrationFailed(let failed)? = extra.first else { Issue.record("no failure for extra: \(extra)"); return }
+            #expect(failed.reason == .requestInvalid)
+            #expect(try system.backends.accounts().account(email: "extra@example.com") == nil)
             for (index, (body, reason)) in hostile.enumerated() {
                 let letter = try #require(letters.first { $0.keyString == "hostile-\(index)" })
                 #expect(letter.value == Array(body.utf8), "original bytes kept")

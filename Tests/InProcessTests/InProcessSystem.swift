@@ -3,6 +3,7 @@ import Crypto
 import Domain
 import Fakes
 import Foundation
+import Installation
 import Kafka
 import RegistrarClient
 import StoreTesting
@@ -46,7 +47,7 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         cluster = try MockCluster(brokers: 1)
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
-        let publicKey = try SealingKeyPair.loadOrCreate(at: EmbeddedBackends(directory).sealingKey()).publicKey
+        let publicKey = try KeySet.ensure(in: EmbeddedBackends(directory).keysDirectory)
         client = try RegistrarClient(kafka: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test"),
                                      publicKey: publicKey, name: "e2e-test")
         backends = try StoreLocation.make(for: directory)
@@ -65,7 +66,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
     }
 
     private func start<Kind: WorkerKind>(_ kind: Kind.Type, _ extraArguments: [String]) throws {
-        let arguments = ["--data-dir", directory, "--bootstrap", cluster.bootstrapServers] + extraArguments
+        let keys = KeySet.holders.contains(kind.name) ? ["--keys-dir", EmbeddedBackends(directory).keysDirectory] : []
+        let arguments = ["--data-dir", directory, "--bootstrap", cluster.bootstrapServers] + keys + extraArguments
         let environment = ProcessInfo.processInfo.environment.merging(backends.environment) { $1 }
         let parsed = try ParsedArguments(arguments, spec: kind.spec, environment: environment)
         let shutdown = ShutdownSignal(signals: [])

@@ -38,7 +38,6 @@ struct StoreLocation: Sendable {
         let mailServer = productionRequested || mailServer ? try SMTPServer() : nil
         let mail = mailServer.map { "smtp://127.0.0.1:\($0.port)?tls=none&connect-timeout=2&timeout=10" }
         var environment = ["REGISTRAR_ACCOUNTS": database, "REGISTRAR_PROFILES": database, "REGISTRAR_IMAGES": images,
-                           "REGISTRAR_KEYS_DIR": try keySet(in: directory),
                            "AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret", "AWS_REGION": "us-east-1"]
         environment["REGISTRAR_MAIL"] = mail
         for (name, value) in environment where name.hasPrefix("AWS_") { setenv(name, value, 1) }
@@ -60,18 +59,6 @@ struct StoreLocation: Sendable {
             try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite", sqlite], errors: .file("\(logs)/sql.log"))
         }
         guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
-    }
-
-    /// The key set production workers are given (they never create one) and its JWKS, in `<directory>/keys`
-    /// beside the sealing key the harness may have made already: what `registrar keys` makes.
-    private static func keySet(in directory: String) throws -> String {
-        let keys = EmbeddedBackends(directory).keysDirectory
-        _ = try SealingKeyPair.loadOrCreate(at: keys + "/" + KeyFileName.sealing)
-        let signing = try SigningKeyPair.loadOrCreate(at: keys + "/" + KeyFileName.signing)
-        try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
-            .write(toFile: keys + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
-        _ = try MessageAuthenticator.loadOrCreate(at: keys + "/" + KeyFileName.codeSecret)
-        return keys
     }
 
     private static let sharedMoto = Result { try MotoServer() }
