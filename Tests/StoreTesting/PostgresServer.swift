@@ -44,7 +44,7 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Starts the server again after `stop()`, on the same port with the same data.
     public func start() throws {
-        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000"
         try command("pg_ctl", ["-D", "\(directory)/data", "-o", options, "-l", "\(directory)/server.log", "-w", "start"])
     }
 
