@@ -79,20 +79,20 @@ let package = Package(
         .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
-        .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
+        .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
-        .target(name: "Installation", dependencies: ["Backends", "Crypto", "Kafka", "Support", "RegistrarClient"]),
+        .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
             "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
 
         .target(name: "WorkerAssembly", dependencies: [
-            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka",
+            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
             "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality",
         ]),
 

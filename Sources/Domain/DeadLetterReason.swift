@@ -23,10 +23,13 @@ public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStri
     public static let unknownSaga = DeadLetterReason(rawValue: "unknown_saga")
     /// A reply or outcome whose ids (uid, image id) or state differ from the record of its saga.
     public static let replyMismatch = DeadLetterReason(rawValue: "reply_mismatch")
+    /// An event on an internal route without a valid signature by a worker role the route takes
+    /// (missing, invalid, from an unknown key id, or by another role; see ``Route/producers``).
+    public static let unauthenticated = DeadLetterReason(rawValue: "unauthenticated")
 
     /// Every reason a worker dead-letters with.
     public static let all = UndecodableMessage.Kind.allCases.map(DeadLetterReason.init)
-        + [unexpectedType, keyMismatch, stepFailed, unknownSaga, replyMismatch]
+        + [unexpectedType, keyMismatch, stepFailed, unknownSaga, replyMismatch, unauthenticated]
 
     public var description: String { rawValue }
 }

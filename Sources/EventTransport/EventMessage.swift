@@ -11,12 +11,15 @@ public enum EventHeader {
 
 extension OutgoingMessage {
     /// `event` as a message to its topic, keyed by its flow id, with the standard headers naming
-    /// its type and `producer`.
-    public init(_ event: Event, producer: String) {
-        self.init(topic: event.topic, key: event.key, value: EventCodec.encode(event), headers: [
+    /// its type and `producer`, and signed by `signer` when given (a worker; clients sign nothing).
+    public init(_ event: Event, producer: String, signer: EventSigner? = nil) {
+        let key = Array(event.key.utf8)
+        let value = EventCodec.encode(event)
+        let signature = signer?.headers(topic: event.topic, key: key, type: event.type, payload: value) ?? []
+        self.init(topic: event.topic, key: key, value: value, headers: [
             KafkaHeader(key: EventHeader.type, value: Array(event.type.utf8)),
             KafkaHeader(key: EventHeader.producer, value: Array(producer.utf8)),
-        ])
+        ] + signature)
     }
 }
 

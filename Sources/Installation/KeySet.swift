@@ -1,19 +1,20 @@
 import Backends
 import Crypto
+import Domain
+import EventTransport
 import Foundation
 
 /// The full key set of a local installation in one key directory — the account worker's sealing and
-/// signing keys, the code secret and the JWKS, as `registrar keys` makes them — created where missing.
+/// signing keys, the code secret, the JWKS and every role's event signing key, as `registrar keys`
+/// makes them — created where missing.
 /// Production-mode workers never create keys, so a local installation on production stores makes them first.
 public enum KeySet {
-    /// The workers that hold keys and take `--keys-dir` (the image and profile workers hold none).
-    public static let holders: Set<String> = ["account-worker", "code-dispatch-worker"]
-
     /// Loads or creates every key in `directory`; returns the sealing public key clients seal to.
     public static func ensure(in directory: String) throws -> SealingPublicKey {
         let sealing = try SealingKeyPair.loadOrCreate(at: directory + "/" + KeyFileName.sealing)
         let signing = try SigningKeyPair.loadOrCreate(at: directory + "/" + KeyFileName.signing)
         _ = try MessageAuthenticator.loadOrCreate(at: directory + "/" + KeyFileName.codeSecret)
+        try EventKeyDirectory(directory).ensure(WorkerRole.allCases)
         try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
             .write(toFile: directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
         return sealing.publicKey

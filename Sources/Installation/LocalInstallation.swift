@@ -49,7 +49,7 @@ public final class LocalInstallation: @unchecked Sendable {
         let common = ["--data-dir", directory] + workerArguments
         let keys = ["--keys-dir", EmbeddedBackends(directory).keysDirectory]
         self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { name in
-            (name, common + (KeySet.holders.contains(name) ? keys : []) + (arguments[name] ?? []))
+            (name, common + keys + (arguments[name] ?? []))
         })
         broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + brokerArguments,
                                   errors: .file(directory + "/logs/broker.log"))

@@ -15,6 +15,7 @@ import Verification
 /// and the sweep that undoes registrations and email changes past their deadline.
 public enum AccountWorker: WorkerKind {
     public static let name = "account-worker"
+    public static let role = WorkerRole.account
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),

@@ -9,6 +9,7 @@ import Verification
 /// The code dispatch worker: one-time codes by email, within the resend limits, each request answered once.
 public enum CodeDispatchWorker: WorkerKind {
     public static let name = "code-dispatch-worker"
+    public static let role = WorkerRole.codeDispatch
     public static let summary = "send one-time codes by email, within the resend limits"
     public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + WorkerKeys.specs([WorkerKeys.codeSecret]) + [
         .value("code-ttl", "Seconds a code stays valid", environment: "REGISTRAR_CODE_TTL", default: "600"),

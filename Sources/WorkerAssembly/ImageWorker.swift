@@ -10,6 +10,7 @@ import Support
 /// The image worker: processes, stores and deletes avatars.
 public enum ImageWorker: WorkerKind {
     public static let name = "image-worker"
+    public static let role = WorkerRole.image
     public static let summary = "process, store and delete avatars (ProfileImages/<uuid>.jpg)"
     public static let options = BackendOptions.specs + [
         .value("avatar-size", "Side of the stored square avatar in pixels", environment: "REGISTRAR_AVATAR_SIZE", default: "512"),

@@ -8,6 +8,7 @@ import Support
 /// The profile worker: writes, updates and deletes profiles.
 public enum ProfileWorker: WorkerKind {
     public static let name = "profile-worker"
+    public static let role = WorkerRole.profile
     public static let summary = "write, update and delete profiles (users/<uid>)"
     public static let options = BackendOptions.specs
 

@@ -24,11 +24,9 @@ struct WorkerKeys {
     static let codeSecret = Key(what: "code secret", file: KeyFileName.codeSecret, option: "code-secret-file",
                                 variable: "REGISTRAR_CODE_SECRET")
 
-    /// The options of a worker holding `keys`.
+    /// The options of a worker holding `keys` (besides `keys-dir`, which every worker has: ``eventSpecs``).
     static func specs(_ keys: [Key]) -> [CommandSpec.Option] {
-        [.value("keys-dir", "Directory of the key files `registrar keys` creates (default: <data-dir>/keys, created on first start unless in production)",
-                environment: "REGISTRAR_KEYS_DIR")]
-            + keys.map { .value($0.option, "File holding the \($0.what) (or $\($0.variable) as base64)", environment: $0.variable + "_FILE") }
+        keys.map { .value($0.option, "File holding the \($0.what) (or $\($0.variable) as base64)", environment: $0.variable + "_FILE") }
     }
 
     let parsed: ParsedArguments
@@ -59,7 +57,7 @@ struct WorkerKeys {
                  readOrCreate: MessageAuthenticator.loadOrCreate(at:))
     }
 
-    private func load<K>(_ key: Key, decode: (String, String) throws -> K, read: (String) throws -> K,
+    func load<K>(_ key: Key, decode: (String, String) throws -> K, read: (String) throws -> K,
                          readOrCreate: (String) throws -> K) throws -> K {
         if let text = environment[key.variable], !text.isEmpty { return try decode(text, key.variable) }
         if let file = parsed.value(key.option) { return try read(file) }

@@ -1,3 +1,6 @@
+import Backends
+import Domain
+import EventTransport
 import Foundation
 import Support
 import WorkerRuntime
@@ -7,6 +10,8 @@ import WorkerRuntime
 public protocol WorkerKind {
     /// The worker's name: its command, its consumer group and its Kafka client id.
     static var name: String { get }
+    /// The role whose event signing key it holds and signs its events with.
+    static var role: WorkerRole { get }
     static var summary: String { get }
     /// Its options besides the connection's.
     static var options: [CommandSpec.Option] { get }
@@ -17,7 +22,9 @@ public protocol WorkerKind {
 
 extension WorkerKind {
     /// The worker's command line: the connection's options and its own.
-    public static var spec: CommandSpec { CommandSpec(name: name, summary: summary, options: ConnectionOptions.specs + options) }
+    public static var spec: CommandSpec {
+        CommandSpec(name: name, summary: summary, options: ConnectionOptions.specs + WorkerKeys.eventSpecs + options)
+    }
 
     /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
     public static func main() async -> Never {
@@ -34,7 +41,10 @@ extension WorkerKind {
     public static func run(_ parsed: ParsedArguments, until shutdown: ShutdownSignal, clock: @escaping @Sendable () -> Date = Date.init,
                            every interval: Duration = .seconds(5)) async throws {
         let connection = try ConnectionOptions(parsed)
+        let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: connection.dataDirectory))
+        let signer = try keys.eventSigner(role)
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
-        try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval)
+        let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
+        try await stack.run(on: connection.kafka(clientID: name), signer: signer, verifier: verifier, until: shutdown, every: interval)
     }
 }

@@ -1,4 +1,5 @@
 import Domain
+import EventTransport
 import Kafka
 import Support
 import WorkerRuntime
@@ -16,10 +17,11 @@ public struct WorkerStack: Sendable {
         self.periodic = periodic
     }
 
-    /// Runs the stack's `Worker` on `configuration`'s broker until `shutdown`, the periodic work every `interval`.
-    public func run(on configuration: KafkaConfiguration, until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
+    /// Runs the stack's `Worker` on `configuration`'s broker until `shutdown`, the periodic work every `interval`,
+    /// signing its events with `signer` and taking other workers' events that `verifier` authenticates.
+    public func run(on configuration: KafkaConfiguration, signer: EventSigner, verifier: EventVerifier, until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
                     retry: Backoff = .worker, grace: Duration = .seconds(10)) async throws {
-        let worker = try Worker(name: name, configuration: configuration, routing: routing, retry: retry, grace: grace)
+        let worker = try Worker(name: name, configuration: configuration, routing: routing, signer: signer, verifier: verifier, retry: retry, grace: grace)
         try await worker.run(until: shutdown, every: interval, periodic: periodic)
     }
 }

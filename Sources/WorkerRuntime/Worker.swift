@@ -8,7 +8,8 @@ import Support
 /// (retrying transient failures), publish the step's events and wait for the broker's
 /// acknowledgement, then commit the input. Messages that cannot be processed at all go to the
 /// dead-letter topic: undecodable ones, an event of a type not taken on the topic it arrived on
-/// (`unexpected_type`), one whose message key is not its flow id (`key_mismatch`), one its step refuses
+/// (`unexpected_type`), an event of a worker without a valid signature by a role its route takes
+/// (`unauthenticated`), one whose message key is not its flow id (`key_mismatch`), one its step refuses
 /// as contradicting the step's records (`UntrustedEvent`: `unknown_saga`, `reply_mismatch`), and one a
 /// step refused for good (`step_failed`). A failing dependency is waited for, never a reason to dead-letter.
 ///
@@ -20,6 +21,8 @@ public final class Worker: Sendable {
     private let consumer: KafkaConsumer
     private let producer: KafkaProducer
     private let routing: RoutingTable
+    private let signer: EventSigner
+    private let verifier: EventVerifier
     private let retry: Backoff
     private let grace: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -29,11 +32,13 @@ public final class Worker: Sendable {
     private let deadLetterLimits: [Int]
 
     /// A worker named `name` (also its consumer group) reading the topics of `routing` and handing
-    /// each event to the step of its route. On shutdown, messages being handled get `grace` to finish
+    /// each event to the step of its route, once `verifier` has checked its signature by one of the
+    /// route's producers (none for a client's request). It signs every event it publishes with
+    /// `signer`. On shutdown, messages being handled get `grace` to finish
     /// before they are abandoned (and redelivered later). Every wait (back-off, grace, the periodic
     /// interval) goes through `sleep`.
-    public init(name: String, configuration: KafkaConfiguration, routing: RoutingTable,
-                retry: Backoff = .worker, grace: Duration = .seconds(10),
+    public init(name: String, configuration: KafkaConfiguration, routing: RoutingTable, signer: EventSigner,
+                verifier: EventVerifier, retry: Backoff = .worker, grace: Duration = .seconds(10),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
@@ -41,6 +46,8 @@ public final class Worker: Sendable {
         self.consumer = try KafkaConsumer(configuration: consumerConfiguration, subscribingTo: routing.topics)
         self.producer = try KafkaProducer(configuration: configuration)
         self.routing = routing
+        self.signer = signer
+        self.verifier = verifier
         self.retry = retry
         self.grace = grace
         self.sleep = sleep
@@ -143,6 +150,14 @@ public final class Worker: Sendable {
             return try await deadLetter(message, reason: .unexpectedType,
                                         error: "\(event.type) is not taken on \(message.topic)", lane: lane, log: flow)
         }
+        let producers = Route(event.kind, on: message.topic).producers
+        if !producers.isEmpty {
+            do {
+                try verifier.verify(message, type: event.type, from: producers)
+            } catch {
+                return try await deadLetter(message, reason: .unauthenticated, error: error.description, lane: lane, log: flow)
+            }
+        }
         guard message.keyString == event.key else {
             let key = message.keyString.map { "\"\($0)\"" } ?? "missing"
             return try await deadLetter(message, reason: .keyMismatch,
@@ -181,7 +196,7 @@ public final class Worker: Sendable {
 
     /// Publishes `events` in order and waits for every acknowledgement.
     private func publish(_ events: [Event], lane: PartitionLane? = nil) async throws {
-        try await publish(events.map { OutgoingMessage($0, producer: name) }, lane: lane)
+        try await publish(events.map { OutgoingMessage($0, producer: name, signer: signer) }, lane: lane)
     }
 
     /// Publishes `messages` in order and waits for every acknowledgement. A failed send (broker down

@@ -1,11 +1,14 @@
 import Backends
 import Crypto
+import Domain
+import EventTransport
 import Foundation
 import Support
 import WorkerRuntime
 
 /// `registrar keys`: creates a full key set once — the account worker's sealing and signing keys, the code
-/// secret, and the JWKS — for an operator to distribute; prints the sealing public key, never a secret.
+/// secret, the JWKS and each worker role's event signing key — for an operator to distribute; prints the
+/// sealing public key, never a secret. `registrar keys rotate-events|retire-events` rotate an event key.
 enum KeysCommand {
     static let spec = CommandSpec(name: "registrar keys", summary: "create a key set (sealing, signing, code secret, JWKS)",
                                   options: [ConnectionOptions.specs[1],
@@ -13,15 +16,21 @@ enum KeysCommand {
                                                    environment: "REGISTRAR_KEYS_DIR")])
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await CommandLineTool.run(arguments, spec: spec) { parsed in
+        if let action = arguments.first, ["rotate-events", "retire-events"].contains(action) {
+            return await EventKeysCommand.run(action, Array(arguments.dropFirst()))
+        }
+        return await CommandLineTool.run(arguments, spec: spec) { parsed in
             let directory = parsed.value("keys-dir") ?? EmbeddedBackends(parsed.value("data-dir") ?? "data").keysDirectory
+            let events = EventKeyDirectory(directory)
             let secrets = [KeyFileName.sealing, KeyFileName.signing, KeyFileName.codeSecret].map { directory + "/" + $0 }
+                + WorkerRole.allCases.map(events.secretPath(of:))
             if let existing = secrets.first(where: FileManager.default.fileExists(atPath:)) {
                 throw CryptoError.keyFile(path: existing, reason: "exists; keys are never overwritten")
             }
             let sealing = try SealingKeyPair.create(at: secrets[0])
             let signing = try SigningKeyPair.create(at: secrets[1])
             _ = try MessageAuthenticator.create(at: secrets[2])
+            try events.create(WorkerRole.allCases)
             try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
                 .write(toFile: directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
             print(sealing.publicKey.base64)

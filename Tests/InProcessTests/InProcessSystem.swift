@@ -66,8 +66,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
     }
 
     private func start<Kind: WorkerKind>(_ kind: Kind.Type, _ extraArguments: [String]) throws {
-        let keys = KeySet.holders.contains(kind.name) ? ["--keys-dir", EmbeddedBackends(directory).keysDirectory] : []
-        let arguments = ["--data-dir", directory, "--bootstrap", cluster.bootstrapServers] + keys + extraArguments
+        let arguments = ["--data-dir", directory, "--bootstrap", cluster.bootstrapServers, "--keys-dir", EmbeddedBackends(directory).keysDirectory]
+            + extraArguments
         let environment = ProcessInfo.processInfo.environment.merging(backends.environment) { $1 }
         let parsed = try ParsedArguments(arguments, spec: kind.spec, environment: environment)
         let shutdown = ShutdownSignal(signals: [])

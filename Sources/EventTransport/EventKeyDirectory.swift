@@ -1,0 +1,59 @@
+import Crypto
+import Domain
+import Foundation
+
+/// The event signing keys of the worker roles in a key directory: `events-<role>.ed25519` holds a role's
+/// current secret key (0600) and `events-<role>.ed25519.pub` its public key; during a rotation
+/// `events-<role>.previous.pub` holds the public key it replaced, still accepted until it is retired.
+public struct EventKeyDirectory: Sendable {
+    public let path: String
+
+    public init(_ path: String) {
+        self.path = path
+    }
+
+    /// The file name of `role`'s secret key.
+    public static func secretFile(of role: WorkerRole) -> String { "events-\(role.rawValue).ed25519" }
+
+    public func secretPath(of role: WorkerRole) -> String { path + "/" + Self.secretFile(of: role) }
+    public func publicPath(of role: WorkerRole) -> String { secretPath(of: role) + ".pub" }
+    public func previousPath(of role: WorkerRole) -> String { path + "/events-\(role.rawValue).previous.pub" }
+
+    /// The public keys accepted from `role`: its current one, and the one it replaced while a rotation's
+    /// overlap lasts. With `creatingMissing` (embedded mode only) a role without keys gets a new pair first.
+    public func publicKeys(of role: WorkerRole, creatingMissing: Bool) throws -> [SigningPublicKey] {
+        if creatingMissing, !FileManager.default.fileExists(atPath: publicPath(of: role)) {
+            _ = try SigningKeyPair.loadOrCreate(at: secretPath(of: role))
+        }
+        let current = try SigningPublicKey.load(from: publicPath(of: role))
+        guard FileManager.default.fileExists(atPath: previousPath(of: role)) else { return [current] }
+        return [current, try SigningPublicKey.load(from: previousPath(of: role))]
+    }
+
+    /// Creates a key pair for each of `roles` that has none.
+    public func ensure(_ roles: [WorkerRole]) throws {
+        for role in roles { _ = try SigningKeyPair.loadOrCreate(at: secretPath(of: role)) }
+    }
+
+    /// Creates a key pair for each of `roles`, refusing to replace an existing key.
+    public func create(_ roles: [WorkerRole]) throws {
+        for role in roles { _ = try SigningKeyPair.create(at: secretPath(of: role)) }
+    }
+
+    /// Replaces `role`'s key pair with a new one, keeping the old public key as the previous one (replacing
+    /// any earlier previous key, which is thereby retired); returns the new public key.
+    public func rotate(_ role: WorkerRole) throws -> SigningPublicKey {
+        let old = try SigningPublicKey.load(from: publicPath(of: role))
+        try old.save(to: previousPath(of: role))
+        let new = SigningKeyPair.generate()
+        try new.save(to: secretPath(of: role))
+        return new.publicKey
+    }
+
+    /// Ends a rotation's overlap: `role`'s previous public key is no longer accepted. Returns whether there was one.
+    public func retirePrevious(of role: WorkerRole) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: previousPath(of: role)) else { return false }
+        try FileManager.default.removeItem(atPath: previousPath(of: role))
+        return true
+    }
+}

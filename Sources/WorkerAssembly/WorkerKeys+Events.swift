@@ -1,0 +1,71 @@
+import Crypto
+import Domain
+import EventTransport
+import Support
+
+/// Every worker's event keys: its own role's signing key (from `$REGISTRAR_EVENT_KEY` as base64, else
+/// `--event-key-file`, else `--keys-dir`, like the other keys) and the public keys of the roles whose
+/// events it takes (from `$REGISTRAR_EVENT_PUBLIC_KEYS`, else the `.pub` files of `--keys-dir`,
+/// including a rotated-out key still in its overlap). In embedded mode missing ones are created in `<data>/keys`.
+extension WorkerKeys {
+    static let publicEventKeysVariable = "REGISTRAR_EVENT_PUBLIC_KEYS"
+
+    /// The key options every worker has.
+    static let eventSpecs: [CommandSpec.Option] = [
+        .value("keys-dir", "Directory of the key files `registrar keys` creates (default: <data-dir>/keys, created on first start unless in production)",
+               environment: "REGISTRAR_KEYS_DIR"),
+        .value("event-key-file", "File holding this worker's event signing key (or $REGISTRAR_EVENT_KEY as base64)",
+               environment: "REGISTRAR_EVENT_KEY_FILE"),
+    ]
+
+    static func eventKey(_ role: WorkerRole) -> Key {
+        Key(what: "event signing key of the \(role.rawValue) role", file: EventKeyDirectory.secretFile(of: role),
+            option: "event-key-file", variable: "REGISTRAR_EVENT_KEY")
+    }
+
+    /// The signer of `role`'s events: this worker's own event key.
+    func eventSigner(_ role: WorkerRole) throws -> EventSigner {
+        EventSigner(role: role, key: try load(Self.eventKey(role), decode: SigningKeyPair.init(base64Secret:source:),
+                                              read: SigningKeyPair.load(from:), readOrCreate: SigningKeyPair.loadOrCreate(at:)))
+    }
+
+    /// The verifier of the events of `roles`: their public keys only.
+    func eventVerifier(trusting roles: Set<WorkerRole>) throws -> EventVerifier {
+        if let text = environment[Self.publicEventKeysVariable], !text.isEmpty {
+            let keys = try Self.publicEventKeys(text)
+            if let missing = roles.subtracting(keys.keys).sorted().first { throw MissingPublicEventKey(role: missing) }
+            return EventVerifier(trusting: keys.filter { roles.contains($0.key) })
+        }
+        if stores.isProduction, parsed.value("keys-dir") == nil, let missing = roles.sorted().first {
+            throw MissingPublicEventKey(role: missing)
+        }
+        let directory = EventKeyDirectory(directory)
+        var keys: [WorkerRole: [SigningPublicKey]] = [:]
+        for role in roles { keys[role] = try directory.publicKeys(of: role, creatingMissing: !stores.isProduction) }
+        return EventVerifier(trusting: keys)
+    }
+
+    /// Parses `role=base64` entries separated by spaces, commas or newlines (a role may appear twice during a rotation).
+    static func publicEventKeys(_ text: String) throws -> [WorkerRole: [SigningPublicKey]] {
+        var keys: [WorkerRole: [SigningPublicKey]] = [:]
+        for entry in text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let role = WorkerRole(rawValue: String(parts[0])),
+                  let key = try? SigningPublicKey(base64: String(parts[1])) else {
+                throw CryptoError.keyFile(path: "$" + publicEventKeysVariable, reason: "not role=base64 entries")
+            }
+            keys[role, default: []].append(key)
+        }
+        return keys
+    }
+}
+
+/// A public event key a worker in production mode was not given.
+struct MissingPublicEventKey: Error, CustomStringConvertible {
+    var role: WorkerRole
+
+    var description: String {
+        "no public event key of the \(role.rawValue) role: in production mode give --keys-dir (with "
+            + "\(EventKeyDirectory.secretFile(of: role)).pub) or $\(WorkerKeys.publicEventKeysVariable) (role=base64 …)"
+    }
+}
