@@ -111,8 +111,9 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto"]),
+        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto", "EventTransport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
+        .testTarget(name: "EventTransportTests", dependencies: ["EventTransport", "Crypto", "Domain", "Kafka", "StoreTesting"]),
         .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
@@ -150,7 +151,9 @@ let package = Package(
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
             "EventTransport", "RegistrarClient", "Installation",
         ]),
-        .testTarget(name: "WorkerAssemblyTests", dependencies: ["WorkerAssembly", "Backends", "Crypto", "Support", "StoreTesting"]),
+        .testTarget(name: "WorkerAssemblyTests", dependencies: [
+            "WorkerAssembly", "Backends", "Crypto", "Support", "StoreTesting", "Domain", "EventTransport",
+        ]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
             "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation",

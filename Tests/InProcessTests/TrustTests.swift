@@ -8,17 +8,21 @@ import WorkerRuntime
 /// workers in process: each is refused or dead-lettered, and the victim's account, profile and avatar
 /// are unchanged, and the victim still signs in.
 @Suite struct TrustTests {
-    /// Attack 4: replies for sagas that do not exist, naming the victim's uid and image id, delete
+    /// Attack 4, played with the producers' real keys (as by one who stole them; without, see
+    /// `ForgedEventTests`): replies for sagas that do not exist, naming the victim's uid and image id, delete
     /// nothing (no `DeleteProfile`/`DeleteAvatar` is published) and are dead-lettered `unknown_saga`;
     /// replies for the victim's own saga naming other ids are dead-lettered `reply_mismatch`; an email
     /// change reply for no change moves no account or profile.
     @Test func forgedRepliesDeleteNothing() async throws {
         try await InProcessSystem.with { system in
             let victim = try await system.victim()
-            try await system.forge(.profileWritten(ProfileWritten(registrationId: "nope-1", uid: victim.uid)))
-            try await system.forge(.avatarStored(AvatarStored(registrationId: "nope-2", imageId: victim.imageId, url: "u")))
-            try await system.forge(.avatarStored(AvatarStored(registrationId: victim.registrationId, imageId: "other-image", url: "u")))
-            try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "nope-3", uid: victim.uid, email: "attacker@example.com")))
+            let (image, profile) = (try system.signer(.image), try system.signer(.profile))
+            try await system.forge(.profileWritten(ProfileWritten(registrationId: "nope-1", uid: victim.uid)), signedBy: profile)
+            try await system.forge(.avatarStored(AvatarStored(registrationId: "nope-2", imageId: victim.imageId, url: "u")), signedBy: image)
+            try await system.forge(.avatarStored(AvatarStored(registrationId: victim.registrationId, imageId: "other-image", url: "u")),
+                                   signedBy: image)
+            try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "nope-3", uid: victim.uid, email: "attacker@example.com")),
+                                   signedBy: profile)
             let expected = [(Topic.registrationReplies, "nope-1", "unknown_saga"), (Topic.registrationReplies, "nope-2", "unknown_saga"),
                             (Topic.registrationReplies, victim.registrationId, "reply_mismatch"), (Topic.accountReplies, "nope-3", "unknown_saga")]
             for (topic, key, reason) in expected {
@@ -52,8 +56,8 @@ import WorkerRuntime
         }
     }
 
-    /// Attack 3: forged `RegistrationCompleted`s naming the victim's uid, for the attacker's own
-    /// code sign-in, issue nothing: on `auth.requests` it is `unexpected_type`; under the request id it
+    /// Attack 3: forged `RegistrationCompleted`s naming the victim's uid (signed with the account
+    /// worker's real key, as by one who stole it), for the attacker's own code sign-in, issue nothing: on `auth.requests` it is `unexpected_type`; under the request id it
     /// is no registration's; under the registration id the server chose it is `reply_mismatch` (the
     /// saga's uid is the attacker's). The sign-in is answered once, for the attacker's own account.
     @Test func aForgedCompletionIssuesNoTokensForTheVictim() async throws {
@@ -70,11 +74,12 @@ import WorkerRuntime
             func completion(_ registrationId: String) -> Event {
                 .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: victim.profile))
             }
-            try await system.forge(completion(requestId), on: Topic.authRequests)
+            let account = try system.signer(.account)
+            try await system.forge(completion(requestId), on: Topic.authRequests, signedBy: account)
             let misrouted = try await system.deadLetter(from: Topic.authRequests, key: requestId)
             #expect(misrouted.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "unexpected_type")
-            try await system.forge(completion(requestId))
-            try await system.forge(completion(attacker.registrationId))
+            try await system.forge(completion(requestId), signedBy: account)
+            try await system.forge(completion(attacker.registrationId), signedBy: account)
             let letter = try await system.deadLetter(from: Topic.registrationOutcomes, key: attacker.registrationId)
             #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "reply_mismatch")
 

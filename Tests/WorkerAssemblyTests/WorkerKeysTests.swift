@@ -12,15 +12,17 @@ import Testing
     static let production = ["--accounts", "postgres://nobody@127.0.0.1:1/none"]
 
     @Test func eachWorkerHasOptionsForItsOwnKeysOnly() {
-        let keyOptions = ["keys-dir", "sealing-key-file", "signing-key-file", "code-secret-file"]
+        let keyOptions = ["keys-dir", "event-key-file", "sealing-key-file", "signing-key-file", "code-secret-file"]
         func options(_ spec: CommandSpec) -> [String] { spec.options.map(\.name).filter(keyOptions.contains) }
         #expect(options(AccountWorker.spec) == keyOptions)
-        #expect(options(CodeDispatchWorker.spec) == ["keys-dir", "code-secret-file"])
-        #expect(options(ImageWorker.spec).isEmpty)
-        #expect(options(ProfileWorker.spec).isEmpty)
+        #expect(options(CodeDispatchWorker.spec) == ["keys-dir", "event-key-file", "code-secret-file"])
+        #expect(options(ImageWorker.spec) == ["keys-dir", "event-key-file"])
+        #expect(options(ProfileWorker.spec) == ["keys-dir", "event-key-file"])
         // Key values come from the environment alone, never from an option (argv).
-        let variables = [AccountWorker.spec, CodeDispatchWorker.spec].flatMap(\.options).compactMap(\.environment)
-        #expect(!variables.contains { ["REGISTRAR_SEALING_KEY", "REGISTRAR_SIGNING_KEY", "REGISTRAR_CODE_SECRET"].contains($0) })
+        let variables = [AccountWorker.spec, CodeDispatchWorker.spec, ImageWorker.spec].flatMap(\.options).compactMap(\.environment)
+        #expect(!variables.contains {
+            ["REGISTRAR_SEALING_KEY", "REGISTRAR_SIGNING_KEY", "REGISTRAR_CODE_SECRET", "REGISTRAR_EVENT_KEY"].contains($0)
+        })
     }
 
     @Test func productionRefusesToStartWithoutKeysAndCreatesNone() throws {
@@ -74,8 +76,9 @@ import Testing
     }
 }
 
-/// The image worker (which parses untrusted images) and the profile worker hold no key: building their
-/// stacks opens every store they use, on an embedded data directory, without opening or creating `<data>/keys`.
+/// The image worker (which parses untrusted images) and the profile worker hold none of the account worker's
+/// keys: building their stacks opens every store they use, on an embedded data directory, without opening or
+/// creating `<data>/keys` (their own event keys are `WorkerEventKeysTests`').
 @Suite struct KeylessWorkersTests {
     @Test func imageAndProfileWorkersNeverTouchTheKeyDirectory() throws {
         try withTemporaryDirectory { data in

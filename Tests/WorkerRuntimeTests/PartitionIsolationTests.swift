@@ -1,4 +1,5 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Support
@@ -36,15 +37,17 @@ import Testing
         configuration.groupID = "isolation-\(UUID().uuidString.prefix(6))"
         let step = FlakyStep()
         let worker = try Worker(name: "isolation-worker", configuration: configuration, routing: RoutingTable([step]),
-                                retry: Backoff(attempts: 8, initialDelay: .milliseconds(300), maxDelay: .seconds(1)))
+                                signer: TestEventKeys.account, verifier: TestEventKeys.verifier, retry: Backoff(attempts: 8, initialDelay: .milliseconds(300), maxDelay: .seconds(1)))
         let shutdown = ShutdownSignal(signals: [])
         let running = Task { try await worker.run(until: shutdown) }
 
         let producer = try KafkaProducer(configuration: configuration)
         func send(_ key: String, partition: Int32) async throws {
             let event = Event.profileWritten(ProfileWritten(registrationId: key, uid: "00000000-0000-0000-0000-000000000000"))
-            try await producer.send(OutgoingMessage(topic: "isolation.input", key: Array(key.utf8), value: EventCodec.encode(event),
-                                                    headers: [], partition: partition))
+            let value = EventCodec.encode(event)
+            let signature = TestEventKeys.profile.headers(topic: "isolation.input", key: Array(key.utf8), type: event.type, payload: value)
+            try await producer.send(OutgoingMessage(topic: "isolation.input", key: Array(key.utf8), value: value,
+                                                    headers: signature, partition: partition))
         }
         try await send("slow", partition: 0)
         try await send("after-slow", partition: 0)

@@ -1,4 +1,6 @@
+import Crypto
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Registration
@@ -22,9 +24,17 @@ struct Victim {
 /// What the attack tests do with an installation: publish forged events as any client can, read the
 /// dead letters, and check that a victim's account, profile and avatar are unchanged.
 extension TestSystem {
-    /// Publishes `event` as a client would, to `topic` (its own topic by default), keyed by its flow id.
-    func forge(_ event: Event, on topic: String? = nil) async throws {
-        try await publish(EventCodec.encode(event), to: topic ?? event.topic, key: event.key)
+    /// Publishes `event` as a client would, to `topic` (its own topic by default), keyed by its flow id,
+    /// signed for its own topic by `signer` when given (as a worker, or one who holds its key, would).
+    func forge(_ event: Event, on topic: String? = nil, signedBy signer: EventSigner? = nil) async throws {
+        let message = OutgoingMessage(event, producer: "attacker", signer: signer)
+        try await client.publish(OutgoingMessage(topic: topic ?? event.topic, key: message.key, value: message.value,
+                                                 headers: message.headers))
+    }
+
+    /// The signer of `role` with its real event key from the installation's key directory.
+    func signer(_ role: WorkerRole) throws -> EventSigner {
+        EventSigner(role: role, key: try SigningKeyPair.load(from: EventKeyDirectory(directory + "/keys").secretPath(of: role)))
     }
 
     /// The dead letter of the message keyed `key` that was published to `topic`; fails after `timeout`.

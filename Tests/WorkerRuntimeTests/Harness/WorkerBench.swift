@@ -1,4 +1,5 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Support
@@ -37,7 +38,8 @@ final class WorkerBench: Sendable {
     func run(_ step: ScriptedStep, grace: Duration = .seconds(10),
              sleep: (@Sendable (Duration) async throws -> Void)? = nil,
              periodic: (@Sendable () throws -> [Event])? = nil, every interval: Duration = .seconds(5)) throws -> Running {
-        let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]), grace: grace,
+        let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]),
+                                signer: TestEventKeys.account, verifier: TestEventKeys.verifier, grace: grace,
                                 sleep: sleep ?? { [self] duration in sleeps.withLock { $0.append(duration) } })
         let shutdown = ShutdownSignal(signals: [])
         return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown, every: interval, periodic: periodic) })
@@ -73,18 +75,20 @@ final class WorkerBench: Sendable {
 
     /// Publishes `value` to `topic` with `key`, with a producer taking messages of up to `maxBytes`
     /// (librdkafka's default 1,000,000 unless given).
-    func publish(_ value: [UInt8], to topic: String, key: String, maxBytes: Int? = nil) async throws {
+    func publish(_ value: [UInt8], to topic: String, key: String, headers: [KafkaHeader] = [], maxBytes: Int? = nil) async throws {
         var configuration = configuration
         configuration.deliveryTimeout = .seconds(60)  // the bench's own sends wait for the broker, whatever the worker's do
         if let maxBytes { configuration.properties["message.max.bytes"] = String(maxBytes) }
         let producer = try KafkaProducer(configuration: configuration)
-        try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: []))
+        try await producer.send(OutgoingMessage(topic: topic, key: Array(key.utf8), value: value, headers: headers))
         await producer.close()
     }
 
-    /// Publishes `event` to `topic` (its own by default), keyed by its flow id unless `key` says otherwise.
+    /// Publishes `event` to `topic` (its own by default), keyed by its flow id unless `key` says otherwise,
+    /// signed as the account worker for its own topic and key (as the worker's outcomes on `registration.outcomes` are).
     func publish(_ event: Event, to topic: String? = nil, key: String? = nil) async throws {
-        try await publish(EventCodec.encode(event), to: topic ?? event.topic, key: key ?? event.key)
+        let message = OutgoingMessage(event, producer: "bench", signer: TestEventKeys.account)
+        try await publish(message.value, to: topic ?? event.topic, key: key ?? event.key, headers: message.headers)
     }
 
     /// Every message on the bench's topics right now.
