@@ -59,10 +59,15 @@ import WorkerRuntime
                 let letter = try await system.deadLetter(from: topic, key: key)
                 #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "unauthenticated", "\(topic) \(key)")
             }
-            let published = try await TopicSnapshot.read([Topic.profileCommands, Topic.imageCommands], configuration: system.kafka)
-                .filter { $0.header(EventHeader.producer) == Array("account-worker".utf8) }
-            #expect(published.map(\.keyString) == [victim.registrationId, victim.registrationId],
-                    "the account worker sent only the victim's own StoreAvatar and WriteProfile")
+            let verifier = EventVerifier(trusting: [.account: [account.publicKey]])
+            let commands = try await TopicSnapshot.read([Topic.profileCommands, Topic.imageCommands], configuration: system.kafka)
+            let signed = commands.compactMap { message in
+                (try? message.event()).flatMap { event in
+                    (try? verifier.verify(message, type: event.type, from: [.account])).map { "\(event.type) \(event.key)" }
+                }
+            }
+            #expect(signed.sorted() == ["StoreAvatar \(victim.registrationId)", "WriteProfile \(victim.registrationId)"],
+                    "the account worker sent only the victim's own commands")
             try await system.expectUnchanged(victim)
             #expect(try system.audit().isEmpty)
         }
