@@ -10,17 +10,26 @@ import WorkerRuntime
 /// secret, the JWKS and each worker role's event signing key — for an operator to distribute; prints the
 /// sealing public key, never a secret. `registrar keys rotate-events|retire-events` rotate an event key.
 enum KeysCommand {
-    static let spec = CommandSpec(name: "registrar keys", summary: "create a key set (sealing, signing, code secret, JWKS)",
-                                  options: [ConnectionOptions.specs[1],
-                                            .value("keys-dir", "Directory to create the keys in (default: <data-dir>/keys)",
-                                                   environment: "REGISTRAR_KEYS_DIR")])
+    /// The options locating the key directory, shared by the `keys` commands.
+    static let directoryOptions: [CommandSpec.Option] = [
+        ConnectionOptions.specs[1],
+        .value("keys-dir", "Directory of the keys (default: <data-dir>/keys)", environment: "REGISTRAR_KEYS_DIR"),
+    ]
+
+    static let spec = CommandSpec(name: "registrar keys", summary: "create a key set (sealing, signing, code secret, JWKS, event keys)",
+                                  options: directoryOptions)
+
+    /// The key directory `parsed` names.
+    static func directory(_ parsed: ParsedArguments) -> String {
+        parsed.value("keys-dir") ?? EmbeddedBackends(parsed.value("data-dir") ?? "data").keysDirectory
+    }
 
     static func run(_ arguments: [String]) async -> ExitCode {
         if let action = arguments.first, ["rotate-events", "retire-events"].contains(action) {
             return await EventKeysCommand.run(action, Array(arguments.dropFirst()))
         }
         return await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let directory = parsed.value("keys-dir") ?? EmbeddedBackends(parsed.value("data-dir") ?? "data").keysDirectory
+            let directory = directory(parsed)
             let events = EventKeyDirectory(directory)
             let secrets = [KeyFileName.sealing, KeyFileName.signing, KeyFileName.codeSecret].map { directory + "/" + $0 }
                 + WorkerRole.allCases.map(events.secretPath(of:))

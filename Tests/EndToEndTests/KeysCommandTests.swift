@@ -14,12 +14,13 @@ import Testing
             #expect(first.status == 0, "\(first.errors)")
             let sealing = try String(contentsOfFile: keys + "/account-worker.seal", encoding: .utf8)
             #expect(first.output == [try SealingPublicKey.load(from: keys + "/account-worker.seal.pub").base64])
-            #expect(try FileManager.default.contentsOfDirectory(atPath: keys).sorted() == [
+            let eventKeys = ["account", "code-dispatch", "image", "profile"].map { "events-\($0).ed25519" }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: keys).sorted() == ([
                 "access-tokens.ed25519", "access-tokens.ed25519.pub", "account-worker.seal", "account-worker.seal.pub",
                 "codes.hmac", "jwks.json",
-            ])
+            ] + eventKeys + eventKeys.map { $0 + ".pub" }).sorted())
             #expect(try mode(of: keys) == 0o700)
-            for secret in ["account-worker.seal", "access-tokens.ed25519", "codes.hmac"] {
+            for secret in ["account-worker.seal", "access-tokens.ed25519", "codes.hmac"] + eventKeys {
                 #expect(try mode(of: keys + "/" + secret) == 0o600, "\(secret)")
             }
             let jwks = try String(contentsOfFile: keys + "/jwks.json", encoding: .utf8)
@@ -40,13 +41,49 @@ import Testing
             let data = root + "/data"
             let result = try await run("account-worker", ["--bootstrap", "127.0.0.1:1", "--data-dir", data,
                                                           "--accounts", "postgres://nobody@127.0.0.1:1/none"],
-                                       environment: ["REGISTRAR_SEALING_KEY": secret], logs: root)
+                                       environment: ["REGISTRAR_SEALING_KEY": secret, "REGISTRAR_EVENT_KEY": try eventKey(in: root)],
+                                       logs: root)
             #expect(result.status == 1)
             #expect(result.errors.contains("no access-token signing key"), "\(result.errors)")
             #expect(result.errors.contains("--signing-key-file, --keys-dir or $REGISTRAR_SIGNING_KEY"), "\(result.errors)")
             #expect(!result.errors.contains(secret))
             #expect(!FileManager.default.fileExists(atPath: data))
         }
+    }
+
+    @Test func rotateEventsKeepsTheOldPublicKeyUntilRetired() async throws {
+        try await inTemporaryDirectory { root in
+            let keys = root + "/set"
+            #expect(try await run("registrar", ["keys", "--keys-dir", keys], logs: root).status == 0)
+            let old = try SigningPublicKey.load(from: keys + "/events-image.ed25519.pub")
+            let rotated = try await run("registrar", ["keys", "rotate-events", "--role", "image", "--keys-dir", keys], logs: root)
+            #expect(rotated.status == 0, "\(rotated.errors)")
+            let new = try SigningPublicKey.load(from: keys + "/events-image.ed25519.pub")
+            #expect(new != old && rotated.output.first?.contains(new.keyID) == true)
+            #expect(try SigningPublicKey.load(from: keys + "/events-image.previous.pub") == old)
+            #expect(try mode(of: keys + "/events-image.ed25519") == 0o600)
+            #expect(try await run("registrar", ["keys", "retire-events", "--role", "image", "--keys-dir", keys], logs: root).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: keys + "/events-image.previous.pub"))
+            #expect(try await run("registrar", ["keys", "rotate-events", "--role", "nobody", "--keys-dir", keys], logs: root).status == 2)
+        }
+    }
+
+    @Test func anImageWorkerInProductionWithoutItsEventKeyExitsOneAndCreatesNothing() async throws {
+        try await inTemporaryDirectory { root in
+            let data = root + "/data"
+            let result = try await run("image-worker", ["--bootstrap", "127.0.0.1:1", "--data-dir", data,
+                                                        "--accounts", "postgres://nobody@127.0.0.1:1/none"], logs: root)
+            #expect(result.status == 1)
+            #expect(result.errors.contains("no event signing key of the image role"), "\(result.errors)")
+            #expect(result.errors.contains("--event-key-file, --keys-dir or $REGISTRAR_EVENT_KEY"), "\(result.errors)")
+            #expect(!FileManager.default.fileExists(atPath: data))
+        }
+    }
+
+    /// The base64 secret of a new event signing key, saved under `root`.
+    private func eventKey(in root: String) throws -> String {
+        try SigningKeyPair.generate().save(to: root + "/event")
+        return try String(contentsOfFile: root + "/event", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func inTemporaryDirectory(_ body: (String) async throws -> Void) async throws {
