@@ -11,6 +11,7 @@ public enum CodeDispatchWorker: WorkerKind {
     public static let name = "code-dispatch-worker"
     public static let role = WorkerRole.codeDispatch
     public static let summary = "send one-time codes by email, within the resend limits"
+    public static let steps: [any EventHandler.Type] = [AnswerOnce<CodeDispatchStep>.self]
     public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + WorkerKeys.specs([WorkerKeys.codeSecret]) + [
         .value("code-ttl", "Seconds a code stays valid", environment: "REGISTRAR_CODE_TTL", default: "600"),
         .value("code-cooldown", "Seconds between two codes for one email and purpose", environment: "REGISTRAR_CODE_COOLDOWN", default: "60"),

@@ -10,6 +10,7 @@ public enum ProfileWorker: WorkerKind {
     public static let name = "profile-worker"
     public static let role = WorkerRole.profile
     public static let summary = "write, update and delete profiles (users/<uid>)"
+    public static let steps: [any EventHandler.Type] = [ProfileStep.self, ProfileEmailStep.self]
     public static let options = BackendOptions.specs
 
     /// Reads no time.

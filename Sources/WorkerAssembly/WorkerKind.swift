@@ -13,6 +13,8 @@ public protocol WorkerKind {
     /// The role whose event signing key it holds and signs its events with.
     static var role: WorkerRole { get }
     static var summary: String { get }
+    /// The types of the steps its stack routes to (`TopicAccess` derives its topics from their routes).
+    static var steps: [any EventHandler.Type] { get }
     /// Its options besides the connection's.
     static var options: [CommandSpec.Option] { get }
     /// The stack `options` configure, with its stores in (or defaulting to) `dataDirectory`, reading the time from `clock`.
