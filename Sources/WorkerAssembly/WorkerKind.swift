@@ -35,6 +35,12 @@ extension WorkerKind {
                            every interval: Duration = .seconds(5)) async throws {
         let connection = try ConnectionOptions(parsed)
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
-        try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval)
+        guard let file = connection.bootstrapFile else {
+            return try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval)
+        }
+        try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown,
+                                                 logger: Logger(component: name)) { address, session in
+            try await stack.run(on: connection.kafka(clientID: name, bootstrapServers: address), until: session, every: interval)
+        }
     }
 }
