@@ -61,6 +61,7 @@ let package = Package(
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
+        .target(name: "Metrics"),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
@@ -81,7 +82,7 @@ let package = Package(
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
@@ -110,6 +111,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
