@@ -5,11 +5,12 @@ import PackageDescription
 ///
 /// Layers, bottom up:
 /// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`,
-///   `CPwquality`):
+///   `CPwquality`, `CMicroHTTPD` + `MicroHTTPDShim`):
 ///   thin wrappers, nothing else.
 /// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
+/// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway.
 /// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP.
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
 ///   `ContractLimits`).
@@ -57,11 +58,14 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CPwquality", pkgConfig: "pwquality", providers: [.apt(["libpwquality-dev", "cracklib-runtime"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "MicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
         .target(name: "Metrics"),
+        .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
@@ -113,6 +117,7 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
         .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain"]),
