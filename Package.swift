@@ -66,8 +66,9 @@ let package = Package(
         .target(name: "Support"),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD"]),
+        .target(name: "Operations", dependencies: ["HTTPServer", "Metrics", "Support"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
-        .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
+        .target(name: "Crypto", dependencies: ["CSodium", "Support", "Metrics"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
@@ -98,7 +99,7 @@ let package = Package(
 
         .target(name: "WorkerAssembly", dependencies: [
             "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality", "Operations", "Metrics",
         ]),
 
         // MARK: Executables

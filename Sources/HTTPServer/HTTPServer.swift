@@ -20,7 +20,8 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening; plain HTTP (no `configuration.tls`) only on a loopback address.
     public init(_ configuration: HTTPServerConfiguration, handler: @escaping Handler) throws {
-        guard configuration.tls != nil || HTTPServerConfiguration.isLoopback(configuration.host) else {
+        guard configuration.tls != nil || configuration.allowsPlainHTTPOffLoopback
+                || HTTPServerConfiguration.isLoopback(configuration.host) else {
             throw HTTPServerError("plain HTTP is served only on a loopback address; give a TLS certificate and key for \(configuration.host)")
         }
         guard (0...65535).contains(configuration.port) else { throw HTTPServerError("port \(configuration.port) is out of range") }

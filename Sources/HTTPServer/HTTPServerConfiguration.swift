@@ -34,6 +34,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLimit: Int = 256
     /// An idle connection is closed after this many seconds.
     public var connectionTimeout: Int = 30
+    /// Lets plain HTTP listen off loopback, for endpoints that carry nothing secret (metrics and health,
+    /// scraped inside a cluster network).
+    public var allowsPlainHTTPOffLoopback = false
 
     public init(host: String, port: Int, tls: TLS? = nil, bodyLimit: @escaping @Sendable (String, String) -> Int) {
         self.host = host

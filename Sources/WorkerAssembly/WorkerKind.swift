@@ -1,4 +1,5 @@
 import Foundation
+import Operations
 import Support
 import WorkerRuntime
 
@@ -17,7 +18,9 @@ public protocol WorkerKind {
 
 extension WorkerKind {
     /// The worker's command line: the connection's options and its own.
-    public static var spec: CommandSpec { CommandSpec(name: name, summary: summary, options: ConnectionOptions.specs + options) }
+    public static var spec: CommandSpec {
+        CommandSpec(name: name, summary: summary, options: ConnectionOptions.specs + [OperationsEndpoint.option] + options)
+    }
 
     /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
     public static func main() async -> Never {
@@ -35,12 +38,29 @@ extension WorkerKind {
                            every interval: Duration = .seconds(5)) async throws {
         let connection = try ConnectionOptions(parsed)
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
-        guard let file = connection.bootstrapFile else {
-            return try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval)
+        let board = WorkerBoard()
+        let endpoint = try parsed.value("metrics-listen").map { address in
+            let endpoint = try OperationsEndpoint(listening: address) {
+                let health = board.health()
+                return HealthReport(isAlive: health.isRunning, notReadyBecause: health.reasons)
+            }
+            Logger(component: name).info("operations endpoint listening (metrics, healthz, readyz)", ["port": endpoint.port])
+            return endpoint
         }
-        try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown,
-                                                 logger: Logger(component: name)) { address, session in
-            try await stack.run(on: connection.kafka(clientID: name, bootstrapServers: address), until: session, every: interval)
+        do {
+            if let file = connection.bootstrapFile {
+                try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown,
+                                                         logger: Logger(component: name)) { address, session in
+                    try await stack.run(on: connection.kafka(clientID: name, bootstrapServers: address), until: session,
+                                        every: interval, board: board)
+                }
+            } else {
+                try await stack.run(on: connection.kafka(clientID: name), until: shutdown, every: interval, board: board)
+            }
+        } catch {
+            await endpoint?.stop()
+            throw error
         }
+        await endpoint?.stop()
     }
 }

@@ -17,9 +17,12 @@ public struct WorkerStack: Sendable {
     }
 
     /// Runs the stack's `Worker` on `configuration`'s broker until `shutdown`, the periodic work every `interval`.
+    /// `board`, when given, shows the worker while it runs (for the health endpoints).
     public func run(on configuration: KafkaConfiguration, until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
-                    retry: Backoff = .worker, grace: Duration = .seconds(10)) async throws {
+                    retry: Backoff = .worker, grace: Duration = .seconds(10), board: WorkerBoard? = nil) async throws {
         let worker = try Worker(name: name, configuration: configuration, routing: routing, retry: retry, grace: grace)
+        board?.show(worker)
+        defer { board?.show(nil) }
         try await worker.run(until: shutdown, every: interval, periodic: periodic)
     }
 }

@@ -25,6 +25,7 @@ public final class Worker: Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
     private let metrics: WorkerMetrics
+    private let session: SessionState
     /// The sizes a dead letter is cut to, largest first: what the producer takes, then smaller ones for a
     /// dead-letter topic whose own limit is lower.
     private let deadLetterLimits: [Int]
@@ -38,6 +39,13 @@ public final class Worker: Sendable {
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
+        let session = SessionState()
+        self.session = session
+        let observer = configuration.rebalanceHandler
+        consumerConfiguration.rebalanceHandler = { event in
+            session.joined()
+            observer?(event)
+        }
         self.name = name
         self.consumer = try KafkaConsumer(configuration: consumerConfiguration, subscribingTo: routing.topics)
         self.producer = try KafkaProducer(configuration: configuration)
@@ -61,8 +69,12 @@ public final class Worker: Sendable {
                     periodic: (@Sendable () throws -> [Event])? = nil) async throws {
         logger.info("started")
         metrics.watch(consumer, producer)
-        defer { metrics.stopWatching() }
         let lanes = LaneTable()
+        session.began(with: lanes)
+        defer {
+            metrics.stopWatching()
+            session.ended()
+        }
         var failure: (any Error)?
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,6 +98,9 @@ public final class Worker: Sendable {
         logger.info("stopped")
         if let failure { throw failure }
     }
+
+    /// Whether the loop runs, has joined its group, and which partitions wait for a failing dependency.
+    public func health() -> WorkerHealth { session.health }
 
     /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good.
     private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event]) async throws {
@@ -163,6 +178,7 @@ public final class Worker: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as StoreError {
+            metrics.storeFailed(error.kind)
             try await deadLetter(message, type: event.type, reason: .stepFailed, error: error.message, lane: lane, log: flow)
         } catch let error as UntrustedEvent {
             try await deadLetter(message, type: event.type, reason: error.reason, error: error.message, lane: lane, log: flow)
@@ -182,7 +198,8 @@ public final class Worker: Sendable {
             (log ?? logger).warning("a dependency is failing; waiting and retrying",
                                     ["step": what, "attempt": attempt, "error": error.message])
             metrics.retried(what)
-            lane?.setRetrying(true)
+            metrics.storeFailed(error.kind)
+            lane?.setRetrying(true, because: error.message)
         }, sleep: sleep) { _ in try await offload(step) }
     }
 
@@ -205,7 +222,7 @@ public final class Worker: Sendable {
             }
             _ = try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
                 logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
-                lane?.setRetrying(true)
+                lane?.setRetrying(true, because: "publishing to \(message.topic): \(error.message)")
             }, sleep: sleep) { _ in try await producer.send(message) }
         }
     }

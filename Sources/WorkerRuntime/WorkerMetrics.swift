@@ -18,6 +18,9 @@ struct WorkerMetrics: Sendable {
     private static let outcomes = registry.counter(
         "registrar_outcomes_total", "Outcomes published, by type and reason code (none for a success)", labels: ["worker", "type", "reason"])
 
+    private static let storeErrors = registry.counter(
+        "registrar_store_errors_total", "Store failures met by steps, by kind (transient: waited out; permanent: the step failed)",
+        labels: ["worker", "kind"])
     private static let lag = registry.gauge(
         "registrar_consumer_lag_messages", "Messages not yet read on each partition a worker holds",
         labels: ["worker", "topic", "partition"])
@@ -51,6 +54,10 @@ struct WorkerMetrics: Sendable {
     }
 
     func retried(_ step: String) { Self.retries.increment(worker, step) }
+
+    func storeFailed(_ kind: StoreError.Kind) {
+        Self.storeErrors.increment(worker, kind == .transient ? "transient" : "permanent")
+    }
 
     /// Counts the outcomes among `events` (those on a public outcome topic).
     func published(_ events: [Event]) {
