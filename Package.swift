@@ -5,11 +5,12 @@ import PackageDescription
 ///
 /// Layers, bottom up:
 /// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`,
-///   `CPwquality`):
+///   `CPwquality`, `CMicroHTTPD` + `MicroHTTPDShim`):
 ///   thin wrappers, nothing else.
 /// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
+/// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway.
 /// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP.
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
 ///   `ContractLimits`).
@@ -57,12 +58,17 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CPwquality", pkgConfig: "pwquality", providers: [.apt(["libpwquality-dev", "cracklib-runtime"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "MicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
+        .target(name: "Metrics"),
+        .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD"]),
+        .target(name: "Operations", dependencies: ["HTTPServer", "Metrics", "Support"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
-        .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
+        .target(name: "Crypto", dependencies: ["CSodium", "Support", "Metrics"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
@@ -81,7 +87,7 @@ let package = Package(
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
@@ -93,7 +99,7 @@ let package = Package(
 
         .target(name: "WorkerAssembly", dependencies: [
             "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality", "Operations", "Metrics",
         ]),
 
         // MARK: Executables
@@ -110,7 +116,9 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto", "EventTransport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
         .testTarget(name: "EventTransportTests", dependencies: ["EventTransport", "Crypto", "Domain", "Kafka", "StoreTesting"]),

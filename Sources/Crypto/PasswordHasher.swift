@@ -1,5 +1,6 @@
 internal import CSodium
 import Foundation
+import Metrics
 
 /// Argon2id password hashing (`crypto_pwhash_str_alg`), with OWASP's default cost: 19 MiB, 2 passes, 1 lane.
 ///
@@ -21,8 +22,16 @@ public struct PasswordHasher: Sendable {
         self.memoryLimit = memoryLimit
     }
 
+    private static let durations = MetricsRegistry.shared.histogram(
+        "registrar_argon2id_duration_seconds", "argon2id work, by operation (hash, verify)", labels: ["operation"],
+        buckets: [0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28])
+
     /// Hashes `password` with a fresh random salt; throws ``CryptoError/hashingFailed`` if memory runs out.
     public func hash(_ password: String) throws -> String {
+        try Self.durations.time("hash") { try unmeasuredHash(password) }
+    }
+
+    private func unmeasuredHash(_ password: String) throws -> String {
         var secret = Self.normalized(password)
         defer { wipe(&secret) }
         var encoded = [CChar](repeating: 0, count: crypto_pwhash_strbytes())
@@ -34,9 +43,11 @@ public struct PasswordHasher: Sendable {
 
     /// Whether `password` matches `encodedHash`; false for malformed hashes. Takes the time of one hash.
     public func verify(_ password: String, against encodedHash: String) -> Bool {
-        var secret = Self.normalized(password)
-        defer { wipe(&secret) }
-        return crypto_pwhash_str_verify(encodedHash, secret, UInt64(secret.count)) == 0
+        Self.durations.time("verify") {
+            var secret = Self.normalized(password)
+            defer { wipe(&secret) }
+            return crypto_pwhash_str_verify(encodedHash, secret, UInt64(secret.count)) == 0
+        }
     }
 
     /// Whether `encodedHash` was made with other parameters or another algorithm, so it should be replaced

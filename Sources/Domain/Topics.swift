@@ -42,6 +42,9 @@ public enum Topic {
     public static let inputs = [registrationRequests, registrationReplies, imageCommands, profileCommands, codeRequests,
                                 authRequests, accountRequests, accountReplies, registrationOutcomes]
 
+    /// The public outcome topics: one answer per request, read by clients.
+    public static let outcomes = [registrationOutcomes, codeOutcomes, authOutcomes, accountOutcomes]
+
     /// The dead-letter topic of `topic`: messages that could not be processed at all, with the reason.
     public static func deadLetters(of topic: String) -> String { topic + ".dlq" }
 }

@@ -19,13 +19,15 @@ public final class LocalInstallation: @unchecked Sendable {
     public static let quickFailover = ["--kafka-property", "session.timeout.ms=3000", "--kafka-property", "heartbeat.interval.ms=300"]
 
     public let directory: String
-    public let bootstrap: String
+    /// The local broker's address (a new one after `restartBroker`).
+    public var bootstrap: String { lock.withLock { brokerProcess.bootstrap } }
     public let publicKey: SealingPublicKey
     /// The stores the workers use.
     public let stores: BackendOptions
     /// The directory of the `registrar` and worker binaries.
     public let binaries: String
-    private let broker: ChildProcess
+    private let brokerArguments: [String]
+    private var brokerProcess: (process: ChildProcess, bootstrap: String)
     private let arguments: [String: [String]]
     private var workers: [String: ChildProcess] = [:]
     private let lock = NSLock()
@@ -51,13 +53,8 @@ public final class LocalInstallation: @unchecked Sendable {
         self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { name in
             (name, common + keys + (arguments[name] ?? []))
         })
-        broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + brokerArguments,
-                                  errors: .file(directory + "/logs/broker.log"))
-        guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
-            await broker.stop()
-            throw InstallationError("the local broker did not start; see \(directory)/logs/broker.log")
-        }
-        self.bootstrap = bootstrap
+        self.brokerArguments = brokerArguments
+        brokerProcess = try await Self.startBroker(binaries: binaries, directory: directory, arguments: brokerArguments)
         do {
             for name in names { try start(name) }
         } catch {
@@ -100,7 +97,26 @@ public final class LocalInstallation: @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             for process in lock.withLock({ Array(workers.values) }) { group.addTask { await process.stop() } }
         }
-        await broker.stop()
+        await lock.withLock { brokerProcess.process }.stop()
+    }
+
+    /// Stops the local broker (losing every topic, offset and message it held in memory) and starts a new
+    /// one on the same data directory; it writes its new address where the workers follow it.
+    public func restartBroker() async throws {
+        await lock.withLock { brokerProcess.process }.stop()
+        let restarted = try await Self.startBroker(binaries: binaries, directory: directory, arguments: brokerArguments)
+        lock.withLock { brokerProcess = restarted }
+    }
+
+    private static func startBroker(binaries: String, directory: String,
+                                    arguments: [String]) async throws -> (process: ChildProcess, bootstrap: String) {
+        let broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + arguments,
+                                      errors: .file(directory + "/logs/broker.log"))
+        guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
+            await broker.stop()
+            throw InstallationError("the local broker did not start; see \(directory)/logs/broker.log")
+        }
+        return (broker, bootstrap)
     }
 
     private static func prepare(_ path: String) throws -> String {

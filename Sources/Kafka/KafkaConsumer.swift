@@ -144,6 +144,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Whether `close()` has begun; buffered messages are not handed out after it.
     var isClosing: Bool { isClosed.load(ordering: .acquiring) }
+    var clientPointer: OpaquePointer { client.pointer }
 
     /// Waits on the poll queue for the next messages (the first that arrives, plus any already
     /// waiting behind it); empty once closed or when the calling task is cancelled.

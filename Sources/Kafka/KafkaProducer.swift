@@ -30,6 +30,9 @@ public final class KafkaProducer: Sendable {
         if tracker.close() { shutDown() }
     }
 
+    /// Messages waiting in librdkafka's queues: produced and not yet acknowledged (and requests in flight).
+    public var queueLength: Int { Int(rd_kafka_outq_len(client.pointer)) }
+
     /// Produces `message` and returns once the broker has acknowledged it.
     /// Throws the delivery error (e.g. `_MSG_TIMED_OUT` after `deliveryTimeout` without a broker).
     @discardableResult

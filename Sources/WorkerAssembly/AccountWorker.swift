@@ -47,12 +47,13 @@ public enum AccountWorker: WorkerKind {
         let tokens = try stores.tokenStore()
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules, clock: clock)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
-                                        mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
+                                        mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
                                         rules: rules, clock: clock)
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
                                 clock: clock)
         let answers = try stores.answerMemo(of: name)
+        SagaGauge.watch(accounts)
         return WorkerStack(
             name: name,
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(changes, memo: answers)]),

@@ -27,7 +27,7 @@ public enum CodeDispatchWorker: WorkerKind {
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let secrets = HMACCodeSecrets(authenticator: try WorkerKeys(parsed, stores: stores).codeSecret())
         let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: secrets,
-                                    mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
+                                    mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
                                     rules: CodeRules(policy: policy), clock: clock)
         return WorkerStack(name: name, routing: RoutingTable([AnswerOnce(step, memo: try stores.answerMemo(of: name))]))
     }

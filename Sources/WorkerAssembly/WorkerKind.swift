@@ -2,6 +2,8 @@ import Backends
 import Domain
 import EventTransport
 import Foundation
+import Kafka
+import Operations
 import Support
 import WorkerRuntime
 
@@ -25,7 +27,8 @@ public protocol WorkerKind {
 extension WorkerKind {
     /// The worker's command line: the connection's options and its own.
     public static var spec: CommandSpec {
-        CommandSpec(name: name, summary: summary, options: ConnectionOptions.specs + WorkerKeys.eventSpecs + options)
+        CommandSpec(name: name, summary: summary,
+                    options: ConnectionOptions.specs + [OperationsEndpoint.option] + WorkerKeys.eventSpecs + options)
     }
 
     /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
@@ -47,6 +50,36 @@ extension WorkerKind {
         let signer = try keys.eventSigner(role)
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
         let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
-        try await stack.run(on: connection.kafka(clientID: name), signer: signer, verifier: verifier, until: shutdown, every: interval)
+        let board = WorkerBoard()
+        let endpoint = try operationsEndpoint(parsed, board: board)
+        let session: @Sendable (KafkaConfiguration, ShutdownSignal) async throws -> Void = { configuration, until in
+            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval, board: board)
+        }
+        do {
+            if let file = connection.bootstrapFile {
+                try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown,
+                                                         logger: Logger(component: name)) { address, until in
+                    try await session(connection.kafka(clientID: name, bootstrapServers: address), until)
+                }
+            } else {
+                try await session(connection.kafka(clientID: name), shutdown)
+            }
+        } catch {
+            await endpoint?.stop()
+            throw error
+        }
+        await endpoint?.stop()
+    }
+
+    /// The operations endpoint `--metrics-listen` asks for, reporting the health of the worker `board` shows.
+    private static func operationsEndpoint(_ parsed: ParsedArguments, board: WorkerBoard) throws -> OperationsEndpoint? {
+        try parsed.value("metrics-listen").map { address in
+            let endpoint = try OperationsEndpoint(listening: address) {
+                let health = board.health()
+                return HealthReport(isAlive: health.isRunning, notReadyBecause: health.reasons)
+            }
+            Logger(component: name).info("operations endpoint listening (metrics, healthz, readyz)", ["port": endpoint.port])
+            return endpoint
+        }
     }
 }

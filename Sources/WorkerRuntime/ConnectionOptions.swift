@@ -10,6 +10,8 @@ import Support
 /// (comma-separated `name=value` pairs).
 public struct ConnectionOptions: Sendable {
     public var bootstrapServers: String
+    /// The local broker's address file, when the address came from it (no `--bootstrap`, no environment).
+    public var bootstrapFile: String?
     public var dataDirectory: String
     public var kafkaProperties: [String: String]
 
@@ -27,9 +29,9 @@ public struct ConnectionOptions: Sendable {
         dataDirectory = arguments.value("data-dir") ?? "data"
         if let servers = arguments.value("bootstrap") {
             bootstrapServers = servers
-        } else if let text = try? String(contentsOfFile: Self.bootstrapFile(in: dataDirectory), encoding: .utf8),
-                  !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            bootstrapServers = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else if let address = BrokerFollower(file: Self.bootstrapFile(in: dataDirectory)).address() {
+            bootstrapServers = address
+            bootstrapFile = Self.bootstrapFile(in: dataDirectory)
         } else {
             throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar broker --data-dir \(dataDirectory)`", "")
         }
@@ -53,6 +55,11 @@ public struct ConnectionOptions: Sendable {
     /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves).
     /// `--kafka-property` overrides any of them.
     public func kafka(clientID: String) -> KafkaConfiguration {
+        kafka(clientID: clientID, bootstrapServers: bootstrapServers)
+    }
+
+    /// The same configuration on another broker address (a restarted local broker's).
+    public func kafka(clientID: String, bootstrapServers: String) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
         configuration.sessionTimeout = Self.sessionTimeout
         configuration.heartbeatInterval = Self.heartbeatInterval

@@ -27,6 +27,13 @@ final class LaneTable: Sendable {
         }
     }
 
+    /// The partitions whose head message waits for a failing dependency, with its error.
+    func dependencyFailures() -> [TopicPartition: String] {
+        lanes.withLock { $0 }.reduce(into: [:]) { failures, entry in
+            if let failure = entry.value.lane.dependencyFailure { failures[entry.key] = failure }
+        }
+    }
+
     /// Lets every lane finish the message in hand (up to `grace`, waited with `sleep`), then cancels what is left.
     func stop(grace: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) async {
         let entries = lanes.withLock { Array($0.values) }

@@ -15,6 +15,8 @@ final class PartitionLane: Sendable {
     private struct State {
         var waiting = 0
         var retrying = false
+        /// Why the head message waits, while it does (a dependency's error).
+        var dependencyFailure: String?
         var paused = false
         var stopping = false
     }
@@ -40,10 +42,17 @@ final class PartitionLane: Sendable {
         update { $0.waiting -= 1 }
     }
 
-    /// The head message is waiting for a retry (true) or is being handled again (false).
-    func setRetrying(_ retrying: Bool) {
-        update { $0.retrying = retrying }
+    /// The head message is waiting for a retry (true, `because` of a dependency's error) or is being
+    /// handled again (false).
+    func setRetrying(_ retrying: Bool, because failure: String? = nil) {
+        update {
+            $0.retrying = retrying
+            $0.dependencyFailure = retrying ? failure : nil
+        }
     }
+
+    /// The error the head message is waiting out, while it waits.
+    var dependencyFailure: String? { state.withLock { $0.dependencyFailure } }
 
     /// The worker is stopping: the message in hand is finished, the ones waiting are left (uncommitted).
     func stop() {

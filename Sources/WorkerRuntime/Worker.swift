@@ -27,6 +27,8 @@ public final class Worker: Sendable {
     private let grace: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
+    private let metrics: WorkerMetrics
+    private let session: SessionState
     /// The sizes a dead letter is cut to, largest first: what the producer takes, then smaller ones for a
     /// dead-letter topic whose own limit is lower.
     private let deadLetterLimits: [Int]
@@ -42,6 +44,13 @@ public final class Worker: Sendable {
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
+        let session = SessionState()
+        self.session = session
+        let observer = configuration.rebalanceHandler
+        consumerConfiguration.rebalanceHandler = { event in
+            session.joined()
+            observer?(event)
+        }
         self.name = name
         self.consumer = try KafkaConsumer(configuration: consumerConfiguration, subscribingTo: routing.topics)
         self.producer = try KafkaProducer(configuration: configuration)
@@ -52,6 +61,7 @@ public final class Worker: Sendable {
         self.grace = grace
         self.sleep = sleep
         self.logger = Logger(component: name)
+        self.metrics = WorkerMetrics(worker: name)
         // librdkafka's default `message.max.bytes`; a record's framing and the letter's own headers need a margin.
         let producerLimit = configuration.properties["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000
         self.deadLetterLimits = [producerLimit - 4_096, 65_536, 4_096]
@@ -65,7 +75,13 @@ public final class Worker: Sendable {
     public func run(until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
                     periodic: (@Sendable () throws -> [Event])? = nil) async throws {
         logger.info("started")
+        metrics.watch(consumer, producer)
         let lanes = LaneTable()
+        session.began(with: lanes)
+        defer {
+            metrics.stopWatching()
+            session.ended()
+        }
         var failure: (any Error)?
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -89,6 +105,9 @@ public final class Worker: Sendable {
         logger.info("stopped")
         if let failure { throw failure }
     }
+
+    /// Whether the loop runs, has joined its group, and which partitions wait for a failing dependency.
+    public func health() -> WorkerHealth { session.health }
 
     /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good.
     private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event]) async throws {
@@ -147,7 +166,7 @@ public final class Worker: Sendable {
         }
         let flow = log.with(["flow_id": String(event.key.prefix(ContractLimits.idCharacters)), "type": event.type])
         guard let step = routing.step(for: event.kind, on: message.topic) else {
-            return try await deadLetter(message, reason: .unexpectedType,
+            return try await deadLetter(message, type: event.type, reason: .unexpectedType,
                                         error: "\(event.type) is not taken on \(message.topic)", lane: lane, log: flow)
         }
         let producers = Route(event.kind, on: message.topic).producers
@@ -155,29 +174,33 @@ public final class Worker: Sendable {
             do {
                 try verifier.verify(message, type: event.type, from: producers)
             } catch {
-                return try await deadLetter(message, reason: .unauthenticated, error: error.description, lane: lane, log: flow)
+                return try await deadLetter(message, type: event.type, reason: .unauthenticated, error: error.description,
+                                            lane: lane, log: flow)
             }
         }
         guard message.keyString == event.key else {
             let key = message.keyString.map { "\"\($0)\"" } ?? "missing"
-            return try await deadLetter(message, reason: .keyMismatch,
+            return try await deadLetter(message, type: event.type, reason: .keyMismatch,
                                         error: "message key \(key) is not the flow id \"\(event.key)\"", lane: lane, log: flow)
         }
         do {
+            let started = ContinuousClock.now
             let outputs = try await retrying(event.type, lane: lane, log: flow) { try step.handle(event) }
             try await publish(outputs, lane: lane)
+            metrics.handled(event.type, on: message.topic, in: ContinuousClock.now - started)
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
         } catch let error as KafkaError where error.isFatal {
             throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as StoreError {
-            try await deadLetter(message, reason: .stepFailed, error: error.message, lane: lane, log: flow)
+            metrics.storeFailed(error.kind)
+            try await deadLetter(message, type: event.type, reason: .stepFailed, error: error.message, lane: lane, log: flow)
         } catch let error as UntrustedEvent {
-            try await deadLetter(message, reason: error.reason, error: error.message, lane: lane, log: flow)
+            try await deadLetter(message, type: event.type, reason: error.reason, error: error.message, lane: lane, log: flow)
         } catch {
             // Whatever else the message made the step or the producer refuse for good (an output too large).
-            try await deadLetter(message, reason: .stepFailed, error: "\(error)", lane: lane, log: flow)
+            try await deadLetter(message, type: event.type, reason: .stepFailed, error: "\(error)", lane: lane, log: flow)
         }
     }
 
@@ -190,13 +213,16 @@ public final class Worker: Sendable {
         return try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
             (log ?? logger).warning("a dependency is failing; waiting and retrying",
                                     ["step": what, "attempt": attempt, "error": error.message])
-            lane?.setRetrying(true)
+            metrics.retried(what)
+            metrics.storeFailed(error.kind)
+            lane?.setRetrying(true, because: error.message)
         }, sleep: sleep) { _ in try await offload(step) }
     }
 
     /// Publishes `events` in order and waits for every acknowledgement.
     private func publish(_ events: [Event], lane: PartitionLane? = nil) async throws {
         try await publish(events.map { OutgoingMessage($0, producer: name, signer: signer) }, lane: lane)
+        metrics.published(events)
     }
 
     /// Publishes `messages` in order and waits for every acknowledgement. A failed send (broker down
@@ -212,7 +238,7 @@ public final class Worker: Sendable {
             }
             _ = try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
                 logger.warning("publish failed, retrying", ["topic": message.topic, "attempt": attempt, "error": error.message])
-                lane?.setRetrying(true)
+                lane?.setRetrying(true, because: "publishing to \(message.topic): \(error.message)")
             }, sleep: sleep) { _ in try await producer.send(message) }
         }
     }
@@ -220,7 +246,7 @@ public final class Worker: Sendable {
     /// Copies `message` to its topic's dead-letter topic, whole if the producer and the topic take it,
     /// else as a bounded prefix; a failure to publish it is retried like any publish (the shortest
     /// prefix even when the topic refuses it as too large), never fatal.
-    private func deadLetter(_ message: KafkaMessage, reason: DeadLetterReason, error: String,
+    private func deadLetter(_ message: KafkaMessage, type: String? = nil, reason: DeadLetterReason, error: String,
                             lane: PartitionLane, log: Logger) async throws {
         let letter = DeadLetter(original: message, reason: reason, error: error, worker: name, attempts: 1)
         let topic = Topic.deadLetters(of: message.topic)
@@ -234,6 +260,7 @@ public final class Worker: Sendable {
             }
         }
         log.warning("dead-lettered", ["reason": reason.rawValue, "error": letter.error])
+        metrics.deadLettered(type ?? "undecodable", on: message.topic, reason: reason)
         try await answerFailure(of: message, reason: reason, error: letter.error, lane: lane)
     }
 

@@ -1,0 +1,12 @@
+extension Event {
+    /// The reason code of a failure outcome (`RegistrationFailed`, `CodeRefused`, `TokenRefused`,
+    /// `AccountChangeFailed`); nil for any other event.
+    public var refusalReason: ReasonCode? {
+        switch self {
+        case .registrationFailed(let failure): failure.reason
+        case .codeRefused(let refusal): refusal.reason
+        case .tokenRefused(let refusal), .accountChangeFailed(let refusal): refusal.reason
+        default: nil
+        }
+    }
+}

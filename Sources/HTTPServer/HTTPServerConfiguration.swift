@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where and how an `HTTPServer` listens.
+public struct HTTPServerConfiguration: Sendable {
+    /// The certificate chain and private key, PEM, that TLS is served with.
+    public struct TLS: Sendable {
+        public var certificatePEM: String
+        public var keyPEM: String
+
+        public init(certificatePEM: String, keyPEM: String) {
+            self.certificatePEM = certificatePEM
+            self.keyPEM = keyPEM
+        }
+
+        /// Reads both from PEM files.
+        public init(certificateFile: String, keyFile: String) throws {
+            do {
+                certificatePEM = try String(contentsOfFile: certificateFile, encoding: .utf8)
+                keyPEM = try String(contentsOfFile: keyFile, encoding: .utf8)
+            } catch {
+                throw HTTPServerError("cannot read the TLS certificate or key: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// A numeric IPv4 or IPv6 address.
+    public var host: String
+    /// 0 for any free port (`HTTPServer.port` tells which).
+    public var port: Int
+    /// nil serves plain HTTP, which only a loopback `host` may.
+    public var tls: TLS?
+    /// The most body bytes a request may carry, by method and path; a larger one is answered 413 unread.
+    public var bodyLimit: @Sendable (_ method: String, _ path: String) -> Int
+    public var connectionLimit: Int = 256
+    /// An idle connection is closed after this many seconds.
+    public var connectionTimeout: Int = 30
+    /// Lets plain HTTP listen off loopback, for endpoints that carry nothing secret (metrics and health,
+    /// scraped inside a cluster network).
+    public var allowsPlainHTTPOffLoopback = false
+
+    public init(host: String, port: Int, tls: TLS? = nil, bodyLimit: @escaping @Sendable (String, String) -> Int) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.bodyLimit = bodyLimit
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8 or ::1).
+    public static func isLoopback(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return host == "::1" || (parts.count == 4 && parts.first == "127" && parts.allSatisfy { UInt8($0) != nil })
+    }
+}
+
+/// A server that could not start.
+public struct HTTPServerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

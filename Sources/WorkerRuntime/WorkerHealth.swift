@@ -1,0 +1,50 @@
+import Kafka
+import Synchronization
+
+/// What a worker's health endpoints report: whether its loop runs (`/healthz`) and whether it does its
+/// work (`/readyz`: it has joined its group and no partition waits for a failing dependency).
+public struct WorkerHealth: Sendable, Equatable {
+    public var isRunning: Bool
+    public var hasJoinedGroup: Bool
+    /// Each partition waiting for a dependency, with the dependency's error, e.g. `auth.requests/2: database is locked`.
+    public var dependencyFailures: [String]
+
+    public var isReady: Bool { isRunning && hasJoinedGroup && dependencyFailures.isEmpty }
+
+    /// Why the worker is not ready; empty when it is.
+    public var reasons: [String] {
+        (isRunning ? [] : ["the worker loop is not running"])
+            + (isRunning && !hasJoinedGroup ? ["not yet a member of its consumer group"] : [])
+            + dependencyFailures.map { "waiting for a dependency on \($0)" }
+    }
+
+    static let stopped = WorkerHealth(isRunning: false, hasJoinedGroup: false, dependencyFailures: [])
+}
+
+/// The worker a process runs now (a new one after its broker moved), for its health endpoints.
+public final class WorkerBoard: Sendable {
+    private let current = Mutex<Worker?>(nil)
+
+    public init() {}
+
+    public func show(_ worker: Worker?) { current.withLock { $0 = worker } }
+
+    public func health() -> WorkerHealth { current.withLock { $0 }?.health() ?? .stopped }
+}
+
+/// The state of one worker session that its health is read from.
+final class SessionState: Sendable {
+    private let state = Mutex<(lanes: LaneTable?, joined: Bool)>((nil, false))
+
+    func began(with lanes: LaneTable) { state.withLock { $0.lanes = lanes } }
+    func ended() { state.withLock { $0 = (nil, false) } }
+    func joined() { state.withLock { $0.joined = true } }
+
+    var health: WorkerHealth {
+        let (lanes, joined) = state.withLock { $0 }
+        guard let lanes else { return .stopped }
+        let failures = lanes.dependencyFailures().sorted { $0.key.description < $1.key.description }
+        return WorkerHealth(isRunning: true, hasJoinedGroup: joined,
+                            dependencyFailures: failures.map { "\($0.key.topic)/\($0.key.partition): \($0.value)" })
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Support
+import Testing
+
+/// The deploy files cannot run here (no container engine, no cluster, no systemd as PID 1), so what can be
+/// checked is checked: they parse, every command they run is one of the package's binaries, every option
+/// and environment variable they give is one that binary's `--help` lists, and `systemd-analyze verify`
+/// passes on every worker's unit.
+@Suite struct DeployFilesTests {
+    static let deploy = Binaries.packageRoot + "/deploy"
+    static let executables = ["registrar", "account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "kafka-tool"]
+    /// Variables read by libraries or servers rather than by an option (S3 credentials).
+    static let libraryVariables: Set<String> = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
+
+    @Test func composeRunsOnlyExistingCommandsOptionsAndVariables() async throws {
+        let compose = try #require(try await Self.yaml(Self.deploy + "/compose.yaml").first as? [String: Any])
+        let services = try #require(compose["services"] as? [String: [String: Any]])
+        var checked = 0
+        for (name, service) in services where (service["image"] as? String)?.contains("REGISTRAR_IMAGE") == true {
+            let command = try #require(service["command"] as? [String], "\(name) has no command")
+            let environment = (service["environment"] as? [String: Any]).map { Array($0.keys) } ?? []
+            try await Self.expectKnown(command, environment: environment, in: "compose service \(name)")
+            checked += 1
+        }
+        #expect(checked == 5, "the topics job and the four workers")
+        for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"] {
+            let health = try #require(services[worker]?["healthcheck"] as? [String: Any])
+            #expect((health["test"] as? [String])?.last?.hasSuffix("/readyz") == true, "\(worker) is checked on /readyz")
+        }
+    }
+
+    @Test func kubernetesRunsOnlyExistingCommandsWithProbesAndBudgets() async throws {
+        let documents = try await Self.yaml(Self.deploy + "/kubernetes/registrar.yaml").compactMap { $0 as? [String: Any] }
+        let config = try #require(documents.first { $0["kind"] as? String == "ConfigMap" }?["data"] as? [String: Any])
+        var deployments: [String] = []
+        for document in documents where ["Deployment", "Job"].contains(document["kind"] as? String) {
+            let template = try #require((document["spec"] as? [String: Any])?["template"] as? [String: Any])
+            let pod = try #require(template["spec"] as? [String: Any])
+            for container in try #require(pod["containers"] as? [[String: Any]]) {
+                let command = ((container["command"] as? [String]) ?? []) + ((container["args"] as? [String]) ?? [])
+                let fromConfig = (container["envFrom"] as? [[String: Any]])?.contains { $0["configMapRef"] != nil } == true ? Array(config.keys) : []
+                let named = (container["env"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+                try await Self.expectKnown(command, environment: fromConfig + named, in: "kubernetes \(container["name"] ?? "?")")
+                guard document["kind"] as? String == "Deployment" else { continue }
+                deployments.append(command[0])
+                #expect(((container["livenessProbe"] as? [String: Any])?["httpGet"] as? [String: Any])?["path"] as? String == "/healthz")
+                #expect(((container["readinessProbe"] as? [String: Any])?["httpGet"] as? [String: Any])?["path"] as? String == "/readyz")
+                #expect(container["resources"] != nil)
+            }
+        }
+        #expect(deployments.sorted() == ["account-worker", "code-dispatch-worker", "image-worker", "profile-worker"])
+        let budgets = documents.filter { $0["kind"] as? String == "PodDisruptionBudget" }.compactMap { ($0["metadata"] as? [String: Any])?["name"] as? String }
+        #expect(budgets.sorted() == deployments.sorted())
+    }
+
+    @Test func systemdVerifiesEveryWorkersUnit() async throws {
+        let units = FileManager.default.temporaryDirectory.appendingPathComponent("units-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: units, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: units) }
+        let template = try String(contentsOfFile: Self.deploy + "/systemd/registrar-worker@.service", encoding: .utf8)
+        for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"] {
+            // The instance as systemd would load it, with the binaries of this build where /usr/local/bin is.
+            let unit = "\(units)/registrar-worker@\(worker).service"
+            try template.replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory).write(toFile: unit, atomically: true, encoding: .utf8)
+            let dropIn = Self.deploy + "/systemd/registrar-worker@\(worker).service.d/keys.conf"
+            var arguments = ["--keys-dir", "/run/credentials"]
+            if FileManager.default.fileExists(atPath: dropIn) {
+                try FileManager.default.createDirectory(atPath: unit + ".d", withIntermediateDirectories: true)
+                try String(contentsOfFile: dropIn, encoding: .utf8).replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory)
+                    .write(toFile: unit + ".d/keys.conf", atomically: true, encoding: .utf8)
+            } else {
+                arguments = []
+            }
+            let verify = try ChildProcess("/usr/bin/systemd-analyze", ["verify", unit], environment: ["SYSTEMD_UNIT_PATH": units + ":"],
+                                          errors: .standardOutput)
+            var lines: [String] = []
+            while let line = await verify.nextLine() { lines.append(line) }
+            #expect(await verify.waitForExit() == 0, "\(worker): \(lines)")
+            #expect(lines.filter { !$0.contains("Failed to put bus name") }.isEmpty, "\(worker): \(lines)")
+            try await Self.expectKnown([worker] + arguments, environment: ["REGISTRAR_DATA_DIR"], in: "systemd \(worker)")
+        }
+    }
+
+    @Test func theContainerBuildsEveryBinaryWithTheLibrariesSetupInstalls() throws {
+        let containerfile = try String(contentsOfFile: Self.deploy + "/Containerfile", encoding: .utf8)
+        let setup = try String(contentsOfFile: Binaries.packageRoot + "/scripts/setup", encoding: .utf8)
+        let libraries = try #require(setup.split(separator: "\n").first { $0.contains("# C libraries") })
+        for package in libraries.split(separator: "#")[0].split(separator: " ") where package.hasSuffix("-dev") {
+            #expect(containerfile.contains(String(package)), "the build stage installs \(package)")
+        }
+        for executable in Self.executables { #expect(containerfile.contains(" \(executable) ") || containerfile.contains(" \(executable);")) }
+    }
+
+    /// Expects `command` (a binary, maybe a subcommand, options) to name a binary of the package and only
+    /// options and environment variables its `--help` lists.
+    static func expectKnown(_ command: [String], environment: [String], in place: String) async throws {
+        let binary = try #require(command.first)
+        #expect(executables.contains(binary), "\(place): \(binary) is not one of the package's binaries")
+        let subcommands = command.dropFirst().prefix { !$0.hasPrefix("-") }
+        let help = try await Self.help(binary, Array(subcommands))
+        for option in command where option.hasPrefix("--") {
+            #expect(help.contains("  \(option) "), "\(place): \(binary) \(subcommands.joined(separator: " ")) has no \(option)")
+        }
+        for variable in environment where !libraryVariables.contains(variable) {
+            #expect(help.contains("[env: \(variable)]"), "\(place): \(binary) reads no \(variable)")
+        }
+    }
+
+    static func help(_ binary: String, _ subcommands: [String]) async throws -> String {
+        let process = try ChildProcess(Binaries.path(binary), subcommands + ["--help"], errors: .standardOutput)
+        var lines: [String] = []
+        while let line = await process.nextLine() { lines.append(line) }
+        _ = await process.waitForExit()
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every document of a YAML file, parsed by PyYAML (Debian `python3-yaml`).
+    static func yaml(_ path: String) async throws -> [Any] {
+        let python = try ChildProcess("/usr/bin/python3", ["-c", "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))", path],
+                                      errors: .standardOutput)
+        var text = ""
+        while let line = await python.nextLine() { text += line }
+        #expect(await python.waitForExit() == 0, "\(path): \(text)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any])
+    }
+}
