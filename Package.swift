@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters",
+            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters", "WorkerAssembly",
         ]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),

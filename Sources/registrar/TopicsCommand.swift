@@ -10,6 +10,7 @@ enum TopicsCommand {
         await CommandLineTool.dispatch(tool: "registrar topics", summary: "topics on a Kafka cluster", arguments, to: [
             .init("create", "Create every topic and dead-letter topic (existing ones are left as they are)", run: create),
             .init("check", "Report each missing or misconfigured topic; exit 1 if any", run: check),
+            .init("acls", "Print the ACLs each worker and the clients need, as kafka-acls.sh commands", run: TopicsACLs.run),
         ])
     }
 

@@ -1,0 +1,57 @@
+import Domain
+import Foundation
+import StoreTesting
+import Support
+import Testing
+@testable import WorkerAssembly
+
+/// The ACLs `registrar topics acls` prints: derived from the routing tables and the event types' producers,
+/// each principal gets only what its role needs.
+@Suite struct TopicAccessTests {
+    @Test func theDeclaredStepsAreTheStepsEachStackRoutesTo() throws {
+        let built = try withTemporaryDirectory { data in
+            [try Self.routes(AccountWorker.self, data), try Self.routes(ImageWorker.self, data),
+             try Self.routes(ProfileWorker.self, data), try Self.routes(CodeDispatchWorker.self, data)]
+        }
+        #expect(built == TopicAccess.workers.map(TopicAccess.routes))
+    }
+
+    @Test func eachWorkerWritesOnlyWhatItsRoleProduces() {
+        let image = TopicAccess.worker(ImageWorker.self)
+        #expect(image.reads == [Topic.imageCommands])
+        #expect(image.writes == [Topic.registrationReplies, Topic.deadLetters(of: Topic.imageCommands)])
+        #expect(image.group == "image-worker")
+        let profile = TopicAccess.worker(ProfileWorker.self)
+        #expect(profile.reads == [Topic.profileCommands])
+        #expect(profile.writes == [Topic.registrationReplies, Topic.accountReplies, Topic.deadLetters(of: Topic.profileCommands)])
+        let code = TopicAccess.worker(CodeDispatchWorker.self)
+        #expect(code.writes == [Topic.codeOutcomes, Topic.deadLetters(of: Topic.codeRequests)])
+        // Only the account worker commands the image and profile workers.
+        for kind in TopicAccess.workers where kind != AccountWorker.self {
+            #expect(TopicAccess.worker(kind).writes.isDisjoint(with: [Topic.imageCommands, Topic.profileCommands]), "\(kind.name)")
+        }
+    }
+
+    @Test func clientsWriteOnlyRequestsAndReadOnlyOutcomes() {
+        let client = TopicAccess.client(named: "User:registrar-client")
+        #expect(client.writes == [Topic.registrationRequests, Topic.codeRequests, Topic.authRequests, Topic.accountRequests])
+        #expect(client.reads == Set(Topic.outcomes))
+        #expect(client.group == nil)
+    }
+
+    @Test func everyTopicReadIsWrittenBySomeoneAndEveryNamedTopicExists() {
+        let accesses = TopicAccess.workers.map(TopicAccess.worker) + [TopicAccess.client(named: "c")]
+        let written = accesses.reduce(into: Set<String>()) { $0.formUnion($1.writes) }
+        for access in accesses {
+            #expect(access.reads.isSubset(of: written), "\(access.principal) reads a topic nobody writes")
+        }
+        let all = Set(Topic.all.map(\.name))
+        #expect(accesses.allSatisfy { $0.reads.union($0.writes).isSubset(of: all) })
+        #expect(TopicAccess.operatorTools(named: "o").reads == all)
+    }
+
+    static func routes<Kind: WorkerKind>(_ kind: Kind.Type, _ data: String) throws -> Set<Route> {
+        let parsed = try ParsedArguments(["--data-dir", data + "/" + kind.name], spec: kind.spec, environment: [:])
+        return try kind.stack(parsed, dataDirectory: data + "/" + kind.name, clock: Date.init).routing.routes
+    }
+}
