@@ -33,6 +33,7 @@ import PackageDescription
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - `WorkerAssembly`: each worker's options and the steps they build, shared by the executables and the in-process tests.
 /// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
+/// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through `RegistrarClient`.
 /// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
@@ -89,6 +90,7 @@ let package = Package(
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "RegistrarClient", "Domain", "Crypto", "Support"]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Kafka", "Support", "RegistrarClient"]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
@@ -104,7 +106,7 @@ let package = Package(
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters",
+            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters", "Gateway", "HTTPServer",
         ]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
