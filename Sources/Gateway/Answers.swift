@@ -5,7 +5,7 @@ import HTTPServer
 enum Answer {
     /// `object` as JSON with `status` and the extra `headers`.
     static func json(_ status: Int, _ object: [String: any Sendable], headers: [(String, String)] = []) -> HTTPResponse {
-        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")] + headers.map { ($0.0, $0.1) }),
                             body: Array(body))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import StoreTesting
 import Support
 import Synchronization
 import Testing
@@ -66,12 +67,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let made = try ChildProcess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
-        ], errors: .discarded)
-        #expect(made.status == 0)
-        let tls = try HTTPServerConfiguration.TLS(certificateFile: directory + "/cert.pem", keyFile: directory + "/key.pem")
+        let files = try makeSelfSignedCertificate(in: directory)
+        let tls = try HTTPServerConfiguration.TLS(certificateFile: files.certificate, keyFile: files.key)
         let server = try HTTPServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, tls: tls, bodyLimit: { _, _ in 16 }),
                                     handler: Echo().handle)
         #expect(server.isTLS)
