@@ -43,6 +43,8 @@ extension Gateway {
                                                   "expires_in": issued.expiresIn, "refresh_token": pair.refreshToken])
                 case (.tokenRefused(let refused), _) where refused.reason == .invalidCredentials:
                     return Self.oauthError(400, "invalid_grant", "The credential is wrong, expired or used.")
+                case (.tokenRefused(let refused), _) where refused.reason == .profileIncomplete:
+                    return Self.oauthError(403, refused.reason.rawValue, refused.message)
                 case (.tokenRefused(let refused), _):
                     return Self.oauthError(400, "invalid_request", refused.message)
                 case (let other, _):

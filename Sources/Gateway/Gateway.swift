@@ -3,12 +3,15 @@ import Domain
 import Foundation
 import HTTPServer
 import RegistrarClient
+import Registration
 import Support
 
 /// The HTTPS edge: the apps' requests turned into requests on the topics through a `RegistrarClient`
 /// (one producer and one shared outcome listener for every request in flight), and the outcomes into answers.
 public final class Gateway: Sendable {
     let client: RegistrarClient
+    /// Where a large avatar is staged for the image worker (a claim check); nil: avatars travel inline only.
+    let objects: (any ObjectStore)?
     let configuration: GatewayConfiguration
     let logger: Logger
     let pending = PendingAnswers()
@@ -16,8 +19,10 @@ public final class Gateway: Sendable {
     let codeLimiter: RateLimiter
     let signInLimiter: RateLimiter
 
-    public init(client: RegistrarClient, configuration: GatewayConfiguration, logger: Logger = Logger(component: "gateway")) {
+    public init(client: RegistrarClient, staging objects: (any ObjectStore)?, configuration: GatewayConfiguration,
+                logger: Logger = Logger(component: "gateway")) {
         self.client = client
+        self.objects = objects
         self.configuration = configuration
         self.logger = logger
         addressLimiter = RateLimiter(limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
@@ -25,8 +30,10 @@ public final class Gateway: Sendable {
         signInLimiter = RateLimiter(limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
     }
 
-    /// The most body bytes a request to `path` may carry.
-    public static func bodyLimit(method: String, path: String) -> Int { 8 * 1024 }
+    /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
+    public static func bodyLimit(method: String, path: String) -> Int {
+        path == "/accounts" ? ContractLimits.avatarBytes + 64 * 1024 : 8 * 1024
+    }
 
     /// Answers `request`, with the security headers, and logs one line (never a body or a credential).
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -51,9 +58,13 @@ public final class Gateway: Sendable {
             }),
             "/email/getCode": ("POST", requestCode),
             "/oauth/token": ("POST", issueTokens),
+            "/accounts": ("POST", register),
+            "/me/password": ("POST", changePassword),
+            "/password/reset": ("POST", resetPassword),
+            "/me/email": ("POST", changeEmail),
         ]
-        if request.method == "GET", request.path.hasPrefix(Self.statusPrefix) {
-            return status(of: String(request.path.dropFirst(Self.statusPrefix.count)))
+        if request.method == "GET", let prefix = [Self.statusPrefix, "/registrations/"].first(where: request.path.hasPrefix) {
+            return status(of: String(request.path.dropFirst(prefix.count)))
         }
         guard let route = routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
         guard request.method == route.method else {

@@ -23,7 +23,7 @@ enum GatewayCommand {
             .value("codes-per-hour", "Code requests per email address per hour", default: "20"),
             .value("sign-ins-per-minute", "Token requests per email address per minute", default: "10"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-        ] + ConnectionOptions.specs)
+        ] + ConnectionOptions.specs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -41,7 +41,8 @@ enum GatewayCommand {
             let shutdown = ShutdownSignal()
             return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-gateway"),
                                                   publicKey: try PublicKeySource.load(parsed), name: "registrar-gateway") { client in
-                let gateway = Gateway(client: client, configuration: configuration)
+                let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
+                let gateway = Gateway(client: client, staging: objects, configuration: configuration)
                 let host = try parsed.required("host")
                 let server = try HTTPServer(
                     HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls,
