@@ -118,6 +118,7 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support", "StoreTesting"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
         .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain"]),

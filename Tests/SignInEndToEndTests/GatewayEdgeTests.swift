@@ -7,7 +7,7 @@ import Testing
 /// The HTTPS edge, `registrar gateway`, in front of the real workers: the apps' own request shapes
 /// replayed with curl, an OAuth 2.0 client library no one here wrote, and every refusal specific
 /// and without effect.
-@Suite(.serialized) struct GatewayTests {
+@Suite(.serialized) struct GatewayEdgeTests {
     static func certificate(in system: LiveSystem) throws -> (certificate: String, key: String) {
         try makeSelfSignedCertificate(in: system.directory)
     }
