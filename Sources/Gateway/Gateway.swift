@@ -49,7 +49,7 @@ public final class Gateway: Sendable {
         let routes: [String: (method: String, answer: @Sendable (HTTPRequest) async -> HTTPResponse)] = [
             "/healthz": ("GET", { _ in Answer.json(200, ["status": "ok"]) }),
             "/readyz": ("GET", { [client] _ in
-                client.isReachable(timeout: .seconds(2)) ? Answer.json(200, ["status": "ready"])
+                (try? await offload { client.isReachable(timeout: .seconds(2)) }) == true ? Answer.json(200, ["status": "ready"])
                     : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
             }),
             "/.well-known/jwks.json": ("GET", { [configuration] _ in

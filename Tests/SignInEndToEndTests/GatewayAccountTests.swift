@@ -18,7 +18,10 @@ import Testing
         try await LiveSystem.shared { system in
             try await GatewayProcess.with(system) { gateway in
                 let avatar = system.directory + "/avatar.jpg"
-                try Data(try await Fixtures.noiseJPEG(width: 600, height: 400)).write(to: URL(fileURLWithPath: avatar))
+                // Larger than a message carries inline: the gateway stages it for the image worker (a claim check).
+                let image = try await Fixtures.noiseJPEG(width: 1000, height: 800)
+                #expect(image.count > AvatarSource.inlineLimit)
+                try Data(image).write(to: URL(fileURLWithPath: avatar))
                 let email = "reg-\(UUID().uuidString.prefix(8))@example.com"
                 let form = ["-F", "name=Ada", "-F", "email=\(email)", "-F", "password=correct horse battery", "-F", "isMapLocationEnabled=true"]
                 let made = try await gateway.curl("/accounts", form + ["-F", "avatar=@\(avatar);type=image/jpeg"])
@@ -27,6 +30,7 @@ import Testing
                 let uid = try #require(answer["uid"] as? String)
                 let profile = try #require(answer["profile"] as? [String: Any])
                 #expect(profile["email"] as? String == email.lowercased() && profile["isMapLocationEnabled"] as? Bool == true)
+                #expect((profile["profileImage"] as? String)?.isEmpty == false)
                 let taken = try await gateway.curl("/accounts", form)
                 #expect(taken.status == 409 && GatewayProcess.json(taken)["error"] as? String == "email_taken", "\(taken.body)")
                 let plainEmail = "plain-\(UUID().uuidString.prefix(8))@example.com"

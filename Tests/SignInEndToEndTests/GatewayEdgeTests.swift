@@ -134,6 +134,13 @@ import Testing
         }
     }
 
+    @Test func plainHTTPOffLoopbackIsRefusedAtStart() async throws {
+        try await LiveSystem.shared { system in
+            let started = try await system.registrar(["gateway", "--host", "0.0.0.0", "--port", "0", "--clients", GatewayProcess.clientsFile])
+            #expect(started.status == 1 && !started.output.hasPrefix("http"))
+        }
+    }
+
     @Test func perAddressLimitsAndIdempotencyKeys() async throws {
         try await LiveSystem.shared { system in
             try await GatewayProcess.with(system, arguments: ["--requests-per-minute", "4"]) { gateway in
