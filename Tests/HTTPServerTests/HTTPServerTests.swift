@@ -63,6 +63,19 @@ import Testing
         await server.stop()
     }
 
+    @Test func aClientLeavingWhileItsRequestIsHandledDisturbsNothing() async throws {
+        let echo = Echo()
+        let server = try Self.plain(echo)
+        let base = "http://127.0.0.1:\(server.port)"
+        let left = try await CurlRun.run(["--max-time", "0.1", "\(base)/slow"])
+        #expect(left.status == 0)
+        try await Task.sleep(for: .milliseconds(400))
+        let next = try await CurlRun.run(["\(base)/after"])
+        #expect(next.status == 200 && next.body == "GET /after - ")
+        #expect(echo.handled.withLock { $0 } == 2)
+        await server.stop()
+    }
+
     @Test func itServesTLSWithACertificateFromPEMFiles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
