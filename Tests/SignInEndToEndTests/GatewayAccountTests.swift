@@ -91,6 +91,13 @@ import Testing
                 #expect(moved.status == 200, "\(moved.body)")
                 #expect(try await Self.signIn(gateway, newEmail, "third good passphrase").status == 200)
                 #expect(try await Self.signIn(gateway, email, "third good passphrase").status == 400)
+                // The passwords left the gateway sealed: not on any topic, not in its log.
+                let passwords = ["second good passphrase", "third good passphrase"]
+                for message in try await system.allTopicMessages() {
+                    let text = String(decoding: message.value, as: UTF8.self)
+                    #expect(!passwords.contains(where: text.contains), "a password on \(message.topic)")
+                }
+                #expect(!passwords.contains(where: gateway.logText.contains))
             }
         }
     }
