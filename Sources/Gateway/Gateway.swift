@@ -109,7 +109,7 @@ public final class Gateway: Sendable {
     /// What a failed wait for an outcome is answered with.
     func unavailable(_ error: any Error) -> HTTPResponse {
         if error is RegistrarClient.TimedOut { return Answer.error(504, "outcome_timeout", "No outcome came in time.") }
-        logger.error("request failed", ["error": String(describing: type(of: error))])
+        logger.error("request failed", ["error": String(describing: error)])
         return Answer.error(503, "temporarily_unavailable", "The request could not be published.")
     }
 

@@ -49,13 +49,14 @@ final class PendingAnswers: Sendable {
             let once = Mutex<CheckedContinuation<Lookup, Never>?>(continuation)
             let settle: @Sendable (Lookup) -> Void = { lookup in once.withLock { $0.take() }?.resume(returning: lookup) }
             let timer = Task {
-                try? await Task.sleep(for: wait)
+                // Cancelled: the answer came (and settled first).
+                guard (try? await Task.sleep(for: wait)) != nil else { return }
                 settle(.pending)
             }
             Task {
                 let answer = await started.value
-                timer.cancel()
                 settle(.answered(answer))
+                timer.cancel()
             }
         }
     }

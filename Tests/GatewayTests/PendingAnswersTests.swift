@@ -56,3 +56,16 @@ import Testing
         #expect(limiter.admit("a", now: now + .seconds(61)) == nil)
     }
 }
+
+extension PendingAnswersTests {
+    /// An answer that comes before the wait ends is what the caller gets, never `pending` (the timer loses).
+    @Test func anAnswerWithinTheWaitIsNeverReportedPending() async {
+        let pending = PendingAnswers()
+        for index in 0..<500 {
+            guard case .answered = await pending.answer(id: "q\(index)", digest: [], shown: true, within: .seconds(30), { .text(200, "ok") }) else {
+                Issue.record("answer \(index) reported pending")
+                return
+            }
+        }
+    }
+}
