@@ -33,6 +33,7 @@ import PackageDescription
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - `WorkerAssembly`: each worker's options and the steps they build, shared by the executables and the in-process tests.
 /// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
+/// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through `RegistrarClient`.
 /// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
@@ -91,6 +92,7 @@ let package = Package(
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "RegistrarClient", "Domain", "Registration", "Crypto", "Support"]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
@@ -107,6 +109,7 @@ let package = Package(
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
             "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters", "WorkerAssembly",
+            "Gateway", "HTTPServer", "Operations",
         ]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
@@ -118,7 +121,8 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support", "StoreTesting"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer"]),
         .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto", "EventTransport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
         .testTarget(name: "EventTransportTests", dependencies: ["EventTransport", "Crypto", "Domain", "Kafka", "StoreTesting"]),

@@ -72,6 +72,11 @@ public final class RegistrarClient: Sendable {
         return try message.event()
     }
 
+    /// Whether the broker answers a metadata query within `timeout` (blocks the calling thread that long at most).
+    public func isReachable(timeout: Duration) -> Bool {
+        (try? producer.partitionCount(topic: Topic.codeRequests, timeout: timeout)).map { $0 > 0 } ?? false
+    }
+
     /// Stops listening and flushes what is still being published.
     public func close() async {
         listener.close()

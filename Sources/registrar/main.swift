@@ -34,6 +34,7 @@ await CommandLineTool.exit {
                     .init("change", "Move an account to a new email address", run: EmailChangeCommand.run),
                 ])
             }),
+            .init("gateway", "Serve the apps' HTTPS endpoints (codes, OAuth 2.0 tokens), publishing through the topics", run: GatewayCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
             .init("bench", "Benchmarks: `bench sign-in`", run: { arguments in

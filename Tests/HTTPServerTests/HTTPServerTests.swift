@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import StoreTesting
 import Support
 import Synchronization
 import Testing
@@ -62,16 +63,25 @@ import Testing
         await server.stop()
     }
 
+    @Test func aClientLeavingWhileItsRequestIsHandledDisturbsNothing() async throws {
+        let echo = Echo()
+        let server = try Self.plain(echo)
+        let base = "http://127.0.0.1:\(server.port)"
+        let left = try await CurlRun.run(["--max-time", "0.1", "\(base)/slow"])
+        #expect(left.status == 0)
+        try await Task.sleep(for: .milliseconds(400))
+        let next = try await CurlRun.run(["\(base)/after"])
+        #expect(next.status == 200 && next.body == "GET /after - ")
+        #expect(echo.handled.withLock { $0 } == 2)
+        await server.stop()
+    }
+
     @Test func itServesTLSWithACertificateFromPEMFiles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let made = try ChildProcess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
-        ], errors: .discarded)
-        #expect(made.status == 0)
-        let tls = try HTTPServerConfiguration.TLS(certificateFile: directory + "/cert.pem", keyFile: directory + "/key.pem")
+        let files = try makeSelfSignedCertificate(in: directory)
+        let tls = try HTTPServerConfiguration.TLS(certificateFile: files.certificate, keyFile: files.key)
         let server = try HTTPServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, tls: tls, bodyLimit: { _, _ in 16 }),
                                     handler: Echo().handle)
         #expect(server.isTLS)

@@ -1,0 +1,47 @@
+import Domain
+import HTTPServer
+import RegistrarClient
+
+/// `POST /accounts`: `multipart/form-data` with `name`, `email`, `password`, `isMapLocationEnabled` and an
+/// optional `avatar` file; `201` with the uid and profile once the saga completes, `409`/`422` with the reason.
+extension Gateway {
+    @Sendable func register(_ request: HTTPRequest) async -> HTTPResponse {
+        let fields: (email: String, password: String, name: String, avatar: [UInt8]?, mapLocation: Bool)
+        do throws(RequestBody.Refusal) {
+            guard let type = MediaType(request.headers["Content-Type"]), type.essence == "multipart/form-data" else {
+                throw .unsupportedMediaType(accepted: ["multipart/form-data"])
+            }
+            let body = try MultipartBody.parse(request.body, boundary: type.parameters["boundary"] ?? "")
+            let (email, password, name) = (try body.text("email"), try body.text("password"), try body.text("name"))
+            guard let email, let password, let name else { throw .malformed("name, email and password are required") }
+            let mapLocation: Bool
+            switch try body.text("isMapLocationEnabled") {
+            case nil, "false", "0": mapLocation = false
+            case "true", "1": mapLocation = true
+            default: throw .malformed("isMapLocationEnabled must be true or false")
+            }
+            fields = (email, password, name, try body.part("avatar")?.bytes, mapLocation)
+        } catch {
+            return Answer.refused(error)
+        }
+        if let wait = signInLimiter.admit(fields.email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
+        return await idempotent(request, shown: true) { [client, configuration, objects] id in
+            do {
+                let registration = try client.registration(id: id, email: fields.email, password: fields.password, name: fields.name,
+                                                           avatar: fields.avatar, isMapLocationEnabled: fields.mapLocation, staging: objects)
+                switch try await client.register(registration, timeout: configuration.outcomeTimeout) {
+                case .completed(let completed):
+                    let profile = completed.profile
+                    return Answer.json(201, ["uid": completed.uid, "profile": [
+                        "name": profile.name, "email": profile.email, "profileImage": profile.profileImage,
+                        "isMapLocationEnabled": profile.isMapLocationEnabled,
+                    ] as [String: any Sendable]])
+                case .failed(let failed):
+                    return Answer.error(failed.reason == .emailTaken ? 409 : 422, failed.reason.rawValue, failed.message)
+                }
+            } catch {
+                return self.unavailable(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Domain
+import HTTPServer
+
+/// `POST /email/getCode`: form or JSON with `emailAddress` and `type` (1 register, 2 login, 3 reset
+/// password, or a purpose name). The answer is the same whether or not an account has the address.
+extension Gateway {
+    @Sendable func requestCode(_ request: HTTPRequest) async -> HTTPResponse {
+        let email: String
+        let purpose: CodePurpose
+        do throws(RequestBody.Refusal) {
+            let body = try RequestBody.parse(request, accepting: [RequestBody.form, RequestBody.json])
+            let (named, plain) = (try body.value("emailAddress"), try body.value("email"))
+            guard let address = named ?? plain, !address.isEmpty else {
+                return Answer.error(400, "invalid_request", "emailAddress is required.")
+            }
+            guard let chosen = Self.purpose(try body.value("type")) else {
+                return Answer.error(400, "invalid_request", "type must be 1 (register), 2 (login), 3 (reset password) or a purpose name.")
+            }
+            (email, purpose) = (address, chosen)
+        } catch {
+            return Answer.refused(error)
+        }
+        if let wait = codeLimiter.admit(email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
+        return await idempotent(request, shown: true) { [client, configuration] id in
+            do {
+                switch try await client.send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)),
+                                             timeout: configuration.outcomeTimeout) {
+                case .codeSent(let sent):
+                    return Answer.json(200, ["requestId": id, "purpose": sent.purpose.rawValue, "expiresIn": sent.expiresIn])
+                case .codeRefused(let refused) where refused.reason == .codeRateLimited:
+                    let wait = refused.retryAfter ?? 60
+                    return Answer.error(429, refused.reason.rawValue, refused.message, headers: [("Retry-After", String(wait))])
+                case .codeRefused(let refused):
+                    return Answer.error(400, refused.reason.rawValue, refused.message)
+                case let other:
+                    return Answer.error(502, "unexpected_outcome", other.type)
+                }
+            } catch {
+                return self.unavailable(error)
+            }
+        }
+    }
+
+    /// The purpose a `type` field names: the app's numbers or the purpose names.
+    static func purpose(_ type: String?) -> CodePurpose? {
+        switch type {
+        case "1": .register
+        case "2": .login
+        case "3": .resetPassword
+        case let name?: CodePurpose(rawValue: name)
+        case nil: nil
+        }
+    }
+}

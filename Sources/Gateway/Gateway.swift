@@ -1,0 +1,126 @@
+import Crypto
+import Domain
+import Foundation
+import HTTPServer
+import RegistrarClient
+import Registration
+import Support
+
+/// The HTTPS edge: the apps' requests turned into requests on the topics through a `RegistrarClient`
+/// (one producer and one shared outcome listener for every request in flight), and the outcomes into answers.
+public final class Gateway: Sendable {
+    let client: RegistrarClient
+    /// Where a large avatar is staged for the image worker (a claim check); nil: avatars travel inline only.
+    let objects: (any ObjectStore)?
+    let configuration: GatewayConfiguration
+    let logger: Logger
+    let pending = PendingAnswers()
+    let addressLimiter: RateLimiter
+    let codeLimiter: RateLimiter
+    let signInLimiter: RateLimiter
+
+    public init(client: RegistrarClient, staging objects: (any ObjectStore)?, configuration: GatewayConfiguration,
+                logger: Logger = Logger(component: "gateway")) {
+        self.client = client
+        self.objects = objects
+        self.configuration = configuration
+        self.logger = logger
+        addressLimiter = RateLimiter(limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
+        codeLimiter = RateLimiter(limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
+        signInLimiter = RateLimiter(limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+    }
+
+    /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
+    public static func bodyLimit(method: String, path: String) -> Int {
+        path == "/accounts" ? ContractLimits.avatarBytes + 64 * 1024 : 8 * 1024
+    }
+
+    /// Answers `request`, with the security headers, and logs one line (never a body or a credential).
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        var response = await route(request)
+        secure(&response)
+        logger.info("request", ["method": request.method, "path": request.path, "status": response.status,
+                                "ms": (ContinuousClock.now - started).milliseconds, "client": request.clientAddress])
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        let routes: [String: (method: String, answer: @Sendable (HTTPRequest) async -> HTTPResponse)] = [
+            "/healthz": ("GET", { _ in Answer.json(200, ["status": "ok"]) }),
+            "/readyz": ("GET", { [client] _ in
+                (try? await offload { client.isReachable(timeout: .seconds(2)) }) == true ? Answer.json(200, ["status": "ready"])
+                    : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
+            }),
+            "/.well-known/jwks.json": ("GET", { [configuration] _ in
+                HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")]),
+                             body: Array(configuration.jwks.utf8))
+            }),
+            "/email/getCode": ("POST", requestCode),
+            "/oauth/token": ("POST", issueTokens),
+            "/accounts": ("POST", register),
+            "/me/password": ("POST", changePassword),
+            "/password/reset": ("POST", resetPassword),
+            "/me/email": ("POST", changeEmail),
+        ]
+        if request.method == "GET", let prefix = [Self.statusPrefix, "/registrations/"].first(where: request.path.hasPrefix) {
+            return status(of: String(request.path.dropFirst(prefix.count)))
+        }
+        guard let route = routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
+        guard request.method == route.method else {
+            return Answer.error(405, "method_not_allowed", "Use \(route.method).", headers: [("Allow", route.method)])
+        }
+        if route.method == "POST", let wait = addressLimiter.admit(request.clientAddress) {
+            return Answer.tooManyRequests(retryAfter: wait)
+        }
+        return await route.answer(request)
+    }
+
+    /// Where a request's answer is found after a `202`.
+    static let statusPrefix = "/requests/"
+
+    private func status(of id: String) -> HTTPResponse {
+        switch pending.status(of: id) {
+        case .answered(let response)?: response
+        case .pending?: Answer.json(202, ["requestId": id, "status": Self.statusPrefix + id])
+        case .conflict?, nil: Answer.error(404, "not_found", "No such request.")
+        }
+    }
+
+    /// Runs `work` once per request id (the `Idempotency-Key`, or a new one) and body, waiting at most the
+    /// configured time. `shown`: a late answer is found at the status URL (`202`); else `503` and retry with the key.
+    func idempotent(_ request: HTTPRequest, shown: Bool, _ work: @escaping @Sendable (String) async -> HTTPResponse) async -> HTTPResponse {
+        let id = request.headers["Idempotency-Key"] ?? UUID().uuidString.lowercased()
+        if let failure = RequestId.validate(id) { return Answer.error(400, "invalid_request", "Idempotency-Key: " + failure.message) }
+        let digest = sha256(Array("\(request.method) \(request.path)\n\(request.headers["Authorization"] ?? "")\n".utf8) + request.body)
+        switch await pending.answer(id: id, digest: digest, shown: shown, within: configuration.wait, { await work(id) }) {
+        case .answered(let response):
+            return response
+        case .conflict:
+            return Answer.error(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request.")
+        case .pending where shown:
+            return Answer.json(202, ["requestId": id, "status": Self.statusPrefix + id], headers: [("Location", Self.statusPrefix + id)])
+        case .pending:
+            return Answer.error(503, "temporarily_unavailable", "No answer yet; retry with the same Idempotency-Key.",
+                                headers: [("Retry-After", "1")])
+        }
+    }
+
+    /// What a failed wait for an outcome is answered with.
+    func unavailable(_ error: any Error) -> HTTPResponse {
+        if error is RegistrarClient.TimedOut { return Answer.error(504, "outcome_timeout", "No outcome came in time.") }
+        logger.error("request failed", ["error": String(describing: error)])
+        return Answer.error(503, "temporarily_unavailable", "The request could not be published.")
+    }
+
+    private func secure(_ response: inout HTTPResponse) {
+        var headers = response.headers
+        if headers["Cache-Control"] == nil { headers.add("Cache-Control", "no-store") }
+        headers.add("X-Content-Type-Options", "nosniff")
+        headers.add("X-Frame-Options", "DENY")
+        headers.add("Referrer-Policy", "no-referrer")
+        headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+        if configuration.tls { headers.add("Strict-Transport-Security", "max-age=31536000; includeSubDomains") }
+        response.headers = headers
+    }
+}

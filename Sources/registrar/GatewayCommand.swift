@@ -1,0 +1,66 @@
+import Backends
+import Foundation
+import Gateway
+import HTTPServer
+import RegistrarClient
+import Support
+import WorkerRuntime
+
+/// `registrar gateway`: the HTTPS edge the apps call; prints the URL it serves on its first line.
+enum GatewayCommand {
+    static let spec = CommandSpec(
+        name: "registrar gateway", summary: "serve the apps' HTTPS endpoints, publishing through the topics",
+        usage: "[--host ADDRESS] [--port N] [--tls-cert PEM --tls-key PEM] --clients FILE",
+        options: [
+            .value("host", "Numeric address to listen on; plain HTTP only on loopback", default: "127.0.0.1"),
+            .value("port", "Port to listen on (0: any free port)", default: "8443"),
+            .value("tls-cert", "TLS certificate chain, PEM"),
+            .value("tls-key", "TLS private key, PEM"),
+            .value("clients", "OAuth clients, JSON {\"clients\":[{\"id\":…,\"secret\":…}]}", environment: "REGISTRAR_OAUTH_CLIENTS"),
+            .value("jwks", "JSON Web Key Set to serve; default: <data-dir>/keys/jwks.json"),
+            .value("wait", "Seconds a request is held for its outcome before 202", default: "10"),
+            .value("requests-per-minute", "Requests per client address per minute", default: "120"),
+            .value("codes-per-hour", "Code requests per email address per hour", default: "20"),
+            .value("sign-ins-per-minute", "Token requests per email address per minute", default: "10"),
+            .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+        ] + ConnectionOptions.specs + BackendOptions.specs)
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec) { parsed in
+            let connection = try ConnectionOptions(parsed)
+            let tls = try tlsFiles(parsed)
+            var configuration = GatewayConfiguration(
+                clients: try OAuthClients.load(from: try parsed.required("clients")),
+                jwks: try String(contentsOfFile: parsed.value("jwks") ?? EmbeddedBackends(connection.dataDirectory).keysDirectory
+                                 + "/" + KeyFileName.jwks, encoding: .utf8),
+                tls: tls != nil)
+            configuration.wait = .seconds(try parsed.integer("wait") ?? 10)
+            configuration.requestsPerMinutePerAddress = try parsed.integer("requests-per-minute") ?? 120
+            configuration.codesPerHourPerEmail = try parsed.integer("codes-per-hour") ?? 20
+            configuration.signInsPerMinutePerEmail = try parsed.integer("sign-ins-per-minute") ?? 10
+            let shutdown = ShutdownSignal()
+            return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-gateway"),
+                                                  publicKey: try PublicKeySource.load(parsed), name: "registrar-gateway") { client in
+                let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
+                let gateway = Gateway(client: client, staging: objects, configuration: configuration)
+                let host = try parsed.required("host")
+                let server = try HTTPServer(
+                    HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls,
+                                            bodyLimit: Gateway.bodyLimit), handler: gateway.handle)
+                let url = "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
+                FileHandle.standardOutput.write(Data((url + "\n").utf8))
+                await shutdown.wait()
+                await server.stop()
+                return .success
+            }
+        }
+    }
+
+    private static func tlsFiles(_ parsed: ParsedArguments) throws -> HTTPServerConfiguration.TLS? {
+        switch (parsed.value("tls-cert"), parsed.value("tls-key")) {
+        case (nil, nil): nil
+        case (let certificate?, let key?): try HTTPServerConfiguration.TLS(certificateFile: certificate, keyFile: key)
+        default: throw UsageError.invalid("give both --tls-cert and --tls-key", spec.helpText)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Domain
+import Foundation
+import StoreTesting
+import Support
+import Testing
+
+/// The messenger's flows through `registrar gateway` with curl: registration with and without an avatar,
+/// the login guard, password change and reset, email change.
+@Suite(.serialized) struct GatewayAccountTests {
+    static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
+
+    /// A password grant; returns the answer.
+    static func signIn(_ gateway: GatewayProcess, _ email: String, _ password: String) async throws -> CurlRun {
+        try await gateway.postForm("/oauth/token", [("grant_type", "password"), ("username", email), ("password", password)], basic)
+    }
+
+    @Test func registrationWithAndWithoutAnAvatarThenTheLoginGuard() async throws {
+        try await LiveSystem.shared { system in
+            try await GatewayProcess.with(system) { gateway in
+                let avatar = system.directory + "/avatar.jpg"
+                // Larger than a message carries inline: the gateway stages it for the image worker (a claim check).
+                let image = try await Fixtures.noiseJPEG(width: 1000, height: 800)
+                #expect(image.count > AvatarSource.inlineLimit)
+                try Data(image).write(to: URL(fileURLWithPath: avatar))
+                let email = "reg-\(UUID().uuidString.prefix(8))@example.com"
+                let form = ["-F", "name=Ada", "-F", "email=\(email)", "-F", "password=correct horse battery", "-F", "isMapLocationEnabled=true"]
+                let made = try await gateway.curl("/accounts", form + ["-F", "avatar=@\(avatar);type=image/jpeg"])
+                #expect(made.status == 201, "\(made.body)")
+                let answer = GatewayProcess.json(made)
+                let uid = try #require(answer["uid"] as? String)
+                let profile = try #require(answer["profile"] as? [String: Any])
+                #expect(profile["email"] as? String == email.lowercased() && profile["isMapLocationEnabled"] as? Bool == true)
+                #expect((profile["profileImage"] as? String)?.isEmpty == false)
+                let taken = try await gateway.curl("/accounts", form)
+                #expect(taken.status == 409 && GatewayProcess.json(taken)["error"] as? String == "email_taken", "\(taken.body)")
+                let plainEmail = "plain-\(UUID().uuidString.prefix(8))@example.com"
+                let plain = try await gateway.curl("/accounts", ["-F", "name=Bo", "-F", "email=\(plainEmail)", "-F", "password=another good passphrase"])
+                #expect(plain.status == 201, "\(plain.body)")
+                let weak = try await gateway.curl("/accounts", ["-F", "name=Cy", "-F", "email=weak-\(UUID().uuidString.prefix(8))@example.com", "-F", "password=short"])
+                #expect(weak.status == 422 && GatewayProcess.json(weak)["error"] as? String == "password_too_short", "\(weak.body)")
+                let notMultipart = try await gateway.postForm("/accounts", [("name", "Di"), ("email", "di@example.com"), ("password", "correct horse battery")])
+                #expect(notMultipart.status == 415)
+                // The login guard: complete, signed in; the profile image gone, refused with profile_incomplete.
+                #expect(try await Self.signIn(gateway, email, "correct horse battery").status == 200)
+                try await system.blankProfileImage(of: uid)
+                let guarded = try await Self.signIn(gateway, email, "correct horse battery")
+                #expect(guarded.status == 403 && GatewayProcess.json(guarded)["error"] as? String == "profile_incomplete", "\(guarded.body)")
+            }
+        }
+    }
+
+    @Test func anOversizedAvatarIsRefusedUnreadAndRegistersNothing() async throws {
+        try await LiveSystem.shared { system in
+            try await GatewayProcess.with(system) { gateway in
+                let avatar = system.directory + "/huge.bin"
+                try Data(repeating: 0xFF, count: ContractLimits.avatarBytes + 128 * 1024).write(to: URL(fileURLWithPath: avatar))
+                let before = try await system.allTopicMessages().count
+                let email = "huge-\(UUID().uuidString.prefix(8))@example.com"
+                let huge = try await gateway.curl("/accounts", ["-F", "name=Huge", "-F", "email=\(email)", "-F", "password=correct horse battery",
+                                                                "-F", "avatar=@\(avatar)"])
+                #expect(huge.status == 413)
+                #expect(try await system.allTopicMessages().count == before)
+            }
+        }
+    }
+
+    @Test func passwordChangeResetAndEmailChange() async throws {
+        try await LiveSystem.shared { system in
+            let email = "change-\(UUID().uuidString.prefix(8))@example.com"
+            _ = try await system.register(email, password: "first good passphrase")
+            try await GatewayProcess.with(system) { gateway in
+                let wrong = try await gateway.postForm("/me/password", [("email", email), ("oldPassword", "not it"), ("newPassword", "second good passphrase")])
+                #expect(wrong.status == 403 && GatewayProcess.json(wrong)["error"] as? String == "invalid_credentials", "\(wrong.body)")
+                let changed = try await gateway.postForm("/me/password", [("email", email), ("oldPassword", "first good passphrase"),
+                                                                          ("newPassword", "second good passphrase")])
+                #expect(changed.status == 200 && GatewayProcess.json(changed)["change"] as? String == "change_password", "\(changed.body)")
+                #expect(try await Self.signIn(gateway, email, "second good passphrase").status == 200)
+
+                let resetCode = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "3")])
+                let resetId = try #require(GatewayProcess.json(resetCode)["requestId"] as? String)
+                let reset = try await gateway.postForm("/password/reset", [("email", email), ("code", try system.code(sentBy: resetId)),
+                                                                           ("newPassword", "third good passphrase")])
+                #expect(reset.status == 200, "\(reset.body)")
+                #expect(try await Self.signIn(gateway, email, "third good passphrase").status == 200)
+
+                let newEmail = "moved-\(UUID().uuidString.prefix(8))@example.com"
+                let moveCode = try await gateway.postForm("/email/getCode", [("emailAddress", newEmail), ("type", "change_email")])
+                let moveId = try #require(GatewayProcess.json(moveCode)["requestId"] as? String)
+                let moved = try await gateway.postForm("/me/email", [("email", email), ("password", "third good passphrase"),
+                                                                     ("newEmail", newEmail), ("code", try system.code(sentBy: moveId))])
+                #expect(moved.status == 200, "\(moved.body)")
+                #expect(try await Self.signIn(gateway, newEmail, "third good passphrase").status == 200)
+                #expect(try await Self.signIn(gateway, email, "third good passphrase").status == 400)
+                // The passwords left the gateway sealed: not on any topic, not in its log.
+                let passwords = ["second good passphrase", "third good passphrase"]
+                for message in try await system.allTopicMessages() {
+                    let text = String(decoding: message.value, as: UTF8.self)
+                    #expect(!passwords.contains(where: text.contains), "a password on \(message.topic)")
+                }
+                #expect(!passwords.contains(where: gateway.logText.contains))
+            }
+        }
+    }
+}
