@@ -40,8 +40,10 @@ public final class Gateway: Sendable {
         let started = ContinuousClock.now
         var response = await route(request)
         secure(&response)
+        let duration = ContinuousClock.now - started
+        GatewayMetrics.answered(request, with: response.status, in: duration)
         logger.info("request", ["method": request.method, "path": request.path, "status": response.status,
-                                "ms": (ContinuousClock.now - started).milliseconds, "client": request.clientAddress])
+                                "ms": duration.milliseconds, "client": request.clientAddress])
         return response
     }
 

@@ -2,6 +2,7 @@ import Backends
 import Foundation
 import Gateway
 import HTTPServer
+import Operations
 import RegistrarClient
 import Support
 import WorkerRuntime
@@ -23,6 +24,7 @@ enum GatewayCommand {
             .value("codes-per-hour", "Code requests per email address per hour", default: "20"),
             .value("sign-ins-per-minute", "Token requests per email address per minute", default: "10"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+            OperationsEndpoint.option,
         ] + ConnectionOptions.specs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
@@ -47,10 +49,17 @@ enum GatewayCommand {
                 let server = try HTTPServer(
                     HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls,
                                             bodyLimit: Gateway.bodyLimit), handler: gateway.handle)
+                let operations = try parsed.value("metrics-listen").map { address in
+                    try OperationsEndpoint(listening: address) {
+                        HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
+                    }
+                }
                 let url = "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
                 FileHandle.standardOutput.write(Data((url + "\n").utf8))
+                if let operations { Logger(component: "gateway").info("operations endpoint listening (metrics, healthz, readyz)", ["port": operations.port]) }
                 await shutdown.wait()
                 await server.stop()
+                await operations?.stop()
                 return .success
             }
         }
