@@ -93,11 +93,12 @@ public struct AccountChangeStep: EventHandler {
             return [unsealable(request.requestId)]
         }
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
+        // Hashed before any write, so never inside the transaction of a unit of work.
+        let hash = try passwords.vault.hash(new)
         guard let account = try passwords.authenticate(email: email, password: old, at: clock()) else {
             return [invalid(request.requestId)]
         }
-        return try begin(.changePassword, request.requestId, account, newEmail: account.email,
-                         update: .passwordHash(try passwords.vault.hash(new)))
+        return try begin(.changePassword, request.requestId, account, newEmail: account.email, update: .passwordHash(hash))
     }
 
     private func resetPassword(_ request: PasswordResetRequested) throws -> [Event] {
@@ -106,6 +107,7 @@ public struct AccountChangeStep: EventHandler {
             return [unsealable(request.requestId)]
         }
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
+        let hash = try passwords.vault.hash(new)
         let now = clock()
         let account = try accounts.account(email: email)
         let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.resetPassword],
@@ -113,8 +115,7 @@ public struct AccountChangeStep: EventHandler {
         guard rejection == nil, let account, account.status == .active else {
             return [invalid(request.requestId)]
         }
-        return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
-                         update: .passwordHash(try passwords.vault.hash(new)))
+        return try begin(.resetPassword, request.requestId, account, newEmail: account.email, update: .passwordHash(hash))
     }
 
     private func changeEmail(_ request: EmailChangeRequested) throws -> [Event] {

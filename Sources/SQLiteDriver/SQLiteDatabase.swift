@@ -16,6 +16,8 @@ public final class SQLiteDatabase: SQLDatabase {
     private let connection: Mutex<SQLiteConnection>
 
     public var dialect: SQLDialect { .sqlite }
+    /// The file's path.
+    public let location: String
 
     /// Opens the database at `path`, creating the file (0600, in a 0700 directory) if needed. Refuses a
     /// database, `-wal` or `-shm` file or directory open to group or others: it may hold password hashes.
@@ -28,6 +30,7 @@ public final class SQLiteDatabase: SQLDatabase {
         } catch {
             throw StoreError(.permanent, error.description)
         }
+        location = path
         do {
             connection = Mutex(try SQLiteConnection(path: path, busyTimeout: busyTimeout))
         } catch {

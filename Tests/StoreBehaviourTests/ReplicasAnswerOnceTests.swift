@@ -62,6 +62,6 @@ import Verification
         let step = Counting(CodeDispatchStep(codes: try stores.codeStore(),
                                              secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()),
                                              mailer: try stores.mailer(), mail: MailSettings(), rules: CodeRules(), clock: clock))
-        return (AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker")), step)
+        return (AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker"), afterCommit: { try step.step.deliver($0) }), step)
     }
 }

@@ -4,6 +4,9 @@ import Domain
 /// the seam the stores are written once over, with the `dialect` of its SQL.
 public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }
+    /// Where the database is (a file's path, a server's connection URI): two `SQLDatabase`s at one
+    /// location are one database, whose stores join one `SQLUnitOfWork`.
+    var location: String { get }
 
     /// Runs `body` on a connection where every statement commits on its own.
     @discardableResult
@@ -41,16 +44,20 @@ extension SQLDatabase {
         try migrate(schema.name, dialect == .sqlite ? schema.sqlite : schema.postgres)
     }
 
-    /// Runs `body` on a session where every statement commits on its own.
+    /// Runs `body` on a session where every statement commits on its own; inside a unit of work on
+    /// this database, on the unit's connection (in its transaction once that has begun).
     @discardableResult
     func withSession<T: Sendable>(_ body: (SQLSession) throws(SQLError) -> T) throws(StoreError) -> T {
-        try withConnection { (connection) throws(SQLError) in try body(SQLSession(connection, dialect)) }
+        if let unit = SQLUnitOfWork.current(on: self) { return try unit.run(body) }
+        return try withConnection { (connection) throws(SQLError) in try body(SQLSession(connection, dialect)) }
     }
 
-    /// Runs `body` on a session in one transaction.
+    /// Runs `body` on a session in one transaction; inside a unit of work on this database, in the
+    /// unit's transaction (begun now if need be), under a savepoint.
     @discardableResult
     func inTransaction<T: Sendable>(_ body: (SQLSession) throws(SQLError) -> T) throws(StoreError) -> T {
-        try transaction { (connection) throws(SQLError) in try body(SQLSession(connection, dialect)) }
+        if let unit = SQLUnitOfWork.current(on: self) { return try unit.runInTransaction(body) }
+        return try transaction { (connection) throws(SQLError) in try body(SQLSession(connection, dialect)) }
     }
 }
 
