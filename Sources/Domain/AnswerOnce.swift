@@ -59,7 +59,7 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
 
     /// Keeps `failure` as the request's answer, unless it was answered already: then that answer.
     public func answer(deadLettered failure: Event) throws -> [Event] {
-        let encoded = try EventCodec.encode(failure)
+        let encoded = EventCodec.encode(failure)
         return [try EventCodec.decode(try memo.keep(encoded, for: failure.key) ?? encoded)]
     }
 }
