@@ -53,7 +53,8 @@ public enum AccountWorker: WorkerKind {
         let answers = try stores.answerMemo(of: name)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(changes, memo: answers)]),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers),
+                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
