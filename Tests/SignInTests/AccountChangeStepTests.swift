@@ -154,6 +154,18 @@ import Verification
         #expect(failure(try step.dispatch(unsealed)) == .credentialUnsealable)
     }
 
+    /// The change's writes may still roll back when `handle` returns (with its answer, under
+    /// `AnswerOnce`), so the notice waits for `notify`, which runs after the commit.
+    @Test func theNoticeIsMailedAfterTheChangeNotWithIt() throws {
+        let request = passwordChange("right", old: "old password")
+        #expect(try step.handle(request).count == 1)
+        #expect(sessionRevoked && mailer.messages.isEmpty, "revoked with the change; not mailed yet")
+        try step.notify(request)
+        #expect(mailer.messages.map(\.messageId) == ["notice.right@registrar.local"])
+        try step.notify(passwordChange("unknown", old: "old password"))
+        #expect(mailer.messages.count == 1, "no notice for a change that did not happen")
+    }
+
     @Test func aMailerFailingTransientlyIsRetriedWithTheSameNotice() throws {
         mailer.sends.arm(StoreError(.transient, "451 try again"), times: 1)
         #expect(throws: StoreError.self) { try step.dispatch(passwordChange("right", old: "old password")) }
