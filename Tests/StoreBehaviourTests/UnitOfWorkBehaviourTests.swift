@@ -52,8 +52,7 @@ import Testing
                     throw Refused()
                 }
             }
-            #expect(try accounts.saga("r1") == nil && accounts.account(uid: "uid-r1") == nil)
-            #expect(try memo.answer(to: "r1") == nil)
+            try expectNothing(for: "r1", in: accounts, memo)
         }
     }
 
@@ -66,8 +65,7 @@ import Testing
             try backend.refuseAnswers(at: url)
             let handler = AnswerOnce(Registering(accounts: accounts), memo: memo)
             #expect(throws: StoreError.self) { try handler.handle(Self.request) }
-            #expect(try accounts.saga("req-1") == nil && accounts.account(uid: "uid-req-1") == nil)
-            #expect(try memo.answer(to: "req-1") == nil)
+            try expectNothing(for: "req-1", in: accounts, memo)
         }
     }
 
@@ -102,6 +100,13 @@ import Testing
             #expect(try accounts.saga("r1")?.stage == .awaitingAvatar, "the failed save is undone")
             #expect(try memo.answer(to: "r1") == Array("answer".utf8))
         }
+    }
+
+    /// Expects that neither the registration `id` nor an answer to the request `id` is kept.
+    private func expectNothing(for id: String, in accounts: any AccountStore, _ memo: any AnswerMemo,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try accounts.saga(id) == nil && accounts.account(uid: "uid-\(id)") == nil, sourceLocation: sourceLocation)
+        #expect(try memo.answer(to: id) == nil, sourceLocation: sourceLocation)
     }
 
     private func stores(at url: String) throws -> (any AnswerMemo, any AccountStore) {
