@@ -4,6 +4,7 @@ import CryptoAdapters
 import Domain
 import Fakes
 import Foundation
+import PostgresDriver
 import StoreTesting
 import Synchronization
 import Testing
@@ -80,6 +81,30 @@ import Verification
             let verifier = CodeVerifier(codes: try BackendOptions.codeStore(at: url), secrets: try HMACCodeSecrets(keyFile: secret))
             #expect(try verifier.verify(code, email: "ada@example.com", purposes: [.login], requestId: "s-1", at: Date()) == nil,
                     "the code mailed is the code committed")
+        }
+    }
+
+    /// The code and the answer commit together: when the memo's write fails, the code is rolled back
+    /// and nothing is mailed; the retry issues, mails and answers once.
+    @Test func aMemoWriteThatFailsLeavesNoCodeAndMailsNothing() throws {
+        let url = try PostgresServer.shared().newDatabase()
+        try withTemporaryDirectory { host in
+            let mailer = RecordingMailer()
+            let (replica, _) = try Self.replica(accounts: url, dataDirectory: host, clock: Date.init, mailer: mailer)
+            let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "ada@example.com", purpose: .login))
+            let database = PostgresDatabase(url: url)
+            try database.execute(script: """
+                CREATE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'answers refused'; END $$;
+                CREATE TRIGGER refuse_answers BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION refuse_answers();
+                """)
+            #expect(throws: StoreError.self) { try replica.handle(request) }
+            let codes = try BackendOptions.codeStore(at: url)
+            #expect(try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record } == nil,
+                    "the code is rolled back with the memo's write")
+            #expect(mailer.messages.isEmpty)
+            try database.execute(script: "DROP TRIGGER refuse_answers ON answers;")
+            #expect(try replica.handle(request).count == 1)
+            #expect(mailer.messages.count == 1)
         }
     }
 
