@@ -12,6 +12,11 @@ public protocol SQLDatabase: Sendable {
     @discardableResult
     func withConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T
 
+    /// Runs `body` on a connection that no other call shares meanwhile, for work that holds one a
+    /// while (a unit of work). By default `withConnection`'s, which lends one of a pool's.
+    @discardableResult
+    func withOwnConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T
+
     /// Runs `body` in one transaction: commits when it returns, rolls back when it throws. Writers
     /// that lock rows do so with the dialect's locking clause and row locks.
     @discardableResult
@@ -39,6 +44,11 @@ public protocol SQLConnection {
 }
 
 extension SQLDatabase {
+    @discardableResult
+    public func withOwnConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
+        try withConnection(body)
+    }
+
     /// Creates or migrates `schema` in this database, in this database's dialect.
     func migrate(_ schema: SQLSchema) throws(StoreError) {
         try migrate(schema.name, dialect == .sqlite ? schema.sqlite : schema.postgres)

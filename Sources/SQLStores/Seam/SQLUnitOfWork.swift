@@ -34,7 +34,7 @@ final class SQLUnitOfWork: @unchecked Sendable {
         var failure: (any Error)?
         // Every failure is carried out of the driver's call as it is: a driver retries what fails
         // transiently, and the work (a whole step) is not the driver's to re-run.
-        let result = try database.withConnection { (connection) throws(SQLError) -> T? in
+        let result = try database.withOwnConnection { (connection) throws(SQLError) -> T? in
             let unit = SQLUnitOfWork(location: database.location, session: SQLSession(connection, database.dialect))
             do {
                 let value = try $current.withValue(unit) { try work() }
