@@ -39,7 +39,7 @@ public struct CodeDispatchStep: EventHandler {
         // answer, under `AnswerOnce`), so that a retry mails the very same code, as the very same message.
         return [try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Event in
             switch rules.admit(record, requestId: request.requestId, at: now) {
-            case .alreadyIssued, .resend:
+            case .alreadyIssued:
                 return sent
             case .refuse(let retryAfter):
                 return .codeRefused(CodeRefused(requestId: request.requestId, reason: .codeRateLimited,
