@@ -140,7 +140,8 @@ let package = Package(
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
-            "CryptoAdapters",
+            "CryptoAdapters", "SQLiteDriver", "PostgresDriver", "Fakes", "WorkerAssembly", "Installation", "Crypto",
+            "RegistrarClient", "Support", "SQLStores",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
             "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration",

@@ -93,11 +93,12 @@ public struct AccountChangeStep: EventHandler {
             return [unsealable(request.requestId)]
         }
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
+        // Hashed before any write, so never inside the transaction of a unit of work.
+        let hash = try passwords.vault.hash(new)
         guard let account = try passwords.authenticate(email: email, password: old, at: clock()) else {
             return [invalid(request.requestId)]
         }
-        return try begin(.changePassword, request.requestId, account, newEmail: account.email,
-                         update: .passwordHash(try passwords.vault.hash(new)))
+        return try begin(.changePassword, request.requestId, account, newEmail: account.email, update: .passwordHash(hash))
     }
 
     private func resetPassword(_ request: PasswordResetRequested) throws -> [Event] {
@@ -106,6 +107,7 @@ public struct AccountChangeStep: EventHandler {
             return [unsealable(request.requestId)]
         }
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
+        let hash = try passwords.vault.hash(new)
         let now = clock()
         let account = try accounts.account(email: email)
         let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.resetPassword],
@@ -113,8 +115,7 @@ public struct AccountChangeStep: EventHandler {
         guard rejection == nil, let account, account.status == .active else {
             return [invalid(request.requestId)]
         }
-        return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
-                         update: .passwordHash(try passwords.vault.hash(new)))
+        return try begin(.resetPassword, request.requestId, account, newEmail: account.email, update: .passwordHash(hash))
     }
 
     private func changeEmail(_ request: EmailChangeRequested) throws -> [Event] {
@@ -148,19 +149,22 @@ public struct AccountChangeStep: EventHandler {
     }
 
     /// The events of the change's stage, after the side effects of a completed change, which are
-    /// idempotent and so repeated on redelivery: password changes sign every session out, and the
-    /// account's (old) address is notified.
+    /// idempotent and so repeated on redelivery: a password change signs every session out. The
+    /// notice follows the commit (``notify(_:)``).
     private func effects(of change: AccountChangeRecord) throws -> [Event] {
-        if change.stage == .completed {
-            let now = clock()
-            if change.kind == .changeEmail {
-                try mailer.send(Notices.emailChanged(change, settings: mail, date: now))
-            } else {
-                try tokens.revokeAll(uid: change.uid)
-                try mailer.send(Notices.passwordChanged(change, settings: mail, date: now))
-            }
-        }
+        if change.stage == .completed, change.kind != .changeEmail { try tokens.revokeAll(uid: change.uid) }
         return EmailChangeSaga.events(of: change)
+    }
+
+    /// Mails the account's (old) address the notice of the change `event` is about, once the change
+    /// is committed as completed: run after the commit, for the first answer and every repeat (a
+    /// notice sent again has the same Message-ID), so no mail waits inside a transaction or announces
+    /// a change that was rolled back.
+    public func notify(_ event: Event) throws {
+        guard let change = try accounts.change(requestId: event.key), change.stage == .completed else { return }
+        let now = clock()
+        try mailer.send(change.kind == .changeEmail ? Notices.emailChanged(change, settings: mail, date: now)
+                                                    : Notices.passwordChanged(change, settings: mail, date: now))
     }
 
     private func unsealable(_ requestId: String) -> Event {

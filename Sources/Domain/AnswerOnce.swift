@@ -2,16 +2,27 @@
 public protocol AnswerMemo: Sendable {
     /// The answer (encoded event) already given to `requestId`, if any.
     func answer(to requestId: String) throws(StoreError) -> [UInt8]?
-    /// Keeps `answer` for `requestId` unless one is kept already; returns the one kept.
-    func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8]
+    /// Keeps `answer` for `requestId` unless one is kept already.
+    /// - Returns: The answer kept before, or nil when `answer` is now the one kept.
+    func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8]?
+    /// Runs `work` as one unit of work with the memo: the writes of the stores sharing the memo's
+    /// database and the answers kept commit together when it returns, and none of them when it throws.
+    func atomically<T: Sendable>(_ work: () throws -> T) throws -> T
 }
 
 /// A step whose answers (on the code, sign-in and account-change outcome topics) are given once
 /// per request id: a redelivered request, or an event that answers it again, republishes the first
 /// answer verbatim instead of a new one (new tokens, a cooldown refusal for a code already sent).
+///
+/// The step runs in one unit of work with the memo, so its writes and its answer commit together:
+/// a crash leaves both or neither, and a run that finds an answer kept meanwhile (by a replica, for
+/// a redelivery) is rolled back whole, its writes undone, and gives that answer. Work that must
+/// follow the commit (mailing a committed code) is `afterCommit`, run for every answer of a request,
+/// the first or a repeated one, before it is published.
 public struct AnswerOnce<Step: EventHandler>: EventHandler {
     public var step: Step
     public var memo: any AnswerMemo
+    public var afterCommit: @Sendable (Event) throws -> Void
 
     /// The step's routes.
     public static var routes: Set<Route> { Step.routes }
@@ -19,22 +30,46 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
     /// The topics whose events answer a request.
     public static var answerTopics: Set<String> { [Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes] }
 
-    public init(_ step: Step, memo: any AnswerMemo) {
+    public init(_ step: Step, memo: any AnswerMemo, afterCommit: @escaping @Sendable (Event) throws -> Void = { _ in }) {
         self.step = step
         self.memo = memo
+        self.afterCommit = afterCommit
     }
 
     public func handle(_ event: Event) throws -> [Event] {
+        let outputs = try answers(to: event)
+        try afterCommit(event)
+        return outputs
+    }
+
+    private func answers(to event: Event) throws -> [Event] {
         if event.isRequest, let answer = try memo.answer(to: event.key) { return [try EventCodec.decode(answer)] }
-        return try step.handle(event).map { output in
-            guard Self.answerTopics.contains(output.topic) else { return output }
-            return try EventCodec.decode(try memo.keep(EventCodec.encode(output), for: output.key))
+        do {
+            return try memo.atomically {
+                try step.handle(event).map { output in
+                    guard Self.answerTopics.contains(output.topic) else { return output }
+                    if let earlier = try memo.keep(EventCodec.encode(output), for: output.key) { throw Answered(earlier) }
+                    return output
+                }
+            }
+        } catch let answered as Answered {
+            return [try EventCodec.decode(answered.answer)]
         }
     }
 
     /// Keeps `failure` as the request's answer, unless it was answered already: then that answer.
     public func answer(deadLettered failure: Event) throws -> [Event] {
-        [try EventCodec.decode(try memo.keep(EventCodec.encode(failure), for: failure.key))]
+        let encoded = EventCodec.encode(failure)
+        return [try EventCodec.decode(try memo.keep(encoded, for: failure.key) ?? encoded)]
+    }
+}
+
+/// Rolls back a run of a step whose request was answered meanwhile, giving that `answer`.
+private struct Answered: Error {
+    var answer: [UInt8]
+
+    init(_ answer: [UInt8]) {
+        self.answer = answer
     }
 }
 

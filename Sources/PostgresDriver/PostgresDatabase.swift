@@ -13,6 +13,8 @@ public final class PostgresDatabase: SQLDatabase {
     private let retry: StoreRetry
 
     public var dialect: SQLDialect { .postgres }
+    /// The connection URI it was opened with.
+    public let location: String
 
     /// A database at `url`, a libpq connection URI (`postgres://user:password@host:port/name?sslmode=…`);
     /// nothing is connected until first used. A link to another host defaults to `sslmode=verify-full`
@@ -22,6 +24,7 @@ public final class PostgresDatabase: SQLDatabase {
     ///   - connections: The most connections this process opens.
     ///   - waitLimit: How long a call waits for a free connection before failing transiently.
     public init(url: String, connections: Int = 4, waitLimit: Duration = .seconds(10), retry: StoreRetry = StoreRetry()) {
+        location = url
         pool = ConnectionPool(url: LinkSecurity.conninfo(url), capacity: connections, waitLimit: waitLimit)
         self.retry = retry
     }

@@ -18,12 +18,18 @@ public struct SQLAnswerMemo: AnswerMemo {
     }
 
     /// The first of concurrent keepers inserts; the others wait for its commit and read its answer.
-    public func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8] {
-        try database.inTransaction { (db) throws(SQLError) -> [UInt8] in
-            try db.execute("INSERT INTO answers (worker, request_id, answer) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                           [worker, requestId, String(decoding: answer, as: UTF8.self)])
-            return try self.answer(to: requestId, in: db) ?? answer
+    public func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8]? {
+        try database.inTransaction { (db) throws(SQLError) -> [UInt8]? in
+            let inserted = try db.execute("INSERT INTO answers (worker, request_id, answer) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                                          [worker, requestId, String(decoding: answer, as: UTF8.self)])
+            return inserted == 1 ? nil : try self.answer(to: requestId, in: db)
         }
+    }
+
+    /// A unit of work on the account database: the writes of every store there (accounts, sagas,
+    /// failures, changes; codes and tokens when they share it) and the answers kept commit together.
+    public func atomically<T: Sendable>(_ work: () throws -> T) throws -> T {
+        try SQLUnitOfWork.perform(on: database, work)
     }
 
     private func answer(to requestId: String, in db: SQLSession) throws(SQLError) -> [UInt8]? {

@@ -14,8 +14,11 @@ import Synchronization
 /// accepting writes (immutable, read-only, a full disk) fail each call transiently, never crash.
 public final class SQLiteDatabase: SQLDatabase {
     private let connection: Mutex<SQLiteConnection>
+    private let busyTimeout: Duration
 
     public var dialect: SQLDialect { .sqlite }
+    /// The file's path.
+    public let location: String
 
     /// Opens the database at `path`, creating the file (0600, in a 0700 directory) if needed. Refuses a
     /// database, `-wal` or `-shm` file or directory open to group or others: it may hold password hashes.
@@ -28,6 +31,8 @@ public final class SQLiteDatabase: SQLDatabase {
         } catch {
             throw StoreError(.permanent, error.description)
         }
+        location = path
+        self.busyTimeout = busyTimeout
         do {
             connection = Mutex(try SQLiteConnection(path: path, busyTimeout: busyTimeout))
         } catch {
@@ -47,6 +52,17 @@ public final class SQLiteDatabase: SQLDatabase {
                 try connection.checkWritable()
                 return try body(connection)
             }
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    /// A connection opened for `body` alone and closed after it, so that a unit of work, which holds
+    /// its connection while it works (hashing a password, say), holds up none of this database's calls.
+    @discardableResult
+    public func withOwnConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
+        do {
+            return try body(try SQLiteConnection(path: location, busyTimeout: busyTimeout))
         } catch {
             throw error.storeError
         }

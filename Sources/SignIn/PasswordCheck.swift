@@ -30,16 +30,15 @@ public struct PasswordCheck: Sendable {
             _ = vault.verify(password, against: decoyHash)
             return nil
         }
-        let locked = try isLocked(account, at: now)
+        // Hashing comes before any write, so that it never runs inside a unit of work's transaction.
         // An account made by code sign-in has no password (an empty hash): it never matches, in a hash's time.
         let hasPassword = !account.passwordHash.isEmpty
         let matches = vault.verify(password, against: hasPassword ? account.passwordHash : decoyHash) && hasPassword
-        guard !locked else { return nil }
+        let rehashed = matches && vault.needsRehash(account.passwordHash) ? try? vault.hash(password) : nil
+        guard try !isLocked(account, at: now) else { return nil }
         try record(matches, for: account, at: now)
         guard matches else { return nil }
-        if vault.needsRehash(account.passwordHash), let rehashed = try? vault.hash(password) {
-            try accounts.replacePasswordHash(uid: account.uid, from: account.passwordHash, to: rehashed)
-        }
+        if let rehashed { try accounts.replacePasswordHash(uid: account.uid, from: account.passwordHash, to: rehashed) }
         return account
     }
 

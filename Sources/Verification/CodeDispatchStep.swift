@@ -35,46 +35,51 @@ public struct CodeDispatchStep: EventHandler {
         let sent = Event.codeSent(CodeSent(requestId: request.requestId, purpose: request.purpose,
                                            expiresIn: Int(rules.policy.lifetime)))
         let now = clock()
-        // Recorded first, mailed second: a store that refuses the write sends nothing, and a send that
-        // fails (or a crash before the send is recorded) leaves the code pending: the retry mails the
-        // very same code, as the very same message.
-        let dispatch = try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Dispatch in
+        // Recorded only: the code is mailed by ``deliver(_:)`` once this record has committed (with the
+        // answer, under `AnswerOnce`), so that a retry mails the very same code, as the very same message.
+        return [try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Event in
             switch rules.admit(record, requestId: request.requestId, at: now) {
             case .alreadyIssued:
-                return .answer(sent)
+                return sent
             case .refuse(let retryAfter):
-                return .answer(.codeRefused(CodeRefused(requestId: request.requestId, reason: .codeRateLimited,
-                                                        message: "Too many codes requested; try again in \(retryAfter) s.",
-                                                        retryAfter: retryAfter)))
-            case .resend(let nonce):
-                return .mail(nonce: nonce, issuedAt: record?.sentAt.last ?? now)
+                return .codeRefused(CodeRefused(requestId: request.requestId, reason: .codeRateLimited,
+                                                message: "Too many codes requested; try again in \(retryAfter) s.",
+                                                retryAfter: retryAfter))
             case .issue:
                 let nonce = secrets.newNonce()
                 record = rules.issued(record, email: email, purpose: request.purpose,
                                       digest: secrets.digest(of: secrets.code(from: nonce), purpose: request.purpose, email: email),
                                       nonce: nonce, requestId: request.requestId, at: now)
-                return .mail(nonce: nonce, issuedAt: now)
+                return sent
             }
+        }]
+    }
+
+    /// Mails the code `event`'s request issued if its email is still pending (the record is the
+    /// outbox: its nonce gives the very same code, its last send the message's date), then records it
+    /// sent. Run after the request's record has committed, for its first answer and every repeat, so a
+    /// mail that failed (a transient error, retried) or was cut short by a crash is sent on the retry.
+    public func deliver(_ event: Event) throws {
+        guard case .codeRequested(let request) = event else { return }
+        let email = RegistrationRules.normalizedEmail(request.email)
+        let pending = try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Pending? in
+            guard let record, record.issuedBy == request.requestId, let nonce = record.pendingNonce else { return nil }
+            return Pending(nonce: nonce, issuedAt: record.sentAt.last ?? clock())
         }
-        switch dispatch {
-        case .answer(let event):
-            return [event]
-        case .mail(let nonce, let issuedAt):
-            try mailer.send(CodeLetter.message(code: secrets.code(from: nonce), purpose: request.purpose, to: email,
-                                               requestId: request.requestId, minutes: Int(rules.policy.lifetime / 60),
-                                               settings: mail, date: issuedAt))
-            // The code is valid already; failing to record the send only means that a redelivery of this
-            // request mails the same message again, so the answer does not wait for it.
-            _ = try? codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) in
-                record = rules.mailed(record, requestId: request.requestId)
-            }
-            return [sent]
+        guard let pending else { return }
+        try mailer.send(CodeLetter.message(code: secrets.code(from: pending.nonce), purpose: request.purpose, to: email,
+                                           requestId: request.requestId, minutes: Int(rules.policy.lifetime / 60),
+                                           settings: mail, date: pending.issuedAt))
+        // The code is valid already; failing to record the send only means that a redelivery of this
+        // request mails the same message again, so the answer does not wait for it.
+        _ = try? codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) in
+            record = rules.mailed(record, requestId: request.requestId)
         }
     }
 
-    /// What a code request comes to once the store has admitted it.
-    private enum Dispatch: Sendable {
-        case answer(Event)
-        case mail(nonce: String, issuedAt: Date)
+    /// A code whose email is to be sent.
+    private struct Pending: Sendable {
+        var nonce: String
+        var issuedAt: Date
     }
 }

@@ -20,10 +20,9 @@ public enum CodeRejection: String, Sendable, Equatable, CaseIterable {
 public enum CodeAdmission: Sendable, Equatable {
     /// Send a new code.
     case issue
-    /// This request issued the current code already (a redelivery): answer again, send nothing.
+    /// This request issued the current code already (a redelivery): answer again, issue nothing (its
+    /// email, if still pending, is sent from the record: ``CodeDispatchStep/deliver(_:)``).
     case alreadyIssued
-    /// This request issued the current code, whose email is not known to be sent: send it again.
-    case resend(nonce: String)
     /// Too soon: the next code may be requested in this many seconds.
     case refuse(retryAfter: Int)
 }
@@ -39,7 +38,7 @@ public struct CodeRules: Sendable {
     /// Whether `requestId` may have a code sent now, given the current record.
     public func admit(_ record: CodeRecord?, requestId: String, at now: Date) -> CodeAdmission {
         guard let record else { return .issue }
-        if record.issuedBy == requestId { return record.pendingNonce.map { .resend(nonce: $0) } ?? .alreadyIssued }
+        if record.issuedBy == requestId { return .alreadyIssued }
         let recent = recentSends(record, at: now)
         var wait = 0.0
         if let last = recent.max() { wait = max(wait, last.addingTimeInterval(policy.cooldown).timeIntervalSince(now)) }

@@ -56,7 +56,8 @@ public enum AccountWorker: WorkerKind {
         SagaGauge.watch(accounts)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(changes, memo: answers)]),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers),
+                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)

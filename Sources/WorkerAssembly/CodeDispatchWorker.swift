@@ -29,6 +29,7 @@ public enum CodeDispatchWorker: WorkerKind {
         let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: secrets,
                                     mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
                                     rules: CodeRules(policy: policy), clock: clock)
-        return WorkerStack(name: name, routing: RoutingTable([AnswerOnce(step, memo: try stores.answerMemo(of: name))]))
+        let answered = AnswerOnce(step, memo: try stores.answerMemo(of: name), afterCommit: { try step.deliver($0) })
+        return WorkerStack(name: name, routing: RoutingTable([answered]))
     }
 }

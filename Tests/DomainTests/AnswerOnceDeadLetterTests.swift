@@ -39,12 +39,14 @@ import Testing
 
         func answer(to requestId: String) throws(StoreError) -> [UInt8]? { answers.withLock { $0[requestId] } }
 
-        func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8] {
+        func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8]? {
             answers.withLock { answers in
                 if let kept = answers[requestId] { return kept }
                 answers[requestId] = answer
-                return answer
+                return nil
             }
         }
+
+        func atomically<T: Sendable>(_ work: () throws -> T) throws -> T { try work() }
     }
 }

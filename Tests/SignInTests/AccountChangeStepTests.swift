@@ -48,18 +48,18 @@ import Verification
     var sessionRevoked: Bool { (try? tokens.token(digest: "d"))??.familyRevoked == true }
 
     @Test func aPasswordChangeNeedsTheOldPasswordAndSignsEverySessionOut() throws {
-        #expect(failure(try step.handle(passwordChange("wrong", old: "not it"))) == .invalidCredentials)
+        #expect(failure(try step.dispatch(passwordChange("wrong", old: "not it"))) == .invalidCredentials)
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:old password")
-        #expect(failure(try step.handle(passwordChange("short", old: "old password", new: "short"))) == .passwordTooShort)
+        #expect(failure(try step.dispatch(passwordChange("short", old: "old password", new: "short"))) == .passwordTooShort)
         #expect(!sessionRevoked && mailer.messages.isEmpty)
 
         let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .changePassword))
-        #expect(try step.handle(passwordChange("right", old: "old password")) == [completed])
+        #expect(try step.dispatch(passwordChange("right", old: "old password")) == [completed])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:new password")
         #expect(sessionRevoked)
         #expect(mailer.messages.map(\.to) == ["ada@example.com"] && mailer.messages[0].messageId == "notice.right@registrar.local")
         // A redelivery answers the same, changes nothing, and repeats the idempotent notice (same Message-ID).
-        #expect(try step.handle(passwordChange("right", old: "new password", new: "third password")) == [completed])
+        #expect(try step.dispatch(passwordChange("right", old: "new password", new: "third password")) == [completed])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:new password")
         #expect(Set(mailer.messages.map(\.messageId)) == ["notice.right@registrar.local"])
     }
@@ -71,8 +71,8 @@ import Verification
             Event.passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: FakeVault.sealed(code),
                                                                 sealedNewPassword: FakeVault.sealed("remembered password")))
         }
-        #expect(failure(try step.handle(reset("wrong", "654321"))) == .invalidCredentials)
-        #expect(try step.handle(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .resetPassword))])
+        #expect(failure(try step.dispatch(reset("wrong", "654321"))) == .invalidCredentials)
+        #expect(try step.dispatch(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .resetPassword))])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:remembered password")
         #expect(accounts.failures(uid: uid) == SignInFailures())
         #expect(sessionRevoked)
@@ -81,13 +81,13 @@ import Verification
     @Test func anEmailChangeMovesTheAccountThenTheProfileAndNotifiesTheOldAddress() throws {
         codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         let asked = Event.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
-        #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked])
+        #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked])
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account reserves the new email first")
-        #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked], "a redelivery asks again")
+        #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked], "a redelivery asks again")
         let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", uid: uid, change: .changeEmail))
         let updated = Event.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
-        #expect(try step.handle(updated) == [completed])
-        #expect(try step.handle(updated) == [completed])
+        #expect(try step.dispatch(updated) == [completed])
+        #expect(try step.dispatch(updated) == [completed])
         #expect(try accounts.change(requestId: "move")?.stage == .completed)
         #expect(mailer.messages.map(\.to) == ["ada@example.com", "ada@example.com"])
         #expect(mailer.messages[0].text.contains("new@example.com"))
@@ -96,9 +96,9 @@ import Verification
 
     @Test func aProfileRefusingTheEmailGivesTheAccountItsOldOneBack() throws {
         codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
-        _ = try step.handle(emailChange("move", to: "new@example.com"))
+        _ = try step.dispatch(emailChange("move", to: "new@example.com"))
         let rejected = Event.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: uid, reason: .profileStoreRejected, message: "m"))
-        #expect(failure(try step.handle(rejected)) == .profileStoreRejected)
+        #expect(failure(try step.dispatch(rejected)) == .profileStoreRejected)
         #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
         #expect(mailer.messages.isEmpty)
     }
@@ -107,10 +107,10 @@ import Verification
     /// and is refused as `unknown_saga` or `reply_mismatch`.
     @Test func repliesForNoChangeOrAnotherUidAreRefused() throws {
         codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
-        _ = try step.handle(emailChange("move", to: "new@example.com"))
+        _ = try step.dispatch(emailChange("move", to: "new@example.com"))
         let change = try accounts.change(requestId: "move")
         func refusal(_ reply: Event) -> DeadLetterReason? {
-            do { _ = try step.handle(reply) } catch let error as UntrustedEvent { return error.reason } catch { return nil }
+            do { _ = try step.dispatch(reply) } catch let error as UntrustedEvent { return error.reason } catch { return nil }
             return nil
         }
         #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "nope", uid: uid, email: "new@example.com"))) == .unknownSaga)
@@ -126,14 +126,14 @@ import Verification
 
     @Test func anEmailChangePastItsDeadlineSetsTheProfileBackThenFails() throws {
         codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
-        _ = try step.handle(emailChange("move", to: "new@example.com"))
+        _ = try step.dispatch(emailChange("move", to: "new@example.com"))
         #expect(try step.expireChanges(notUpdatedSince: clock.now).isEmpty)
         clock.advance(by: 121)
         #expect(try step.expireChanges(notUpdatedSince: clock.now.addingTimeInterval(-120))
             == [.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))])
         #expect(try accounts.change(requestId: "move")?.stage == .compensating)
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account follows the profile back")
-        #expect(failure(try step.handle(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))))
+        #expect(failure(try step.dispatch(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))))
             == .deadlineExceeded)
         #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
     }
@@ -141,23 +141,35 @@ import Verification
     @Test func anEmailChangeRefusesATakenAnUnchangedOrAnUnprovenAddress() throws {
         accounts.addActiveAccount(uid: "uid-other", email: "taken@example.com", passwordHash: "hash:other password", at: clock.now)
         codes.issue("123456", to: "taken@example.com", .changeEmail, secrets: secrets, at: clock.now)
-        #expect(failure(try step.handle(emailChange("taken", to: "Taken@example.com"))) == .emailTaken)
-        #expect(failure(try step.handle(emailChange("same", to: "ada@example.com"))) == .emailUnchanged)
-        #expect(failure(try step.handle(emailChange("unproven", to: "free@example.com"))) == .invalidCredentials)
+        #expect(failure(try step.dispatch(emailChange("taken", to: "Taken@example.com"))) == .emailTaken)
+        #expect(failure(try step.dispatch(emailChange("same", to: "ada@example.com"))) == .emailUnchanged)
+        #expect(failure(try step.dispatch(emailChange("unproven", to: "free@example.com"))) == .invalidCredentials)
         #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
     }
 
     @Test func malformedRequestsAreRefused() throws {
-        #expect(failure(try step.handle(passwordChange("../x", old: "old password"))) == .requestIdInvalid)
+        #expect(failure(try step.dispatch(passwordChange("../x", old: "old password"))) == .requestIdInvalid)
         let unsealed = Event.passwordChangeRequested(PasswordChangeRequested(requestId: "r", email: "ada@example.com",
                                                                              sealedPassword: "plain", sealedNewPassword: "plain"))
-        #expect(failure(try step.handle(unsealed)) == .credentialUnsealable)
+        #expect(failure(try step.dispatch(unsealed)) == .credentialUnsealable)
+    }
+
+    /// The change's writes may still roll back when `handle` returns (with its answer, under
+    /// `AnswerOnce`), so the notice waits for `notify`, which runs after the commit.
+    @Test func theNoticeIsMailedAfterTheChangeNotWithIt() throws {
+        let request = passwordChange("right", old: "old password")
+        #expect(try step.handle(request).count == 1)
+        #expect(sessionRevoked && mailer.messages.isEmpty, "revoked with the change; not mailed yet")
+        try step.notify(request)
+        #expect(mailer.messages.map(\.messageId) == ["notice.right@registrar.local"])
+        try step.notify(passwordChange("unknown", old: "old password"))
+        #expect(mailer.messages.count == 1, "no notice for a change that did not happen")
     }
 
     @Test func aMailerFailingTransientlyIsRetriedWithTheSameNotice() throws {
         mailer.sends.arm(StoreError(.transient, "451 try again"), times: 1)
-        #expect(throws: StoreError.self) { try step.handle(passwordChange("right", old: "old password")) }
-        guard case .accountChangeCompleted = try step.handle(passwordChange("right", old: "new password"))[0] else {
+        #expect(throws: StoreError.self) { try step.dispatch(passwordChange("right", old: "old password")) }
+        guard case .accountChangeCompleted = try step.dispatch(passwordChange("right", old: "new password"))[0] else {
             Issue.record("the retry was not answered as completed"); return
         }
         #expect(mailer.messages.map(\.messageId) == ["notice.right@registrar.local"])

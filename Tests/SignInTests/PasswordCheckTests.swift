@@ -50,15 +50,20 @@ struct VersionedVault: CredentialVault {
 
 /// One account in memory, with its failures; the saga operations are not used by these tests.
 final class MemoryAccounts: CredentialStore {
-    private let state: Mutex<(account: Account, failures: [FailureKind: SignInFailures])>
+    private let state: Mutex<(account: Account, failures: [FailureKind: SignInFailures], updates: Int)>
 
-    init(_ account: Account) { state = Mutex((account, [:])) }
+    init(_ account: Account) { state = Mutex((account, [:], 0)) }
 
     var hash: String { state.withLock { $0.account.passwordHash } }
     var failures: SignInFailures { state.withLock { $0.failures[.password] ?? SignInFailures() } }
+    /// How many failure updates (each a transaction in a SQL store) ran.
+    var updates: Int { state.withLock { $0.updates } }
 
     func updateFailures<T: Sendable>(uid: String, of kind: FailureKind, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
-        state.withLock { body(&$0.failures[kind, default: SignInFailures()]) }
+        state.withLock { state in
+            state.updates += 1
+            return body(&state.failures[kind, default: SignInFailures()])
+        }
     }
 
     func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool {
@@ -87,12 +92,27 @@ extension PasswordCheckTests {
         #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now) != nil)
         #expect(accounts.hash == "v2:changed password")
     }
+
+    /// The password is verified and rehashed before the first failure update, the first write: in a
+    /// unit of work, whose transaction begins at its first write, no hash is computed under its locks.
+    @Test func hashingComesBeforeTheFirstWrite() throws {
+        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: "v1:right password", status: .active,
+                                              registrationId: "r", createdAt: now))
+        let seen = Mutex<[Int]>([])
+        let vault = RacingVault(meanwhile: { seen.withLock { $0.append(accounts.updates) } },
+                                verifying: { seen.withLock { $0.append(accounts.updates) } })
+        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now) != nil)
+        #expect(seen.withLock { $0 } == [0, 0], "verified, then rehashed, before any write")
+        #expect(accounts.updates > 0 && accounts.hash == "v2:right password")
+    }
 }
 
-/// A `VersionedVault` whose rehash of "right password" first runs `meanwhile` (a concurrent change).
+/// A `VersionedVault` whose rehash of "right password" first runs `meanwhile` (a concurrent change),
+/// and whose every verification first runs `verifying`.
 struct RacingVault: CredentialVault {
     let base = VersionedVault()
     let meanwhile: @Sendable () -> Void
+    var verifying: @Sendable () -> Void = {}
 
     func hash(_ password: String) throws -> String {
         if password == "right password" { meanwhile() }
@@ -100,7 +120,10 @@ struct RacingVault: CredentialVault {
     }
 
     func unseal(_ sealedBase64: String) -> String? { base.unseal(sealedBase64) }
-    func verify(_ password: String, against hash: String) -> Bool { base.verify(password, against: hash) }
+    func verify(_ password: String, against hash: String) -> Bool {
+        verifying()
+        return base.verify(password, against: hash)
+    }
     func needsRehash(_ hash: String) -> Bool { base.needsRehash(hash) }
     func seal(_ plaintext: String, to publicKey: String) -> String? { base.seal(plaintext, to: publicKey) }
     func isPublicKey(_ publicKey: String) -> Bool { base.isPublicKey(publicKey) }

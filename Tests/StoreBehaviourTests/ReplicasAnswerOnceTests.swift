@@ -2,7 +2,9 @@ import Backends
 import Courier
 import CryptoAdapters
 import Domain
+import Fakes
 import Foundation
+import PostgresDriver
 import StoreTesting
 import Synchronization
 import Testing
@@ -52,16 +54,71 @@ import Verification
         }
     }
 
+    /// The first replica commits the code with its answer, then its mail server refuses the mail for
+    /// now; the redelivery, on the other replica, finds the answer, mails the very same code once and
+    /// gives the kept answer.
+    @Test func aMailThatFailedAfterTheCommitIsSentOnceByTheReplicaThatFindsTheAnswer() throws {
+        let url = try PostgresServer.shared().newDatabase()
+        try withTemporaryDirectory { root in
+            // The operator's one code secret, on both hosts.
+            let secret = root + "/code.key"
+            let (mailerA, mailerB) = (RecordingMailer(), RecordingMailer())
+            mailerA.sends.arm(StoreError(.transient, "451 4.3.0 try again later"))
+            let (first, _) = try Self.replica(accounts: url, dataDirectory: root + "/a", clock: Date.init, keyFile: secret, mailer: mailerA)
+            let (second, secondSteps) = try Self.replica(accounts: url, dataDirectory: root + "/b", clock: Date.init,
+                                                         keyFile: secret, mailer: mailerB)
+            let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "ada@example.com", purpose: .login))
+
+            #expect(throws: StoreError.self) { try first.handle(request) }
+            let answer = try second.handle(request).map(EventCodec.encode)
+            let again = try second.handle(request).map(EventCodec.encode)
+
+            #expect(secondSteps.runs.withLock { $0 } == 0, "the answer was committed with the code")
+            #expect(answer.count == 1 && again == answer)
+            #expect(mailerA.messages.isEmpty && mailerB.messages.count == 1, "mailed once")
+            let text = try #require(mailerB.messages.first?.text)
+            let code = try #require(text.range(of: #"is: [0-9]{6}"#, options: .regularExpression).map { String(text[$0].suffix(6)) })
+            let verifier = CodeVerifier(codes: try BackendOptions.codeStore(at: url), secrets: try HMACCodeSecrets(keyFile: secret))
+            #expect(try verifier.verify(code, email: "ada@example.com", purposes: [.login], requestId: "s-1", at: Date()) == nil,
+                    "the code mailed is the code committed")
+        }
+    }
+
+    /// The code and the answer commit together: when the memo's write fails, the code is rolled back
+    /// and nothing is mailed; the retry issues, mails and answers once.
+    @Test func aMemoWriteThatFailsLeavesNoCodeAndMailsNothing() throws {
+        let url = try PostgresServer.shared().newDatabase()
+        try withTemporaryDirectory { host in
+            let mailer = RecordingMailer()
+            let (replica, _) = try Self.replica(accounts: url, dataDirectory: host, clock: Date.init, mailer: mailer)
+            let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "ada@example.com", purpose: .login))
+            let database = PostgresDatabase(url: url)
+            try database.execute(script: """
+                CREATE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'answers refused'; END $$;
+                CREATE TRIGGER refuse_answers BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION refuse_answers();
+                """)
+            #expect(throws: StoreError.self) { try replica.handle(request) }
+            let codes = try BackendOptions.codeStore(at: url)
+            #expect(try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record } == nil,
+                    "the code is rolled back with the memo's write")
+            #expect(mailer.messages.isEmpty)
+            try database.execute(script: "DROP TRIGGER refuse_answers ON answers;")
+            #expect(try replica.handle(request).count == 1)
+            #expect(mailer.messages.count == 1)
+        }
+    }
+
     /// The code dispatch worker's handler as its `main` wires it, on the stores of `accounts` and
-    /// `dataDirectory`; and the counter of its step's runs.
-    private static func replica(accounts: String, dataDirectory: String,
-                                clock: @escaping @Sendable () -> Date)
+    /// `dataDirectory` (its code secret `keyFile`, by default the host's, and `mailer`, by default the
+    /// host's outbox); and the counter of its step's runs.
+    private static func replica(accounts: String, dataDirectory: String, clock: @escaping @Sendable () -> Date,
+                                keyFile: String? = nil, mailer: (any Mailer)? = nil)
         throws -> (AnswerOnce<Counting<CodeDispatchStep>>, Counting<CodeDispatchStep>) {
         let stores = BackendOptions(accounts: accounts, dataDirectory: dataDirectory)
         let backends = EmbeddedBackends(dataDirectory)
         let step = Counting(CodeDispatchStep(codes: try stores.codeStore(),
-                                             secrets: try HMACCodeSecrets(keyFile: backends.codeSecretKey()),
-                                             mailer: try stores.mailer(), mail: MailSettings(), rules: CodeRules(), clock: clock))
-        return (AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker")), step)
+                                             secrets: try HMACCodeSecrets(keyFile: keyFile ?? backends.codeSecretKey()),
+                                             mailer: try mailer ?? stores.mailer(), mail: MailSettings(), rules: CodeRules(), clock: clock))
+        return (AnswerOnce(step, memo: try stores.answerMemo(of: "code-dispatch-worker"), afterCommit: { try step.step.deliver($0) }), step)
     }
 }

@@ -1,4 +1,6 @@
 import Backends
+import PostgresDriver
+import SQLiteDriver
 import Domain
 import Registration
 import StoreTesting
@@ -30,5 +32,23 @@ enum StoreBackend: String, CaseIterable, Sendable {
     /// Runs `body` with a new empty profile store of this implementation.
     func withProfileStore<T>(_ body: (any ProfileStore) throws -> T) throws -> T {
         try withNewLocation { try body(BackendOptions.profileStore(at: $0)) }
+    }
+}
+
+extension StoreBackend {
+    /// Makes the answer memo's table at `url` (created already) refuse every insert, as a full or failing
+    /// database would refuse the memo's write.
+    func refuseAnswers(at url: String) throws {
+        switch self {
+        case .sqlite:
+            try SQLiteDatabase(path: String(url.dropFirst("sqlite://".count))).execute(script: """
+                CREATE TRIGGER refuse_answers BEFORE INSERT ON answers BEGIN SELECT RAISE(ABORT, 'answers refused'); END;
+                """)
+        case .postgres:
+            try PostgresDatabase(url: url).execute(script: """
+                CREATE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'answers refused'; END $$;
+                CREATE TRIGGER refuse_answers BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION refuse_answers();
+                """)
+        }
     }
 }

@@ -30,8 +30,8 @@ import Verification
 
     @Test func aCodeIsRecordedMailedAndARedeliveryMailsNothing() throws {
         let step = step()
-        #expect(try step.handle(request("r-1", " Ada@Example.com")) == [sent("r-1")])
-        #expect(try step.handle(request("r-1", " Ada@Example.com")) == [sent("r-1")])
+        #expect(try step.dispatch(request("r-1", " Ada@Example.com")) == [sent("r-1")])
+        #expect(try step.dispatch(request("r-1", " Ada@Example.com")) == [sent("r-1")])
         #expect(mailer.messages.count == 1)
         let message = try #require(mailer.messages.first)
         #expect(message.to == "ada@example.com" && message.subject == "Your Registrar code" && message.date == clock.now)
@@ -41,7 +41,7 @@ import Verification
 
     /// The subject shows on lock screens and in notification previews: the code is only in the body.
     @Test func theCodeIsInTheBodyOnlyNeverInTheHeaders() throws {
-        _ = try step().handle(request("r-1"))
+        _ = try step().dispatch(request("r-1"))
         let message = try #require(mailer.messages.first)
         #expect(!message.subject.contains("000001"))
         let rendered = message.rendered
@@ -52,40 +52,40 @@ import Verification
 
     @Test func aSecondCodeWithinTheCooldownIsRefusedWithRetryAfterPerPurpose() throws {
         let step = step()
-        _ = try step.handle(request("r-1"))
+        _ = try step.dispatch(request("r-1"))
         clock.advance(by: 10)
-        let refused = try #require(refusal(try step.handle(request("r-2", "ADA@example.com"))))
+        let refused = try #require(refusal(try step.dispatch(request("r-2", "ADA@example.com"))))
         #expect(refused.reason == .codeRateLimited && refused.retryAfter == 50)
-        #expect(try step.handle(request("r-3", "ada@example.com", .resetPassword)) == [sent("r-3", .resetPassword)])
+        #expect(try step.dispatch(request("r-3", "ada@example.com", .resetPassword)) == [sent("r-3", .resetPassword)])
         clock.advance(by: 50)
-        #expect(try step.handle(request("r-4")) == [sent("r-4")])
+        #expect(try step.dispatch(request("r-4")) == [sent("r-4")])
         #expect(mailer.messages.count == 3)
     }
 
     @Test func theSixthCodeWithinAnHourIsRefused() throws {
         let step = step(cooldown: 0)
         for index in 1...5 {
-            #expect(try step.handle(request("r-\(index)")) == [sent("r-\(index)")])
+            #expect(try step.dispatch(request("r-\(index)")) == [sent("r-\(index)")])
             clock.advance(by: 1)
         }
-        #expect(refusal(try step.handle(request("r-6")))?.retryAfter == 3595)
+        #expect(refusal(try step.dispatch(request("r-6")))?.retryAfter == 3595)
         clock.advance(by: 3595)
-        #expect(try step.handle(request("r-7")) == [sent("r-7")])
+        #expect(try step.dispatch(request("r-7")) == [sent("r-7")])
     }
 
     @Test func malformedRequestsAreRefusedAndNothingIsStoredOrMailed() throws {
-        #expect(refusal(try step().handle(request("r-1", "not an email")))?.reason == .emailInvalid)
-        #expect(refusal(try step().handle(request("../r", "ada@example.com")))?.reason == .requestIdInvalid)
+        #expect(refusal(try step().dispatch(request("r-1", "not an email")))?.reason == .emailInvalid)
+        #expect(refusal(try step().dispatch(request("../r", "ada@example.com")))?.reason == .requestIdInvalid)
         #expect(codes.record("ada@example.com", .login) == nil && mailer.messages.isEmpty)
     }
 
     @Test func aFailedSendIsRetriedWithTheSameMessage() throws {
         let step = step()
         mailer.sends.arm(StoreError(.transient, "451 4.3.0 try again later"), times: 1)
-        #expect(throws: StoreError.self) { try step.handle(request("r-1")) }
+        #expect(throws: StoreError.self) { try step.dispatch(request("r-1")) }
         #expect(codes.record("ada@example.com", .login)?.pendingNonce == "1", "recorded before it is mailed")
         clock.advance(by: 5)
-        #expect(try step.handle(request("r-1")) == [sent("r-1")])
+        #expect(try step.dispatch(request("r-1")) == [sent("r-1")])
         #expect(mailer.messages.map(\.text).allSatisfy { $0.contains("is: 000001") } && mailer.messages.count == 1)
         #expect(mailer.messages.first?.date == clock.now.addingTimeInterval(-5), "the very same message, dated when issued")
         #expect(codes.record("ada@example.com", .login)?.pendingNonce == nil)
@@ -93,7 +93,7 @@ import Verification
 
     @Test func aStoreRefusingTheWriteMailsNothing() throws {
         codes.updates.arm(StoreError(.transient, "read-only"), times: 1)
-        #expect(throws: StoreError.self) { try step().handle(request("r-1")) }
+        #expect(throws: StoreError.self) { try step().dispatch(request("r-1")) }
         #expect(mailer.messages.isEmpty)
     }
 }

@@ -33,9 +33,9 @@ import Verification
 
     @Test func aFailedSendIsRetriedWithTheSameMessageAndARedeliverySendsNothing() throws {
         let (step, store, mailer) = try step(failingSends: 1)
-        #expect(throws: StoreError.self) { try step.handle(request) }
-        #expect(try step.handle(request) == [sent])
-        #expect(try step.handle(request) == [sent])
+        #expect(throws: StoreError.self) { try step.dispatch(request) }
+        #expect(try step.dispatch(request) == [sent])
+        #expect(try step.dispatch(request) == [sent])
         let attempts = mailer.attempts
         #expect(attempts.count == 2 && attempts[0] == attempts[1], "the retry sends the very same message")
         let record = try #require(try store.record())
@@ -49,17 +49,17 @@ import Verification
 
     @Test func aStoreRefusingTheWriteSendsNothing() throws {
         let (step, _, mailer) = try step(failingStoreCalls: [1])
-        #expect(throws: StoreError.self) { try step.handle(request) }
+        #expect(throws: StoreError.self) { try step.dispatch(request) }
         #expect(mailer.attempts.isEmpty)
-        #expect(try step.handle(request) == [sent])
+        #expect(try step.dispatch(request) == [sent])
         #expect(mailer.attempts.count == 1)
     }
 
     @Test func aSendThatCannotBeRecordedIsAnsweredAndOnlyARedeliveryMailsItAgain() throws {
-        let (step, store, mailer) = try step(failingStoreCalls: [2])
-        #expect(try step.handle(request) == [sent])
+        let (step, store, mailer) = try step(failingStoreCalls: [3])
+        #expect(try step.dispatch(request) == [sent])
         #expect(try store.record()?.pendingNonce != nil)
-        #expect(try step.handle(request) == [sent])
+        #expect(try step.dispatch(request) == [sent])
         let attempts = mailer.attempts
         #expect(attempts.count == 2 && attempts[0] == attempts[1])
         #expect(try store.record()?.pendingNonce == nil)
@@ -67,6 +67,7 @@ import Verification
 }
 
 /// A code store whose calls numbered in `failing` (from 1) fail as transient, as a read-only database would.
+/// A dispatch calls it three times: to record the code, to read it for mailing, to record the send.
 final class FaultyStore: CodeStore {
     private let store: any CodeStore
     private let failing: Set<Int>

@@ -19,9 +19,9 @@ import Testing
         #expect(record.expiresAt == start.addingTimeInterval(600))
     }
 
-    @Test func aCodeNotKnownToBeMailedIsResentToItsRequestOnly() {
+    @Test func aCodeNotKnownToBeMailedStaysPendingForItsRequestOnly() {
         let pending = rules.issued(nil, email: "a@example.com", purpose: .login, digest: "d", nonce: "n1", requestId: "r1", at: start)
-        #expect(rules.admit(pending, requestId: "r1", at: start) == .resend(nonce: "n1"))
+        #expect(pending.pendingNonce == "n1" && rules.admit(pending, requestId: "r1", at: start) == .alreadyIssued)
         #expect(rules.admit(pending, requestId: "r2", at: start) == .refuse(retryAfter: 60), "it counts as sent")
         let mailed = rules.mailed(pending, requestId: "r1")
         #expect(mailed?.pendingNonce == nil && rules.admit(mailed, requestId: "r1", at: start) == .alreadyIssued)

@@ -27,6 +27,11 @@ public enum SQLDialect: Sendable {
         return numbered
     }
 
+    /// The statement that begins a transaction (taking SQLite's write lock at once).
+    var begin: String {
+        self == .postgres ? "BEGIN" : "BEGIN IMMEDIATE"
+    }
+
     /// The clause that ends a `SELECT` whose rows the transaction goes on to change.
     var lockingClause: String {
         self == .postgres ? " FOR UPDATE" : ""

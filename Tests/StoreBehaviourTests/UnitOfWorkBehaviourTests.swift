@@ -1,0 +1,120 @@
+import Backends
+import Domain
+import Registration
+import StoreTesting
+import Testing
+
+/// A step's writes and its answer commit together (`AnswerMemo.atomically`), on each implementation:
+/// a failure anywhere inside, the memo's own write included, leaves neither, and a run that finds its
+/// request answered meanwhile is undone whole.
+@Suite struct UnitOfWorkBehaviourTests {
+    struct Refused: Error {}
+
+    /// Starts a registration under the request's id (a write in the account database) and answers the
+    /// request, running `before` first: it stands for any step of the account worker.
+    struct Registering: EventHandler {
+        static let routes = Route.set([Topic.codeRequests: [.codeRequested]])
+        let accounts: any AccountStore
+        var before: @Sendable () throws -> Void = {}
+
+        func handle(_ event: Event) throws -> [Event] {
+            try before()
+            let saga = sagaRecord(event.key)
+            _ = try accounts.start(saga, account: pendingAccount(for: saga))
+            return [codeSent(event.key, expiresIn: 600)]
+        }
+    }
+
+    static let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "ada@example.com", purpose: .login))
+
+    @Test(arguments: StoreBackend.allCases)
+    func theWritesAndTheAnswerCommitTogether(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let (memo, accounts) = try stores(at: url)
+            try memo.atomically {
+                _ = try accounts.start(sagaRecord("r1"), account: pendingAccount(for: sagaRecord("r1")))
+                #expect(try accounts.saga("r1") != nil, "the unit reads its own writes")
+                #expect(try memo.keep(Array("answer".utf8), for: "r1") == nil)
+            }
+            #expect(try accounts.saga("r1") != nil)
+            #expect(try memo.answer(to: "r1") == Array("answer".utf8))
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aFailureInsideRollsBackTheWritesAndTheAnswer(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let (memo, accounts) = try stores(at: url)
+            #expect(throws: Refused.self) {
+                try memo.atomically {
+                    _ = try accounts.start(sagaRecord("r1"), account: pendingAccount(for: sagaRecord("r1")))
+                    _ = try memo.keep(Array("answer".utf8), for: "r1")
+                    throw Refused()
+                }
+            }
+            try expectNothing(for: "r1", in: accounts, memo)
+        }
+    }
+
+    /// The crash "after the step's commit, before the memo's" cannot happen: when the memo's write
+    /// fails, the step's write is undone with it, and the request is not answered.
+    @Test(arguments: StoreBackend.allCases)
+    func aMemoWriteThatFailsRollsTheStepsWritesBack(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let (memo, accounts) = try stores(at: url)
+            try backend.refuseAnswers(at: url)
+            let handler = AnswerOnce(Registering(accounts: accounts), memo: memo)
+            #expect(throws: StoreError.self) { try handler.handle(Self.request) }
+            try expectNothing(for: "req-1", in: accounts, memo)
+        }
+    }
+
+    /// A replica answered the request after this run found no answer: this run's writes are undone
+    /// and it gives the replica's answer.
+    @Test(arguments: StoreBackend.allCases)
+    func aRunThatFindsItsRequestAnsweredMeanwhileIsUndoneAndGivesThatAnswer(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let (memo, accounts) = try stores(at: url)
+            let replica = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: "worker")
+            let replicasAnswer = EventCodec.encode(codeSent("req-1", expiresIn: 570))
+            // On a thread of its own, as a replica's run is not in this one's unit of work.
+            let step = Registering(accounts: accounts, before: { onThreads(1) { _ in _ = try? replica.keep(replicasAnswer, for: "req-1") } })
+            let answers = try AnswerOnce(step, memo: memo).handle(Self.request)
+            #expect(answers.map(EventCodec.encode) == [replicasAnswer])
+            #expect(try memo.answer(to: "req-1") == replicasAnswer)
+            #expect(try accounts.saga("req-1") == nil, "this run's write is undone")
+        }
+    }
+
+    /// A store transaction that fails inside the unit undoes its own writes only, as it would alone.
+    @Test(arguments: StoreBackend.allCases)
+    func aFailedStoreTransactionInsideUndoesOnlyItsOwnWrites(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let (memo, accounts) = try stores(at: url)
+            try memo.atomically {
+                _ = try accounts.start(sagaRecord("r1"), account: pendingAccount(for: sagaRecord("r1")))
+                // Saves the saga, then fails: there is no account to activate.
+                #expect(throws: StoreError.self) { try accounts.save(sagaRecord("r1").next(.completed), applying: .activate(uid: "nobody")) }
+                _ = try memo.keep(Array("answer".utf8), for: "r1")
+            }
+            #expect(try accounts.saga("r1")?.stage == .awaitingAvatar, "the failed save is undone")
+            #expect(try memo.answer(to: "r1") == Array("answer".utf8))
+        }
+    }
+
+    /// Expects that neither the registration `id` nor an answer to the request `id` is kept.
+    private func expectNothing(for id: String, in accounts: any AccountStore, _ memo: any AnswerMemo,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try accounts.saga(id) == nil && accounts.account(uid: "uid-\(id)") == nil, sourceLocation: sourceLocation)
+        #expect(try memo.answer(to: id) == nil, sourceLocation: sourceLocation)
+    }
+
+    private func stores(at url: String) throws -> (any AnswerMemo, any AccountStore) {
+        (try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: "worker"), try BackendOptions.accountStore(at: url))
+    }
+}
+
+/// The answer to the code request `requestId`.
+private func codeSent(_ requestId: String, expiresIn: Int) -> Event {
+    .codeSent(CodeSent(requestId: requestId, purpose: .login, expiresIn: expiresIn))
+}
