@@ -1,6 +1,7 @@
 import Backends
 import Crypto
 import Foundation
+import Installation
 import Support
 import WorkerRuntime
 
@@ -20,10 +21,8 @@ enum KeysCommand {
                 throw CryptoError.keyFile(path: existing, reason: "exists; keys are never overwritten")
             }
             let sealing = try SealingKeyPair.create(at: secrets[0])
-            let signing = try SigningKeyPair.create(at: secrets[1])
+            _ = try KeySet.signing(in: directory).create()
             _ = try MessageAuthenticator.create(at: secrets[2])
-            try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
-                .write(toFile: directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
             print(sealing.publicKey.base64)
             return .success
         }
