@@ -6,8 +6,8 @@ import Support
 ///
 /// The broker address comes from `--bootstrap`, `KAFKA_BOOTSTRAP_SERVERS`, or else the file
 /// `<data-dir>/broker.bootstrap` that `registrar broker --data-dir` writes. Any librdkafka property
-/// (TLS, SASL, tuning) passes through `--kafka-property name=value` or `KAFKA_PROPERTIES`
-/// (comma-separated `name=value` pairs).
+/// (TLS, SASL, tuning) passes through `--kafka-property name=value` (one per option, commas kept) or
+/// `KAFKA_PROPERTIES` (comma-separated `name=value` pairs).
 public struct ConnectionOptions: Sendable {
     public var bootstrapServers: String
     public var dataDirectory: String
@@ -33,13 +33,26 @@ public struct ConnectionOptions: Sendable {
         } else {
             throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar broker --data-dir \(dataDirectory)`", "")
         }
-        kafkaProperties = [:]
-        for pair in arguments.values("kafka-property").flatMap({ $0.split(separator: ",") }) {
-            guard let equals = pair.firstIndex(of: "=") else {
-                throw .invalid("--kafka-property expects name=value, got '\(pair)'", "")
+        kafkaProperties = try Self.properties(arguments.values("kafka-property"),
+                                              separatedByCommas: arguments.isFromEnvironment("kafka-property"))
+    }
+
+    /// `name=value` entries as properties. An option's value is one entry, commas and all; `KAFKA_PROPERTIES`
+    /// holds several, comma-separated, where a piece without `=` continues the value before it (as in
+    /// `bootstrap.servers=a:9092,b:9092`). Values may be secrets (`sasl.password`), so no error shows any text.
+    static func properties(_ entries: [String], separatedByCommas: Bool) throws(UsageError) -> [String: String] {
+        var properties: [(name: String, value: String)] = []
+        let pieces = separatedByCommas ? entries.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) } : entries.map { Substring($0) }
+        for (index, piece) in pieces.enumerated() {
+            if let equals = piece.firstIndex(of: "="), equals != piece.startIndex {
+                properties.append((String(piece[..<equals]), String(piece[piece.index(after: equals)...])))
+            } else if separatedByCommas, !properties.isEmpty, !piece.contains("=") {
+                properties[properties.count - 1].value += "," + piece
+            } else {
+                throw .invalid("Kafka property \(index + 1) is not name=value (its text is not shown: it may hold a secret)", "")
             }
-            kafkaProperties[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
+        return Dictionary(properties, uniquingKeysWith: { $1 })
     }
 
     /// How long a group waits for a silent member (killed, frozen, cut off) before moving its partitions

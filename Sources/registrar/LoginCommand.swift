@@ -5,22 +5,26 @@ import Support
 enum LoginCommand {
     static let spec = CommandSpec(
         name: "registrar login", summary: "sign in with a password or an emailed code; prints the tokens",
-        usage: "--email E (--password P | --code C)",
+        usage: "--email E [--with password|code] [--password-file F | --code-file F]   (else the secret on standard input or prompted)",
         options: FlowClient.options([
             .value("email", "Email address"),
-            .value("password", "Password (sealed before it leaves this process)", environment: "REGISTRAR_PASSWORD"),
-            .value("code", "One-time code from a login or register email"),
-        ]))
+            .value("with", "password or code (default: the one whose file option is given, else password)"),
+        ] + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec) { parsed, client in
-            switch (parsed.value("password"), parsed.value("code")) {
-            case (let password?, nil):
-                try await client.printTokens(.password, email: try parsed.required("email"), credential: password)
-            case (nil, let code?):
-                try await client.printTokens(.email, email: try parsed.required("email"), credential: code)
-            default:
-                throw UsageError.invalid("give exactly one of --password and --code", spec.helpText)
+            let email = try parsed.required("email")
+            let files = [Secret.password, Secret.code].filter { parsed.value($0.name + "-file") != nil }.map(\.name)
+            guard files.count < 2, parsed.value("with").map({ files.isEmpty || files == [$0] }) ?? true else {
+                throw UsageError.invalid("sign in with one secret: --with and the file given disagree", spec.helpText)
+            }
+            switch parsed.value("with") ?? files.first ?? "password" {
+            case "password":
+                return try await client.printTokens(.password, email: email, credential: Secret.read(Secret.password, from: parsed)[0])
+            case "code":
+                return try await client.printTokens(.email, email: email, credential: Secret.read(Secret.code, from: parsed)[0])
+            case let other:
+                throw UsageError.invalid("--with expects password or code, got '\(other)'", spec.helpText)
             }
         }
     }
