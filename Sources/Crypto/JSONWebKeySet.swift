@@ -41,6 +41,12 @@ public struct JSONWebKeySet: Sendable, Equatable {
             }
     }
 
+    /// Reads the JWKS document at `path`.
+    public init(contentsOf path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CryptoError.keyFile(path: path, reason: "unreadable") }
+        try self.init(json: data)
+    }
+
     /// The key published under `keyID`, if any.
     public func key(id keyID: String) -> SigningPublicKey? {
         entries.first { $0.keyID == keyID }?.key

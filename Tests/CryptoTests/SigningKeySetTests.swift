@@ -72,14 +72,16 @@ import Testing
         }
     }
 
-    @Test func aKeyFileIsReReadWhenRotated() async throws {
+    @Test func theKeyFileAndTheJWKSAreReReadWhenRotated() async throws {
         try await withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             let file = try SigningKeyFile(path: set.secretPath)
+            let jwks = try JSONWebKeySetFile(path: set.jwksPath)
             #expect(file.current.publicKey == first.publicKey)
             let (second, _) = try set.rotate(now: start)
             #expect(file.current.publicKey == second.publicKey)
+            #expect(jwks.current == JSONWebKeySet([second.publicKey, first.publicKey]))
             // A replacement that cannot be read (here: opened to others) leaves the last key signing.
             try SigningKeyPair.generate().save(to: set.secretPath)
             chmod(set.secretPath, 0o644)
