@@ -57,6 +57,28 @@ import Testing
         }
     }
 
+    @Test func aTokenOfTheOldKeyVerifiesThroughTheJWKSUntilTheKeyIsRetired() async throws {
+        struct Claims: Codable { var iss = "registrar", aud = "registrar-api", sub = "user-1", exp: Date }
+        try await withTemporaryDirectory { directory in
+            let set = keySet(in: directory)
+            let first = try set.create()
+            let signedAt = start + 10
+            let token = try JSONWebToken.sign(Claims(exp: signedAt + lifetime), keyID: first.publicKey.keyID, with: first)
+            _ = try set.rotate(now: signedAt)
+            func verify(at now: Date) throws(JSONWebTokenError) -> String {
+                try JSONWebToken.verify(token, as: Claims.self, using: (try? published(set)) ?? JSONWebKeySet([]),
+                                        issuer: "registrar", audience: "registrar-api", now: now).sub
+            }
+            #expect(try verify(at: signedAt + 1) == "user-1")
+            // Its last token still valid: the retired key stays and verifies.
+            #expect(try set.retire(now: signedAt + lifetime - 1, tokenLifetime: lifetime).isEmpty)
+            #expect(try verify(at: signedAt + lifetime - 1) == "user-1")
+            // Its tokens all expired: the key goes, and its tokens name an unknown key.
+            #expect(try set.retire(now: signedAt + lifetime + 1, tokenLifetime: lifetime).count == 1)
+            #expect(throws: JSONWebTokenError.unknownKey) { try verify(at: signedAt + 1) }
+        }
+    }
+
     @Test func anInterruptedRotationLeavesTheSigningKeyVerifiable() async throws {
         try await withTemporaryDirectory { directory in
             let set = keySet(in: directory)
