@@ -33,26 +33,8 @@ public struct ConnectionOptions: Sendable {
         } else {
             throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar broker --data-dir \(dataDirectory)`", "")
         }
-        kafkaProperties = try Self.properties(arguments.values("kafka-property"),
-                                              separatedByCommas: arguments.isFromEnvironment("kafka-property"))
-    }
-
-    /// `name=value` entries as properties. An option's value is one entry, commas and all; `KAFKA_PROPERTIES`
-    /// holds several, comma-separated, where a piece without `=` continues the value before it (as in
-    /// `bootstrap.servers=a:9092,b:9092`). Values may be secrets (`sasl.password`), so no error shows any text.
-    static func properties(_ entries: [String], separatedByCommas: Bool) throws(UsageError) -> [String: String] {
-        var properties: [(name: String, value: String)] = []
-        let pieces = separatedByCommas ? entries.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) } : entries.map { Substring($0) }
-        for (index, piece) in pieces.enumerated() {
-            if let equals = piece.firstIndex(of: "="), equals != piece.startIndex {
-                properties.append((String(piece[..<equals]), String(piece[piece.index(after: equals)...])))
-            } else if separatedByCommas, !properties.isEmpty, !piece.contains("=") {
-                properties[properties.count - 1].value += "," + piece
-            } else {
-                throw .invalid("Kafka property \(index + 1) is not name=value (its text is not shown: it may hold a secret)", "")
-            }
-        }
-        return Dictionary(properties, uniquingKeysWith: { $1 })
+        kafkaProperties = try KafkaConfiguration.parseProperties(
+            arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property"))
     }
 
     /// How long a group waits for a silent member (killed, frozen, cut off) before moving its partitions
