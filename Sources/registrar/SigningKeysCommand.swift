@@ -38,7 +38,10 @@ enum SigningKeysCommand {
 
     static func retire(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: retireSpec) { parsed in
-            let lifetime = Double(try parsed.integer("access-token-lifetime") ?? 0) + grace
+            guard let seconds = try parsed.integer("access-token-lifetime"), seconds >= 0 else {
+                throw UsageError.invalid("--access-token-lifetime expects seconds, 0 or more", retireSpec.helpText)
+            }
+            let lifetime = Double(seconds) + grace
             let keys = keySet(parsed)
             for key in try keys.retire(now: Date(), tokenLifetime: lifetime) {
                 print("dropped \(key.kid)")
