@@ -10,12 +10,10 @@ enum EmailChangeCommand {
             + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            let (email, newEmail) = (try parsed.required("email"), try parsed.required("new-email"))
-            let secrets = try Secret.read(Secret.password, Secret.code, from: parsed)
-            return try await client.changeAccount(.emailChangeRequested(EmailChangeRequested(
-                requestId: client.requestId, email: email, sealedPassword: client.seal(secrets[0]), newEmail: newEmail,
-                sealedCode: client.seal(secrets[1]))))
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.password, Secret.code] }) { parsed, client in
+            try await client.changeAccount(.emailChangeRequested(EmailChangeRequested(
+                requestId: client.requestId, email: try parsed.required("email"), sealedPassword: client.seal(client.secrets[0]),
+                newEmail: try parsed.required("new-email"), sealedCode: client.seal(client.secrets[1]))))
         }
     }
 }

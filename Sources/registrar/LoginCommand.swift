@@ -12,20 +12,23 @@ enum LoginCommand {
         ] + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            let email = try parsed.required("email")
-            let files = [Secret.password, Secret.code].filter { parsed.value($0.name + "-file") != nil }.map(\.name)
-            guard files.count < 2, parsed.value("with").map({ files.isEmpty || files == [$0] }) ?? true else {
-                throw UsageError.invalid("sign in with one secret: --with and the file given disagree", spec.helpText)
-            }
-            switch parsed.value("with") ?? files.first ?? "password" {
-            case "password":
-                return try await client.printTokens(.password, email: email, credential: Secret.read(Secret.password, from: parsed)[0])
-            case "code":
-                return try await client.printTokens(.email, email: email, credential: Secret.read(Secret.code, from: parsed)[0])
-            case let other:
-                throw UsageError.invalid("--with expects password or code, got '\(other)'", spec.helpText)
-            }
+        await FlowClient.run(arguments, spec: spec, secrets: { [try secret($0)] }) { parsed, client in
+            try await client.printTokens(try secret(parsed).name == Secret.code.name ? .email : .password,
+                                         email: try parsed.required("email"), credential: client.secrets[0])
         }
+    }
+
+    /// The secret to sign in with: `--with`, else the one whose file is given, else the password.
+    private static func secret(_ parsed: ParsedArguments) throws(UsageError) -> SecretOption {
+        let secrets = [Secret.password, Secret.code]
+        let files = secrets.filter { parsed.value($0.name + "-file") != nil }
+        let name = parsed.value("with") ?? files.first?.name ?? Secret.password.name
+        guard let chosen = secrets.first(where: { $0.name == name }) else {
+            throw .invalid("--with expects password or code", spec.helpText)
+        }
+        guard files.allSatisfy({ $0.name == chosen.name }) else {
+            throw .invalid("sign in with one secret: --with and the file given disagree", spec.helpText)
+        }
+        return chosen
     }
 }

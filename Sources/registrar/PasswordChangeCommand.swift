@@ -10,11 +10,10 @@ enum PasswordChangeCommand {
             + Secret.oldPassword.options + Secret.newPassword.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            let email = try parsed.required("email")
-            let secrets = try Secret.read(Secret.oldPassword, Secret.newPassword, from: parsed)
-            return try await client.changeAccount(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: client.requestId, email: email, sealedPassword: client.seal(secrets[0]), sealedNewPassword: client.seal(secrets[1]))))
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.oldPassword, Secret.newPassword] }) { parsed, client in
+            try await client.changeAccount(.passwordChangeRequested(PasswordChangeRequested(
+                requestId: client.requestId, email: try parsed.required("email"), sealedPassword: client.seal(client.secrets[0]),
+                sealedNewPassword: client.seal(client.secrets[1]))))
         }
     }
 }

@@ -10,11 +10,10 @@ enum PasswordResetCommand {
             + Secret.code.options + Secret.newPassword.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            let email = try parsed.required("email")
-            let secrets = try Secret.read(Secret.code, Secret.newPassword, from: parsed)
-            return try await client.changeAccount(.passwordResetRequested(PasswordResetRequested(
-                requestId: client.requestId, email: email, sealedCode: client.seal(secrets[0]), sealedNewPassword: client.seal(secrets[1]))))
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.code, Secret.newPassword] }) { parsed, client in
+            try await client.changeAccount(.passwordResetRequested(PasswordResetRequested(
+                requestId: client.requestId, email: try parsed.required("email"), sealedCode: client.seal(client.secrets[0]),
+                sealedNewPassword: client.seal(client.secrets[1]))))
         }
     }
 }

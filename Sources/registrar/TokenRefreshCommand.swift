@@ -8,9 +8,8 @@ enum TokenRefreshCommand {
         options: FlowClient.options(Secret.refreshToken.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            try await client.printTokens(.refreshToken, email: nil,
-                                         credential: Secret.read(Secret.refreshToken, from: parsed)[0])
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.refreshToken] }) { _, client in
+            try await client.printTokens(.refreshToken, email: nil, credential: client.secrets[0])
         }
     }
 }
