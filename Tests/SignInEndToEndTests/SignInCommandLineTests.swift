@@ -1,5 +1,7 @@
 import Domain
+import Crypto
 import Foundation
+import Support
 import Testing
 
 /// Sign-in and account changes through the `registrar` CLI and the real worker processes; their secrets come
@@ -91,6 +93,38 @@ import Testing
             #expect(moved.status == 0 && moved.output.contains("completed"), "\(moved.output)")
             #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped password"]).status == 0)
         }
+    }
+
+    @Test func onATerminalTheSecretIsPromptedForWithoutEcho() throws {
+        // A pseudo-terminal (Python's pty): the prompt comes before any connection is tried, the typed secret is
+        // not echoed, and the command goes on to connect (here to nothing listening).
+        let script = """
+            import os, pty, sys
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            seen = b""
+            while b"Password: " not in seen:
+                seen += os.read(fd, 1024)
+            os.write(fd, b"Typed-Canary-5d1e\\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode(errors="replace").replace("\\r", ""))
+            """
+        let (status, output) = try ChildProcess.run("/usr/bin/python3", ["-c", script, Binaries.path("registrar"), "login",
+                                                                          "--email", "tty@example.com", "--bootstrap", "127.0.0.1:1",
+                                                                          "--public-key", SealingKeyPair.generate().publicKey.base64,
+                                                                          "--timeout", "1"])
+        #expect(status == 0)
+        #expect(output.hasPrefix("Password: "), "\(output.prefix(200))")
+        #expect(!output.contains("Typed-Canary-5d1e"))
     }
 
     /// What the CLI has written on standard error so far.
