@@ -162,14 +162,14 @@ let package = Package(
         ]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
-            "EventTransport", "RegistrarClient", "Installation",
+            "EventTransport", "RegistrarClient", "Installation", "CryptoAdapters",
         ]),
         .testTarget(name: "WorkerAssemblyTests", dependencies: [
             "WorkerAssembly", "Backends", "Crypto", "Support", "StoreTesting", "Domain", "EventTransport",
         ]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
-            "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation",
+            "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation", "CryptoAdapters",
         ]),
     ]
 )

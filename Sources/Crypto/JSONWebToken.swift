@@ -16,6 +16,12 @@ public enum JSONWebTokenError: Error, Sendable, Equatable {
     case notYetValid
     /// The claims are not of the expected shape.
     case invalidClaims
+    /// The header names no `kid`, or one the key set does not hold.
+    case unknownKey
+    /// `iss` is missing or names another issuer.
+    case wrongIssuer
+    /// `aud` is missing or does not name this audience.
+    case wrongAudience
 }
 
 /// EdDSA (Ed25519) JSON Web Tokens in JWS compact serialisation (RFC 7519, RFC 8037).
@@ -53,28 +59,50 @@ public enum JSONWebToken {
         try decode(Header.self, from: segments(of: token).header)
     }
 
-    /// Checks the algorithm, the signature and the validity period (`exp` required, `nbf` if present)
-    /// at `now`, then decodes the claims.
+    /// Checks the algorithm, the signature by the key `keys` holds under the header's `kid`, the validity period
+    /// (`exp` required, `nbf` if present) at `now`, that `iss` is `issuer` and that `aud` is or contains `audience`;
+    /// then decodes the claims.
     public static func verify<Claims: Decodable>(
-        _ token: String, as type: Claims.Type = Claims.self, with key: SigningPublicKey, now: Date = Date()
+        _ token: String, as type: Claims.Type = Claims.self, using keys: JSONWebKeySet, issuer: String, audience: String,
+        now: Date = Date()
     ) throws(JSONWebTokenError) -> Claims {
         let parts = try segments(of: token)
         let header = try decode(Header.self, from: parts.header)
         guard header.alg == algorithm, header.crit == nil else { throw .unsupportedAlgorithm(header.alg) }
+        guard let key = header.kid.flatMap(keys.key(id:)) else { throw .unknownKey }
         guard let signature = Base64URL.decode(String(parts.signature)) else { throw .malformed }
         guard key.verify(signature: signature, message: Array(parts.signingInput.utf8)) else { throw .invalidSignature }
 
-        let period = try decode(ValidityPeriod.self, from: parts.payload)
+        let registered = try decode(RegisteredClaims.self, from: parts.payload)
         let seconds = now.timeIntervalSince1970
-        guard let expiry = period.exp else { throw .missingExpiry }
+        guard let expiry = registered.exp else { throw .missingExpiry }
         guard seconds < expiry else { throw .expired }
-        if let notBefore = period.nbf, seconds < notBefore { throw .notYetValid }
+        if let notBefore = registered.nbf, seconds < notBefore { throw .notYetValid }
+        guard registered.iss == issuer else { throw .wrongIssuer }
+        guard registered.aud?.contains(audience) == true else { throw .wrongAudience }
         return try decode(Claims.self, from: parts.payload)
     }
 
-    private struct ValidityPeriod: Decodable {
+    /// The claims every token is checked on; `aud` is one string or an array of them (RFC 7519 §4.1.3).
+    private struct RegisteredClaims: Decodable {
         var exp: Double?
         var nbf: Double?
+        var iss: String?
+        var aud: [String]?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            exp = try container.decodeIfPresent(Double.self, forKey: .exp)
+            nbf = try container.decodeIfPresent(Double.self, forKey: .nbf)
+            iss = try container.decodeIfPresent(String.self, forKey: .iss)
+            if let one = try? container.decodeIfPresent(String.self, forKey: .aud) {
+                aud = [one]
+            } else {
+                aud = try container.decodeIfPresent([String].self, forKey: .aud)
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case exp, nbf, iss, aud }
     }
 
     private struct Segments {

@@ -2,25 +2,31 @@ import Crypto
 import Foundation
 import SignIn
 
-/// Access tokens as EdDSA (Ed25519) JWTs, opaque refresh tokens of 32 random bytes, stored as SHA-256.
+/// Access tokens as EdDSA (Ed25519) JWTs naming their key's `kid`, opaque refresh tokens of 32 random bytes,
+/// stored as SHA-256.
 public struct EdDSATokenMinter: TokenMinter {
-    public var key: SigningKeyPair
-    /// The `kid` of the key in the JWKS.
-    public var keyID: String
+    /// The key signing now: read at every token, so a rotated key file takes effect at once.
+    public var key: @Sendable () -> SigningKeyPair
+    /// The `iss` and `aud` of every access token.
+    public var audience: TokenAudience
 
-    public init(key: SigningKeyPair) {
+    public init(key: @escaping @Sendable () -> SigningKeyPair, audience: TokenAudience) {
         self.key = key
-        keyID = key.publicKey.keyID
+        self.audience = audience
     }
 
-    /// The JSON Web Key Set that verifies this minter's access tokens.
-    public var jwks: String { Crypto.jwks(for: key.publicKey, keyID: keyID) }
+    /// A minter signing with `key` only.
+    public init(key: SigningKeyPair, audience: TokenAudience) {
+        self.init(key: { key }, audience: audience)
+    }
 
     public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
         // NumericDates in whole seconds, as most verifiers expect.
-        let claims = AccessClaims(sub: subject, iat: Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down)),
+        let claims = AccessClaims(iss: audience.issuer, aud: audience.audience, sub: subject,
+                                  iat: Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down)),
                                   exp: Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down)), jti: id)
-        return try JSONWebToken.sign(claims, keyID: keyID, with: key)
+        let key = key()
+        return try JSONWebToken.sign(claims, keyID: key.publicKey.keyID, with: key)
     }
 
     public func newRefreshToken() -> String {
@@ -34,6 +40,8 @@ public struct EdDSATokenMinter: TokenMinter {
 
 /// The claims of an access token.
 public struct AccessClaims: Codable, Sendable, Equatable {
+    public var iss: String
+    public var aud: String
     public var sub: String
     public var iat: Date
     public var exp: Date

@@ -12,11 +12,14 @@ public enum KeySet {
     /// Loads or creates every key in `directory`; returns the sealing public key clients seal to.
     public static func ensure(in directory: String) throws -> SealingPublicKey {
         let sealing = try SealingKeyPair.loadOrCreate(at: directory + "/" + KeyFileName.sealing)
-        let signing = try SigningKeyPair.loadOrCreate(at: directory + "/" + KeyFileName.signing)
+        _ = try signing(in: directory).loadOrCreate()
         _ = try MessageAuthenticator.loadOrCreate(at: directory + "/" + KeyFileName.codeSecret)
         try EventKeyDirectory(directory).ensure(WorkerRole.allCases)
-        try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
-            .write(toFile: directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
         return sealing.publicKey
+    }
+
+    /// The access-token signing keys in `directory`, with its JWKS.
+    public static func signing(in directory: String) -> SigningKeySet {
+        SigningKeySet(secretPath: directory + "/" + KeyFileName.signing, jwksPath: directory + "/" + KeyFileName.jwks)
     }
 }

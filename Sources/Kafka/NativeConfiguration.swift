@@ -1,17 +1,20 @@
 internal import CRDKafka
+import Foundation
 
 /// Owns an `rd_kafka_conf_t` until `makeClient` hands it to `rd_kafka_new`; destroys it otherwise.
 struct NativeConfiguration: ~Copyable {
     private let pointer: OpaquePointer
 
-    /// Applies `properties` in order; the first one librdkafka rejects throws with librdkafka's text.
+    /// Applies `properties` in order; the first one librdkafka rejects throws with librdkafka's text, the value
+    /// (which may be a secret, e.g. `sasl.password`) cut out of it.
     init(_ properties: [(String, String)]) throws(KafkaError) {
         pointer = rd_kafka_conf_new()
         for (name, value) in properties {
             var errorText = [CChar](repeating: 0, count: 512)
             let result = rd_kafka_conf_set(pointer, name, value, &errorText, errorText.count)
             guard result == RD_KAFKA_CONF_OK else {
-                let message = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                var message = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if !value.isEmpty { message = message.replacingOccurrences(of: value, with: "(value not shown)") }
                 throw KafkaError(code: KafkaError.Code.invalidConfiguration, message: message,
                                  isRetriable: false, isFatal: false)
             }

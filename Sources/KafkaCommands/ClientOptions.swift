@@ -19,12 +19,7 @@ enum ClientOptions {
         var configuration = KafkaConfiguration(
             bootstrapServers: try arguments.required("bootstrap"),
             clientID: arguments.value("client-id") ?? "kafka-tool")
-        for property in arguments.values("property") {
-            guard let equals = property.firstIndex(of: "=") else {
-                throw .invalid("--property expects name=value, got '\(property)'", spec.helpText)
-            }
-            configuration.properties[String(property[..<equals])] = String(property[property.index(after: equals)...])
-        }
+        configuration.properties = try KafkaConfiguration.parseProperties(arguments.values("property"), separatedByCommas: false)
         configuration.log(to: logger)
         return configuration
     }

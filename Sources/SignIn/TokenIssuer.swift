@@ -6,13 +6,16 @@ public struct TokenIssuer: Sendable {
     public var tokens: any TokenStore
     public var minter: any TokenMinter
     public var vault: any CredentialVault
-    /// Seconds an access token is valid (15 minutes).
+    /// The default seconds an access token is valid: 15 minutes.
+    public static let defaultAccessLifetime: Double = 900
+
+    /// Seconds an access token is valid.
     public var accessLifetime: Double
     /// Seconds a refresh token is valid.
     public var refreshLifetime: Double
 
     public init(tokens: any TokenStore, minter: any TokenMinter, vault: any CredentialVault,
-                accessLifetime: Double = 900, refreshLifetime: Double = 30 * 86400) {
+                accessLifetime: Double = defaultAccessLifetime, refreshLifetime: Double = 30 * 86400) {
         self.tokens = tokens
         self.minter = minter
         self.vault = vault

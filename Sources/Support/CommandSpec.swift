@@ -8,6 +8,8 @@ public struct CommandSpec: Sendable {
         public var environment: String?
         public var defaultValue: String?
         public var repeatable: Bool
+        /// Set for a name that is refused on the command line: the error saying how to pass the value instead.
+        public var refusal: String?
 
         /// An option that takes a value, e.g. `--bootstrap host:port`.
         public static func value(
@@ -15,12 +17,17 @@ public struct CommandSpec: Sendable {
             default defaultValue: String? = nil, repeatable: Bool = false
         ) -> Option {
             Option(name: name, help: help, takesValue: true, environment: environment,
-                   defaultValue: defaultValue, repeatable: repeatable)
+                   defaultValue: defaultValue, repeatable: repeatable, refusal: nil)
+        }
+
+        /// A name refused on the command line, with the error saying what to do instead.
+        public static func refused(_ name: String, _ refusal: String) -> Option {
+            Option(name: name, help: "", takesValue: true, environment: nil, defaultValue: nil, repeatable: false, refusal: refusal)
         }
 
         /// A boolean flag, e.g. `--verbose`.
         public static func flag(_ name: String, _ help: String) -> Option {
-            Option(name: name, help: help, takesValue: false, environment: nil, defaultValue: nil, repeatable: false)
+            Option(name: name, help: help, takesValue: false, environment: nil, defaultValue: nil, repeatable: false, refusal: nil)
         }
     }
 
@@ -42,7 +49,7 @@ public struct CommandSpec: Sendable {
         if !options.isEmpty {
             lines.append("")
             lines.append("Options:")
-            for option in options {
+            for option in options where option.refusal == nil {
                 var left = "  --\(option.name)"
                 if option.takesValue { left += " <value>" }
                 var right = option.help

@@ -8,6 +8,7 @@ public struct ParsedArguments: Sendable {
     public private(set) var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    private var fromEnvironment: Set<String> = []
     private let spec: CommandSpec
 
     /// Parses `arguments` (without the command name). Throws `UsageError.helpRequested` for `--help`.
@@ -35,6 +36,7 @@ public struct ParsedArguments: Sendable {
             guard let option = spec.options.first(where: { $0.name == name }) else {
                 throw .invalid("unknown option --\(name)", spec.helpText)
             }
+            if let refusal = option.refusal { throw .invalid(refusal, spec.helpText) }
             if option.takesValue {
                 let value: String
                 if let inlineValue {
@@ -57,6 +59,7 @@ public struct ParsedArguments: Sendable {
         for option in spec.options where option.takesValue && values[option.name] == nil {
             if let env = option.environment, let value = environment[env], !value.isEmpty {
                 values[option.name] = [value]
+                fromEnvironment.insert(option.name)
             } else if let value = option.defaultValue {
                 values[option.name] = [value]
             }
@@ -68,6 +71,9 @@ public struct ParsedArguments: Sendable {
 
     /// Every value given for a repeatable option.
     public func values(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// Whether the option's value came from its environment variable.
+    public func isFromEnvironment(_ name: String) -> Bool { fromEnvironment.contains(name) }
 
     /// Whether the flag was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }

@@ -23,6 +23,8 @@ public enum AccountWorker: WorkerKind {
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
+        .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
+        .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
     ]
 
@@ -34,11 +36,13 @@ public enum AccountWorker: WorkerKind {
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let keys = WorkerKeys(parsed, stores: stores)
         let vault = SodiumCredentialVault(keys: try keys.sealingKeyPair())
-        let minter = EdDSATokenMinter(key: try keys.signingKeyPair())
+        let signingKey = try keys.signingKey()
+        let minter = EdDSATokenMinter(key: signingKey, audience: TokenAudience(
+            issuer: try parsed.required("token-issuer"), audience: try parsed.required("token-audience")))
         let codeSecrets = HMACCodeSecrets(authenticator: try keys.codeSecret())
-        // In production the JWKS is the one `registrar keys` wrote beside the keys.
+        // In production the JWKS is the one `registrar keys` maintains beside the keys.
         if !stores.isProduction {
-            try minter.jwks.write(toFile: keys.directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
+            try keys.signingKeySet.publish(current: signingKey().publicKey)
         }
         let accounts = try stores.accountChangeStore()
         let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(

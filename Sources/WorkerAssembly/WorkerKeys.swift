@@ -47,9 +47,25 @@ struct WorkerKeys {
                  readOrCreate: SealingKeyPair.loadOrCreate(at:))
     }
 
-    func signingKeyPair() throws -> SigningKeyPair {
-        try load(Self.signing, decode: SigningKeyPair.init(base64Secret:source:), read: SigningKeyPair.load(from:),
-                 readOrCreate: SigningKeyPair.loadOrCreate(at:))
+    /// The access-token signing key: fixed when given by environment; else its key file, re-read when it is
+    /// replaced (`registrar keys rotate-signing`), so a running worker signs with a rotated key at once.
+    func signingKey() throws -> @Sendable () -> SigningKeyPair {
+        let reloading = { (path: String) throws -> @Sendable () -> SigningKeyPair in
+            let file = try SigningKeyFile(path: path)
+            return { file.current }
+        }
+        return try load(Self.signing, decode: { text, source in
+            let pair = try SigningKeyPair(base64Secret: text, source: source)
+            return { pair }
+        }, read: reloading, readOrCreate: { path in
+            _ = try SigningKeyPair.loadOrCreate(at: path)
+            return try reloading(path)
+        })
+    }
+
+    /// The signing key set of the key directory, with its JWKS.
+    var signingKeySet: SigningKeySet {
+        SigningKeySet(secretPath: directory + "/" + KeyFileName.signing, jwksPath: directory + "/" + KeyFileName.jwks)
     }
 
     func codeSecret() throws -> MessageAuthenticator {

@@ -6,8 +6,8 @@ import Support
 ///
 /// The broker address comes from `--bootstrap`, `KAFKA_BOOTSTRAP_SERVERS`, or else the file
 /// `<data-dir>/broker.bootstrap` that `registrar broker --data-dir` writes. Any librdkafka property
-/// (TLS, SASL, tuning) passes through `--kafka-property name=value` or `KAFKA_PROPERTIES`
-/// (comma-separated `name=value` pairs).
+/// (TLS, SASL, tuning) passes through `--kafka-property name=value` (one per option, commas kept) or
+/// `KAFKA_PROPERTIES` (comma-separated `name=value` pairs).
 public struct ConnectionOptions: Sendable {
     public var bootstrapServers: String
     /// The local broker's address file, when the address came from it (no `--bootstrap`, no environment).
@@ -35,13 +35,8 @@ public struct ConnectionOptions: Sendable {
         } else {
             throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar broker --data-dir \(dataDirectory)`", "")
         }
-        kafkaProperties = [:]
-        for pair in arguments.values("kafka-property").flatMap({ $0.split(separator: ",") }) {
-            guard let equals = pair.firstIndex(of: "=") else {
-                throw .invalid("--kafka-property expects name=value, got '\(pair)'", "")
-            }
-            kafkaProperties[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        }
+        kafkaProperties = try KafkaConfiguration.parseProperties(
+            arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property"))
     }
 
     /// How long a group waits for a silent member (killed, frozen, cut off) before moving its partitions

@@ -5,18 +5,15 @@ import Support
 enum EmailChangeCommand {
     static let spec = CommandSpec(
         name: "registrar email change", summary: "move an account to a new email, proven by a change_email code sent there",
-        usage: "--email E --password P --new-email N --code C",
-        options: FlowClient.options([
-            .value("email", "Current email address"), .value("password", "Password"), .value("new-email", "New email address"),
-            .value("code", "One-time code sent to the new address"),
-        ]))
+        usage: "--email E --new-email N [--password-file F] [--code-file F]   (else password, then code, on standard input or prompted)",
+        options: FlowClient.options([.value("email", "Current email address"), .value("new-email", "New email address")]
+            + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.password, Secret.code] }) { parsed, client in
             try await client.changeAccount(.emailChangeRequested(EmailChangeRequested(
-                requestId: client.requestId, email: try parsed.required("email"),
-                sealedPassword: client.seal(try parsed.required("password")), newEmail: try parsed.required("new-email"),
-                sealedCode: client.seal(try parsed.required("code")))))
+                requestId: client.requestId, email: try parsed.required("email"), sealedPassword: client.seal(client.secrets[0]),
+                newEmail: try parsed.required("new-email"), sealedCode: client.seal(client.secrets[1]))))
         }
     }
 }

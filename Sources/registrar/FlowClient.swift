@@ -11,6 +11,8 @@ struct FlowClient {
     var client: RegistrarClient
     var requestId: String
     var timeout: Duration
+    /// The command's secrets, read before connecting (so a prompt comes at once), in the order asked for.
+    var secrets: [String]
 
     /// The options every such command takes besides its own.
     static func options(_ own: [CommandSpec.Option]) -> [CommandSpec.Option] {
@@ -21,16 +23,17 @@ struct FlowClient {
         ] + ConnectionOptions.specs
     }
 
-    /// Runs a command of `spec` with a client made from its options.
-    static func run(_ arguments: [String], spec: CommandSpec,
+    /// Runs a command of `spec` with a client made from its options, after reading the secrets `secrets` names.
+    static func run(_ arguments: [String], spec: CommandSpec, secrets: (ParsedArguments) throws -> [SecretOption] = { _ in [] },
                     _ body: (ParsedArguments, FlowClient) async throws -> ExitCode) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
+            let values = try SecretInput.standard.read(try secrets(parsed), from: parsed)
             let connection = try ConnectionOptions(parsed)
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
             return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
                                                   publicKey: try PublicKeySource.load(parsed)) { client in
-                try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout))
+                try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values))
             }
         }
     }

@@ -3,12 +3,13 @@ import Crypto
 import Domain
 import EventTransport
 import Foundation
+import Installation
 import Support
 import WorkerRuntime
 
 /// `registrar keys`: creates a full key set once — the account worker's sealing and signing keys, the code
 /// secret, the JWKS and each worker role's event signing key — for an operator to distribute; prints the
-/// sealing public key, never a secret. `registrar keys rotate-events|retire-events` rotate an event key.
+/// sealing public key, never a secret.
 enum KeysCommand {
     /// The options locating the key directory, shared by the `keys` commands.
     static let directoryOptions: [CommandSpec.Option] = [
@@ -25,10 +26,7 @@ enum KeysCommand {
     }
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        if let action = arguments.first, ["rotate-events", "retire-events"].contains(action) {
-            return await EventKeysCommand.run(action, Array(arguments.dropFirst()))
-        }
-        return await CommandLineTool.run(arguments, spec: spec) { parsed in
+        await CommandLineTool.run(arguments, spec: spec) { parsed in
             let directory = directory(parsed)
             let events = EventKeyDirectory(directory)
             let secrets = [KeyFileName.sealing, KeyFileName.signing, KeyFileName.codeSecret].map { directory + "/" + $0 }
@@ -37,11 +35,9 @@ enum KeysCommand {
                 throw CryptoError.keyFile(path: existing, reason: "exists; keys are never overwritten")
             }
             let sealing = try SealingKeyPair.create(at: secrets[0])
-            let signing = try SigningKeyPair.create(at: secrets[1])
+            _ = try KeySet.signing(in: directory).create()
             _ = try MessageAuthenticator.create(at: secrets[2])
             try events.create(WorkerRole.allCases)
-            try jwks(for: signing.publicKey, keyID: signing.publicKey.keyID)
-                .write(toFile: directory + "/" + KeyFileName.jwks, atomically: true, encoding: .utf8)
             print(sealing.publicKey.base64)
             return .success
         }

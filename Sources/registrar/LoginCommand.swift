@@ -5,23 +5,30 @@ import Support
 enum LoginCommand {
     static let spec = CommandSpec(
         name: "registrar login", summary: "sign in with a password or an emailed code; prints the tokens",
-        usage: "--email E (--password P | --code C)",
+        usage: "--email E [--with password|code] [--password-file F | --code-file F]   (else the secret on standard input or prompted)",
         options: FlowClient.options([
             .value("email", "Email address"),
-            .value("password", "Password (sealed before it leaves this process)", environment: "REGISTRAR_PASSWORD"),
-            .value("code", "One-time code from a login or register email"),
-        ]))
+            .value("with", "password or code (default: the one whose file option is given, else password)"),
+        ] + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            switch (parsed.value("password"), parsed.value("code")) {
-            case (let password?, nil):
-                try await client.printTokens(.password, email: try parsed.required("email"), credential: password)
-            case (nil, let code?):
-                try await client.printTokens(.email, email: try parsed.required("email"), credential: code)
-            default:
-                throw UsageError.invalid("give exactly one of --password and --code", spec.helpText)
-            }
+        await FlowClient.run(arguments, spec: spec, secrets: { [try secret($0)] }) { parsed, client in
+            try await client.printTokens(try secret(parsed).name == Secret.code.name ? .email : .password,
+                                         email: try parsed.required("email"), credential: client.secrets[0])
         }
+    }
+
+    /// The secret to sign in with: `--with`, else the one whose file is given, else the password.
+    private static func secret(_ parsed: ParsedArguments) throws(UsageError) -> SecretOption {
+        let secrets = [Secret.password, Secret.code]
+        let files = secrets.filter { parsed.value($0.name + "-file") != nil }
+        let name = parsed.value("with") ?? files.first?.name ?? Secret.password.name
+        guard let chosen = secrets.first(where: { $0.name == name }) else {
+            throw .invalid("--with expects password or code", spec.helpText)
+        }
+        guard files.allSatisfy({ $0.name == chosen.name }) else {
+            throw .invalid("sign in with one secret: --with and the file given disagree", spec.helpText)
+        }
+        return chosen
     }
 }

@@ -5,17 +5,15 @@ import Support
 enum PasswordChangeCommand {
     static let spec = CommandSpec(
         name: "registrar password change", summary: "change a password, re-authenticating with the old one",
-        usage: "--email E --old-password P --new-password N",
-        options: FlowClient.options([
-            .value("email", "Email address"), .value("old-password", "Current password"), .value("new-password", "New password"),
-        ]))
+        usage: "--email E [--old-password-file F] [--new-password-file F]   (else current, then new password, on standard input or prompted)",
+        options: FlowClient.options([.value("email", "Email address")]
+            + Secret.oldPassword.options + Secret.newPassword.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.oldPassword, Secret.newPassword] }) { parsed, client in
             try await client.changeAccount(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: client.requestId, email: try parsed.required("email"),
-                sealedPassword: client.seal(try parsed.required("old-password")),
-                sealedNewPassword: client.seal(try parsed.required("new-password")))))
+                requestId: client.requestId, email: try parsed.required("email"), sealedPassword: client.seal(client.secrets[0]),
+                sealedNewPassword: client.seal(client.secrets[1]))))
         }
     }
 }

@@ -5,16 +5,15 @@ import Support
 enum PasswordResetCommand {
     static let spec = CommandSpec(
         name: "registrar password reset", summary: "set a new password with a reset_password code",
-        usage: "--email E --code C --new-password N",
-        options: FlowClient.options([
-            .value("email", "Email address"), .value("code", "One-time code from the reset email"), .value("new-password", "New password"),
-        ]))
+        usage: "--email E [--code-file F] [--new-password-file F]   (else code, then new password, on standard input or prompted)",
+        options: FlowClient.options([.value("email", "Email address")]
+            + Secret.code.options + Secret.newPassword.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.code, Secret.newPassword] }) { parsed, client in
             try await client.changeAccount(.passwordResetRequested(PasswordResetRequested(
-                requestId: client.requestId, email: try parsed.required("email"), sealedCode: client.seal(try parsed.required("code")),
-                sealedNewPassword: client.seal(try parsed.required("new-password")))))
+                requestId: client.requestId, email: try parsed.required("email"), sealedCode: client.seal(client.secrets[0]),
+                sealedNewPassword: client.seal(client.secrets[1]))))
         }
     }
 }

@@ -9,17 +9,16 @@ import WorkerRuntime
 enum RegisterCommand {
     static let spec = CommandSpec(
         name: "registrar register", summary: "publish a registration and wait for its outcome",
-        usage: "--email E --password P --name N [--avatar FILE] [--map-location on|off]",
+        usage: "--email E --name N [--password-file F] [--avatar FILE] [--map-location on|off]   (else the password on standard input or prompted)",
         options: [
             .value("email", "Email address"),
-            .value("password", "Password (sealed before it leaves this process)", environment: "REGISTRAR_PASSWORD"),
             .value("name", "Display name, 1–30 characters"),
             .value("avatar", "Image file for the avatar; the default image when absent"),
             .value("map-location", "on or off", default: "off"),
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-        ] + ConnectionOptions.specs + BackendOptions.specs)
+        ] + Secret.password.options + ConnectionOptions.specs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -33,7 +32,8 @@ enum RegisterCommand {
                 return Array(data)
             }
             let registrationId = parsed.value("registration-id") ?? UUID().uuidString.lowercased()
-            let (email, password, name) = (try parsed.required("email"), try parsed.required("password"), try parsed.required("name"))
+            let (email, name) = (try parsed.required("email"), try parsed.required("name"))
+            let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
             let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
                                                          publicKey: try PublicKeySource.load(parsed)) { client in

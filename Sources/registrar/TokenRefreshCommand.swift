@@ -4,11 +4,12 @@ import Support
 enum TokenRefreshCommand {
     static let spec = CommandSpec(
         name: "registrar token refresh", summary: "rotate a refresh token into a new token pair",
-        usage: "--refresh-token T", options: FlowClient.options([.value("refresh-token", "The current refresh token")]))
+        usage: "[--refresh-token-file F]   (else the refresh token on standard input or prompted)",
+        options: FlowClient.options(Secret.refreshToken.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec) { parsed, client in
-            try await client.printTokens(.refreshToken, email: nil, credential: try parsed.required("refresh-token"))
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.refreshToken] }) { _, client in
+            try await client.printTokens(.refreshToken, email: nil, credential: client.secrets[0])
         }
     }
 }

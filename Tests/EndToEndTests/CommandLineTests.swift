@@ -7,8 +7,8 @@ import Testing
 @Suite(.serialized) struct CommandLineTests {
     @Test func statusShowsThePathAndAuditFindsOrphans() async throws {
         try await LiveSystem.shared { system in
-            let registered = try await system.registrar(["register", "--email", "status@example.com", "--password", "long enough password",
-                                                         "--name", "Status", "--registration-id", "status-1", "--map-location", "on"])
+            let registered = try await system.registrar(["register", "--email", "status@example.com",
+                                                         "--name", "Status", "--registration-id", "status-1", "--map-location", "on"], input: ["long enough password"])
             #expect(registered.status == 0, "\(registered.output)")
             let status = try await system.registrar(["status", "status-1"])
             #expect(status.status == 0)
@@ -41,8 +41,8 @@ import Testing
 
     @Test func workersShutDownCleanlyOnSIGTERM() async throws {
         try await LiveSystem.with { system in
-            let registered = try await system.registrar(["register", "--email", "calm@example.com", "--password", "long enough password",
-                                                         "--name", "Calm"])
+            let registered = try await system.registrar(["register", "--email", "calm@example.com",
+                                                         "--name", "Calm"], input: ["long enough password"])
             #expect(registered.status == 0, "\(registered.output)")
             for name in ["account-worker", "image-worker", "profile-worker"] {
                 #expect(await system.installation.signal(name, SIGTERM) == 0, "\(name) exits 0 after committing and leaving its group")

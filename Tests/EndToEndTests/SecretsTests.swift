@@ -9,11 +9,11 @@ import Testing
     @Test func thePasswordAppearsInNoTopicAndNoLog() async throws {
         try await LiveSystem.shared { system in
             let password = "Pl41ntext-Canary-\(UUID().uuidString.prefix(8))"
-            let result = try await system.registrar(["register", "--email", "secret@example.com", "--password", password,
-                                                     "--name", "Secretive", "--registration-id", "secret-1"])
+            let result = try await system.registrar(["register", "--email", "secret@example.com",
+                                                     "--name", "Secretive", "--registration-id", "secret-1"], input: [password])
             #expect(result.status == 0, "\(result.output)")
-            let failing = try await system.registrar(["register", "--email", "secret@example.com", "--password", password,
-                                                      "--name", "Again", "--registration-id", "secret-2"])
+            let failing = try await system.registrar(["register", "--email", "secret@example.com",
+                                                      "--name", "Again", "--registration-id", "secret-2"], input: [password])
             #expect(failing.status == 1)
 
             let canary = Array(password.utf8)

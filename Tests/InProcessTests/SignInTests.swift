@@ -1,4 +1,4 @@
-import Crypto
+import CryptoAdapters
 import Domain
 import Foundation
 import SignIn
@@ -53,11 +53,10 @@ import Testing
             let (_, first) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password")
             let initial = try #require(first)
 
-            let jwks = try JSONDecoder().decode(KeySet.self, from: Data(contentsOf: URL(fileURLWithPath: system.directory + "/keys/jwks.json")))
-            let x = try #require(jwks.keys.first).x
-            let key = try SigningPublicKey(bytes: try #require(Base64URL.decode(x)))
-            let claims = try JSONWebToken.verify(initial.accessToken, as: Claims.self, with: key)
-            #expect(claims.sub == uid && claims.exp - claims.iat == 900 && !claims.jti.isEmpty)
+            let verifier = try AccessTokenVerifier(jwksAt: system.directory + "/keys/jwks.json", audience: TokenAudience())
+            let claims = try verifier.verify(initial.accessToken, now: system.now)
+            #expect(claims.sub == uid && claims.exp.timeIntervalSince(claims.iat) == 900 && !claims.jti.isEmpty)
+            #expect(claims.iss == "registrar" && claims.aud == "registrar-api")
 
             let (_, rotated) = try await system.signIn(.refreshToken, email: nil, secret: initial.refreshToken)
             let second = try #require(rotated)
@@ -97,17 +96,5 @@ import Testing
                 return
             }
         }
-    }
-
-    private struct KeySet: Decodable {
-        struct Key: Decodable { var x: String }
-        var keys: [Key]
-    }
-
-    private struct Claims: Decodable {
-        var sub: String
-        var iat: Double
-        var exp: Double
-        var jti: String
     }
 }

@@ -1,8 +1,11 @@
 import Domain
+import Crypto
 import Foundation
+import Support
 import Testing
 
-/// Sign-in through the `registrar` CLI and the real worker processes.
+/// Sign-in and account changes through the `registrar` CLI and the real worker processes; their secrets come
+/// from standard input or files, never from argv.
 @Suite(.serialized) struct SignInCommandLineTests {
     @Test func theCommandLineRequestsACodeAndSignsIn() async throws {
         try await LiveSystem.shared { system in
@@ -10,7 +13,7 @@ import Testing
                                                         "--request-id", "cli-code"])
             #expect(requested.status == 0, "\(requested.output)")
             let code = try system.code(sentBy: "cli-code")
-            let login = try await system.registrar(["login", "--email", "cli@example.com", "--code", code])
+            let login = try await system.registrar(["login", "--email", "cli@example.com", "--with", "code"], input: [code])
             #expect(login.status == 0, "\(login.output)")
             #expect(login.output.contains("(account created)") && login.output.contains("refresh_token: "))
             let again = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register"])
@@ -22,5 +25,110 @@ import Testing
                 #expect(!text.contains(code) && !text.contains(token), "secret on \(message.topic)")
             }
         }
+    }
+
+    @Test func everyCommandRefusesASecretOnItsCommandLineWithoutRepeatingIt() async throws {
+        try await LiveSystem.shared { system in
+            let canary = "Argv-Canary-\(UUID().uuidString.prefix(8))"
+            let commands: [([String], [String])] = [
+                (["register", "--email", "argv@example.com", "--name", "Argv"], ["password"]),
+                (["login", "--email", "argv@example.com"], ["password", "code"]),
+                (["password", "change", "--email", "argv@example.com"], ["old-password", "new-password"]),
+                (["password", "reset", "--email", "argv@example.com"], ["code", "new-password"]),
+                (["email", "change", "--email", "argv@example.com", "--new-email", "argv2@example.com"], ["password", "code"]),
+                (["token", "refresh"], ["refresh-token"]),
+            ]
+            for (command, secrets) in commands {
+                for secret in secrets {
+                    for spelling in [["--\(secret)", canary], ["--\(secret)=\(canary)"]] {
+                        let before = errors(system)
+                        let result = try await system.registrar(command + spelling)
+                        let said = String(errors(system).dropFirst(before.count))
+                        #expect(result.status == 2, "\(command) \(secret): \(result.output)")
+                        #expect(said.contains("--\(secret) is refused") && said.contains("--\(secret)-file FILE"), "\(said)")
+                        #expect(!said.contains(canary) && !result.output.contains(canary))
+                    }
+                }
+            }
+            #expect(try system.backends.accounts().account(email: "argv@example.com") == nil)
+        }
+    }
+
+    @Test func secretsComeFromStandardInputOrFiles() async throws {
+        try await LiveSystem.shared { system in
+            let email = "piped@example.com"
+            let file = system.directory + "/secret-\(UUID().uuidString.prefix(8))"
+            func write(_ secret: String) throws { try (secret + "\n").write(toFile: file, atomically: true, encoding: .utf8) }
+
+            try write("first piped password")
+            let registered = try await system.registrar(["register", "--email", email, "--name", "Piped", "--password-file", file])
+            #expect(registered.status == 0, "\(registered.output)")
+            let login = try await system.registrar(["login", "--email", email], input: ["first piped password"])
+            #expect(login.status == 0, "\(login.output)")
+            #expect(try await system.registrar(["login", "--email", email, "--password-file", file]).status == 0)
+
+            let changed = try await system.registrar(["password", "change", "--email", email],
+                                                     input: ["first piped password", "second piped password"])
+            #expect(changed.status == 0 && changed.output.contains("completed"), "\(changed.output)")
+            let second = try await system.registrar(["login", "--email", email], input: ["second piped password"])
+            #expect(second.status == 0, "\(second.output)")
+            #expect(try await system.registrar(["login", "--email", email], input: ["first piped password"]).status == 1)
+
+            let refreshToken = try #require(second.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)
+            try write(String(refreshToken))
+            let refreshed = try await system.registrar(["token", "refresh", "--refresh-token-file", file])
+            #expect(refreshed.status == 0 && refreshed.output.contains("access_token: "), "\(refreshed.output)")
+
+            let reset = try await system.registrar(["code", "request", "--email", email, "--purpose", "reset_password", "--request-id", "piped-reset"])
+            #expect(reset.status == 0, "\(reset.output)")
+            try write(try system.code(sentBy: "piped-reset"))
+            let resetDone = try await system.registrar(["password", "reset", "--email", email, "--code-file", file], input: ["third piped password"])
+            #expect(resetDone.status == 0 && resetDone.output.contains("completed"), "\(resetDone.output)")
+
+            let newEmail = "piped-moved@example.com"
+            let change = try await system.registrar(["code", "request", "--email", newEmail, "--purpose", "change_email", "--request-id", "piped-move"])
+            #expect(change.status == 0, "\(change.output)")
+            let moved = try await system.registrar(["email", "change", "--email", email, "--new-email", newEmail],
+                                                   input: ["third piped password", try system.code(sentBy: "piped-move")])
+            #expect(moved.status == 0 && moved.output.contains("completed"), "\(moved.output)")
+            #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped password"]).status == 0)
+        }
+    }
+
+    @Test func onATerminalTheSecretIsPromptedForWithoutEcho() throws {
+        // A pseudo-terminal (Python's pty): the prompt comes before any connection is tried, the typed secret is
+        // not echoed, and the command goes on to connect (here to nothing listening).
+        let script = """
+            import os, pty, sys
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            seen = b""
+            while b"Password: " not in seen:
+                seen += os.read(fd, 1024)
+            os.write(fd, b"Typed-Canary-5d1e\\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode(errors="replace").replace("\\r", ""))
+            """
+        let (status, output) = try ChildProcess.run("/usr/bin/python3", ["-c", script, Binaries.path("registrar"), "login",
+                                                                          "--email", "tty@example.com", "--bootstrap", "127.0.0.1:1",
+                                                                          "--public-key", SealingKeyPair.generate().publicKey.base64,
+                                                                          "--timeout", "1"])
+        #expect(status == 0)
+        #expect(output.hasPrefix("Password: "), "\(output.prefix(200))")
+        #expect(!output.contains("Typed-Canary-5d1e"))
+    }
+
+    /// What the CLI has written on standard error so far.
+    private func errors(_ system: LiveSystem) -> String {
+        (try? String(contentsOfFile: system.logs + "/cli.log", encoding: .utf8)) ?? ""
     }
 }

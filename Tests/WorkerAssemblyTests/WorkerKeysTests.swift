@@ -31,7 +31,7 @@ import Testing
             let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: data), environment: [:])
             let error = #expect(throws: MissingKey.self) { try keys.sealingKeyPair() }
             #expect(error?.description.contains("--sealing-key-file, --keys-dir or $REGISTRAR_SEALING_KEY") == true)
-            #expect(throws: MissingKey.self) { try keys.signingKeyPair() }
+            #expect(throws: MissingKey.self) { try keys.signingKey() }
             #expect(throws: MissingKey.self) { try keys.codeSecret() }
             // The whole worker stops there, before reaching its stores.
             #expect(throws: MissingKey.self) { try AccountWorker.stack(parsed, dataDirectory: data, clock: Date.init) }
@@ -51,7 +51,12 @@ import Testing
             try FileManager.default.removeItem(atPath: set + "/" + KeyFileName.sealing)
             let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: root + "/data"), environment: environment)
             #expect(try keys.sealingKeyPair().publicKey == sealing.publicKey)
-            #expect(try keys.signingKeyPair().publicKey == signing.publicKey)
+            let signingKey = try keys.signingKey()
+            #expect(signingKey().publicKey == signing.publicKey)
+            // A signing key file replaced under a running worker (rotation) signs from the next token on.
+            let rotated = SigningKeyPair.generate()
+            try rotated.save(to: root + "/signing.key")
+            #expect(signingKey().publicKey == rotated.publicKey)
             #expect(try keys.codeSecret().tag([1]) == codes.tag([1]))
             // A key missing from the directory is an error, not a new key.
             let withoutSealing = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: root + "/data"), environment: [:])

@@ -87,10 +87,13 @@ final class LiveSystem: TestSystem {
         if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    /// Runs the `registrar` CLI against this system; returns its exit status and standard output.
-    func registrar(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// Runs the `registrar` CLI against this system, `input` (e.g. its secrets, one a line) on its standard input;
+    /// returns its exit status and standard output.
+    func registrar(_ arguments: [String], input: [String] = []) async throws -> (status: Int32, output: String) {
         let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory], environment: backends.environment,
-                                       errors: .file("\(logs)/cli.log"))
+                                       input: .pipe, errors: .file("\(logs)/cli.log"))
+        process.write(Array(input.map { $0 + "\n" }.joined().utf8))
+        process.closeInput()
         var lines: [String] = []
         while let line = await process.nextLine() { lines.append(line) }
         return (await process.waitForExit(), lines.joined(separator: "\n"))

@@ -1,0 +1,46 @@
+import Kafka
+import Support
+import Testing
+import WorkerRuntime
+
+/// `--kafka-property` and `KAFKA_PROPERTIES` carry secrets (`sasl.password`): values keep their commas, and
+/// no error shows any part of one.
+@Suite struct ConnectionOptionsTests {
+    let spec = CommandSpec(name: "tool", summary: "test", options: ConnectionOptions.specs)
+
+    func options(_ arguments: [String], environment: [String: String] = [:]) throws -> ConnectionOptions {
+        try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1"] + arguments, spec: spec, environment: environment))
+    }
+
+    @Test func anOptionsValueKeepsItsCommas() throws {
+        let parsed = try options(["--kafka-property", "sasl.password=a,b=c,d", "--kafka-property", "bootstrap.servers=x:1,y:2"])
+        #expect(parsed.kafkaProperties == ["sasl.password": "a,b=c,d", "bootstrap.servers": "x:1,y:2"])
+    }
+
+    @Test func theEnvironmentsListKeepsCommasInsideValues() throws {
+        let parsed = try options([], environment: ["KAFKA_PROPERTIES": "sasl.username=u,sasl.password=p4ss,w0rd,bootstrap.servers=x:1,y:2"])
+        #expect(parsed.kafkaProperties == ["sasl.username": "u", "sasl.password": "p4ss,w0rd", "bootstrap.servers": "x:1,y:2"])
+    }
+
+    @Test func errorsShowNoPartOfAnyValue() {
+        let cases: [([String], [String: String], [String])] = [
+            (["--kafka-property", "Canary,Secret"], [:], ["Canary", "Secret"]),
+            (["--kafka-property", "=Canary"], [:], ["Canary"]),
+            ([], ["KAFKA_PROPERTIES": "Canary,sasl.password=Secret"], ["Canary", "Secret"]),
+        ]
+        for (arguments, environment, fragments) in cases {
+            let error = #expect(throws: UsageError.self) { try options(arguments, environment: environment) }
+            guard case .invalid(let problem, _)? = error else { continue }
+            #expect(problem.contains("not name=value"))
+            for fragment in fragments { #expect(!problem.contains(fragment), "\(problem)") }
+        }
+    }
+
+    @Test func librdkafkasRefusalShowsNoValue() throws {
+        let parsed = try options(["--kafka-property", "security.protocol=Canary,Secret"])
+        let error = #expect(throws: KafkaError.self) { try KafkaProducer(configuration: parsed.kafka(clientID: "test")) }
+        let text = "\(String(describing: error))"
+        #expect(text.contains("security.protocol"), "\(text)")
+        #expect(!text.contains("Canary") && !text.contains("Secret"), "\(text)")
+    }
+}
