@@ -31,25 +31,11 @@ import Testing
         ]
         let registrations = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_REGISTRATIONS"] ?? "150"
 
-        let chaos = try ChildProcess(Binaries.path("registrar"),
-                                     ["chaos", "--registrations", registrations, "--rate", "25", "--fault-interval", "2",
-                                      "--seed", "20261201", "--data-dir", directory, "--sent-mail", mail.directory + "/new"]
-                                        + faults.sorted { $0.key < $1.key }.flatMap { ["--fault", "\($0.key)=\($0.value)"] },
-                                     environment: stores.environment,
-                                     errors: .file(FileManager.default.temporaryDirectory.path + "/registrar-chaos-production-test.log"))
-        var report: [String] = []
-        while let line = await chaos.nextLine() { report.append(line) }
-        let status = await chaos.waitForExit()
-        let text = report.joined(separator: "\n")
-        print(text)
-        #expect(status == 0, "\(text)")
-        #expect(report.contains { $0.hasPrefix("PASS every request has an outcome (\(registrations)/\(registrations))") }, "\(text)")
-        #expect(!report.contains { $0.hasPrefix("FAIL") })
-        let counts = try #require(report.first { $0.hasPrefix("faults: ") })
+        let run = try await ChaosRun.run(["--rate", "25", "--fault-interval", "2", "--seed", "20261201", "--sent-mail", mail.directory + "/new"]
+                                            + faults.sorted { $0.key < $1.key }.flatMap { ["--fault", "\($0.key)=\($0.value)"] },
+                                         registrations: registrations, environment: stores.environment,
+                                         log: "registrar-chaos-production-test.log", directory: directory)
         let workers = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"].map { "\($0) SIGKILLed and restarted" }
-        for name in faults.keys + workers + ["broker down and up", "request errors injected"] {
-            #expect(counts.contains(try Regex("[1-9][0-9]* × \(name)")), "\(name) was injected: \(counts)")
-        }
-        if status == 0 { try? FileManager.default.removeItem(atPath: directory) }
+        try run.expectInjected(faults.keys + workers + ["broker down and up", "request errors injected"])
     }
 }

@@ -34,8 +34,8 @@ enum ChaosFaults {
     /// A command holding an exclusive lock on each of `databases` for `seconds` (writers get SQLITE_BUSY);
     /// it fails when a lock could not be taken within 10 s.
     static func lock(_ databases: [String], seconds: Int) -> String {
-        databases.map { "(echo '.timeout 10000'; echo 'BEGIN EXCLUSIVE;'; sleep \(seconds); echo 'COMMIT;') | sqlite3 -bail \(quoted($0)) & " }
-            .joined() + "for job in $(jobs -p); do wait $job || exit 1; done"
+        "locks=(); " + databases.map { "(echo '.timeout 10000'; echo 'BEGIN EXCLUSIVE;'; sleep \(seconds); echo 'COMMIT;') | sqlite3 -bail \(quoted($0)) & locks+=($!); " }
+            .joined() + "for lock in \"${locks[@]}\"; do wait $lock || exit 1; done"
     }
 
     /// The embedded databases among the stores.
