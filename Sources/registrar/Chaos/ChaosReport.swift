@@ -66,7 +66,7 @@ struct ChaosReport {
         report.check(accounts.count == completed, "one account per completed registration")
 
         try await report.checkRequests(workload, sentMail: sentMail, installation: installation, deadline: deadline)
-        try await report.checkDeadLetters(workload, installation: installation)
+        try await report.checkDeadLetters(workload, installation: installation, deadline: deadline)
         let stopped = installation.stoppedWorkers
         report.check(stopped.isEmpty, "all workers still running\(stopped.isEmpty ? "" : "; stopped: \(stopped)")")
         return report
@@ -93,15 +93,22 @@ struct ChaosReport {
 
     /// Every dead letter is one of the run's hostile messages, with the reason it calls for, and every
     /// hostile message has one (redelivered copies aside): a failing dependency is waited for, never dead-lettered.
-    private mutating func checkDeadLetters(_ workload: ChaosWorkload, installation: LocalInstallation) async throws {
-        let letters = try await Self.read(Topic.inputs.map(Topic.deadLetters(of:)), installation)
+    private mutating func checkDeadLetters(_ workload: ChaosWorkload, installation: LocalInstallation,
+                                           deadline: ContinuousClock.Instant) async throws {
+        let expected = Dictionary(uniqueKeysWithValues: workload.hostile.map { (String(decoding: $0.message.key ?? [], as: UTF8.self), $0.reason.rawValue) })
+        var letters: [KafkaMessage] = []
+        var lettered = Set<String>()
+        repeat {
+            letters = try await Self.read(Topic.inputs.map(Topic.deadLetters(of:)), installation)
+            lettered = Set(letters.compactMap(\.keyString)).intersection(expected.keys)
+            if lettered.count == expected.count { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
         let reasons = Dictionary(grouping: letters) { Self.reason(of: $0) ?? "none" }
         lines.append("     dead letters: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", "))
-        let expected = Dictionary(uniqueKeysWithValues: workload.hostile.map { (String(decoding: $0.message.key ?? [], as: UTF8.self), $0.reason.rawValue) })
         let unexpected = letters.filter { letter in
             letter.keyString.flatMap { expected[$0] } != Self.reason(of: letter)
         }
-        let lettered = Set(letters.compactMap(\.keyString)).intersection(expected.keys)
         check(lettered.count == expected.count,
               "every hostile message dead-lettered (\(lettered.count)/\(expected.count)\(lettered.count == expected.count ? "" : "; not: \(Set(expected.keys).subtracting(lettered).sorted().prefix(5))"))")
         let described = unexpected.prefix(5).map { "\($0.topic) \($0.keyString ?? "no key"): \(Self.reason(of: $0) ?? "no reason")" }
