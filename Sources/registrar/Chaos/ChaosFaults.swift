@@ -50,11 +50,13 @@ enum ChaosFaults {
         return "targets=(\(words)); trap 'chattr -R -i \"${targets[@]}\"' EXIT; chattr -R +i \"${targets[@]}\" && sleep \(seconds)"
     }
 
-    /// A command that fills the file system of `directory` to the last block for `seconds`, then frees it.
+    /// A command that fills the file system of `directory` to the last block for `seconds` (topping it up
+    /// each second, as the workers free space), then frees it; it fails when the disk did not fill.
     private static func fill(_ directory: String, seconds: Int) -> String {
         let filler = quoted(directory + "/.disk-full")
-        return "trap \"rm -f \(filler)\" EXIT; fallocate -l $(( $(stat -f -c '%a * %S' \(quoted(directory))) )) \(filler)"
-            + "; head -c 64M /dev/zero >> \(filler) 2>/dev/null; [ \"$(stat -f -c %a \(quoted(directory)))\" = 0 ] && sleep \(seconds)"
+        let topUp = "head -c 64M /dev/zero >> \(filler) 2>/dev/null"
+        return "trap \"rm -f \(filler)\" EXIT; fallocate -l $(( $(stat -f -c '%a * %S' \(quoted(directory))) - 1048576 )) \(filler); \(topUp)"
+            + "; [ \"$(stat -f -c %a \(quoted(directory)))\" = 0 ] || exit 1; for second in $(seq \(seconds)); do sleep 1; \(topUp); done; true"
     }
 
     /// `text` as one shell word.
