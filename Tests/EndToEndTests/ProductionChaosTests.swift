@@ -12,7 +12,8 @@ import Testing
 /// As root it adds the long faults (`--long-faults`): beside the run's own, the database stopped, the image
 /// store answering 503 and the mail server deferring, for `longFaultSeconds` each.
 ///
-/// `REGISTRAR_CHAOS_REGISTRATIONS` sets the run's size (default 150), for a long run by hand.
+/// `REGISTRAR_CHAOS_REGISTRATIONS` and `REGISTRAR_CHAOS_RATE` set the run's size and pace (default 150 at
+/// 25/s), for a long run by hand.
 @Suite(.serialized) struct ProductionChaosTests {
     @Test func nothingIsLostOrHalfDoneWhenTheProductionStoresFail() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-pg-\(UUID().uuidString.prefix(8))").path
@@ -41,8 +42,9 @@ import Testing
             faults["mail server refusing for \(Self.longFaultSeconds) s"] = Self.deferral(mail, seconds: Self.longFaultSeconds)
         }
         let registrations = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_REGISTRATIONS"] ?? "150"
+        let rate = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_RATE"] ?? "25"
 
-        let run = try await ChaosRun.run(["--rate", "25", "--fault-interval", "2", "--seed", "20261201", "--sent-mail", mail.directory + "/new"]
+        let run = try await ChaosRun.run(["--rate", rate, "--fault-interval", "2", "--seed", "20261201", "--sent-mail", mail.directory + "/new"]
                                             + (longFaults ? ["--long-faults", "--long-fault-seconds", String(Self.longFaultSeconds)] : [])
                                             + faults.sorted { $0.key < $1.key }.flatMap { ["--fault", "\($0.key)=\($0.value)"] },
                                          registrations: registrations, environment: stores.environment,
