@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Testing
 
 /// The long-fault chaos run, shortened: beside the short faults, the data disk full, the databases
@@ -16,5 +17,17 @@ import Testing
                                 "a worker frozen for 5 s"])
         #expect(run.report.contains { $0.hasPrefix("PASS nothing else dead-lettered") }, "\(run.text)")
         #expect(run.report.contains { $0.hasPrefix("PASS no worker died") }, "\(run.text)")
+    }
+
+    /// Without root the run refuses at once, saying why, and touches no data directory.
+    @Test func withoutRootTheLongFaultsAreRefusedClearly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-refused-\(UUID().uuidString.prefix(8))").path
+        let command = [Binaries.path("registrar"), "chaos", "--long-faults", "--data-dir", directory]
+        let (status, output) = getuid() == 0
+            ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--"] + command, errors: .standardOutput)
+            : try ChildProcess.run(command[0], Array(command.dropFirst()), errors: .standardOutput)
+        #expect(status == 2, "\(output)")
+        #expect(output.contains("--long-faults needs root"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: directory))
     }
 }
