@@ -87,6 +87,11 @@ public final class LocalInstallation: @unchecked Sendable {
         return await process.waitForExit()
     }
 
+    /// Sends `signal` to the worker `name` without waiting (SIGSTOP and SIGCONT freeze and thaw it).
+    public func send(_ signal: Int32, to name: String) {
+        lock.withLock { workers[name] }?.send(signal)
+    }
+
     /// The workers started and not running any more.
     public var stoppedWorkers: [String] {
         lock.withLock { workers.filter { !$0.value.isRunning }.map(\.key).sorted() }
@@ -119,15 +124,19 @@ public final class LocalInstallation: @unchecked Sendable {
         return (broker, bootstrap)
     }
 
-    private static func prepare(_ path: String) throws -> String {
+    /// Makes `path` an empty data directory marked as this installation's (refusing one holding other
+    /// data) and returns its standardized path.
+    public static func prepare(_ path: String) throws -> String {
         let manager = FileManager.default
         let directory = URL(fileURLWithPath: path).standardizedFileURL.path
         let marker = directory + "/.registrar-local"
         if manager.fileExists(atPath: directory) {
-            guard try manager.contentsOfDirectory(atPath: directory).isEmpty || manager.fileExists(atPath: marker) else {
+            let entries = try manager.contentsOfDirectory(atPath: directory)
+            guard entries.isEmpty || manager.fileExists(atPath: marker) else {
                 throw InstallationError("\(directory) holds other data; give an empty --data-dir")
             }
-            try manager.removeItem(atPath: directory)
+            // Emptied rather than removed: it may be a file system mounted there (a chaos run's small disk).
+            for entry in entries { try manager.removeItem(atPath: directory + "/" + entry) }
         }
         try PrivateFiles.prepareDirectory(directory)
         try manager.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)

@@ -1,7 +1,8 @@
 internal import CRDKafka
 import Support
+import Synchronization
 
-/// Owns one `rd_kafka_t` and destroys it when the last reference goes.
+/// Owns one `rd_kafka_t` and destroys it when the last reference goes (unless kept until exit).
 ///
 /// `@unchecked Sendable`: librdkafka handles are thread-safe, `pointer` never changes, and it is
 /// destroyed only in `deinit`, when no other code can reach it.
@@ -9,6 +10,7 @@ final class ClientHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Reached by librdkafka's callbacks until `rd_kafka_destroy` returns, so kept alive here.
     private let callbacks: ClientCallbacks
+    private let isKept = Atomic(false)
 
     init(
         type: rd_kafka_type_t, properties: [(String, String)], callbacks: ClientCallbacks
@@ -19,7 +21,15 @@ final class ClientHandle: @unchecked Sendable {
         self.callbacks = callbacks
     }
 
-    deinit { rd_kafka_destroy(pointer) }
+    deinit {
+        if !isKept.load(ordering: .acquiring) { rd_kafka_destroy(pointer) }
+    }
+
+    /// Never destroys the handle, and keeps its callbacks alive, until the process exits (see `FirstAssignment`).
+    func keepUntilExit() {
+        guard !isKept.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = Unmanaged.passRetained(callbacks)
+    }
 
     /// The error that made the client unusable, if one happened.
     static func fatalError(of client: OpaquePointer) -> KafkaError? {

@@ -13,6 +13,8 @@ public final class KafkaConsumer: Sendable {
     /// Woken to interrupt a waiting `rd_kafka_consumer_poll`.
     private let queue: QueueHandle
     private let errorHandler: (@Sendable (KafkaError) -> Void)?
+    /// For a cooperative-sticky group member: whether it has been assigned partitions yet.
+    private let firstAssignment: FirstAssignment?
     private let isClosed = Atomic(false)
     /// Left once `rd_kafka_consumer_close` has returned.
     private let closeCompletion = DispatchGroup()
@@ -45,9 +47,12 @@ public final class KafkaConsumer: Sendable {
     }
 
     private init(configuration: KafkaConfiguration, usesGroup: Bool) throws(KafkaError) {
+        let firstAssignment = usesGroup && configuration.assignmentStrategy == .cooperativeSticky ? FirstAssignment() : nil
         let rebalance: ClientCallbacks.Rebalance = { client, event, partitions in
+            if event == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS { firstAssignment?.record() }
             Rebalancer.handle(client: client, event: event, partitions: partitions, configuration: configuration)
         }
+        self.firstAssignment = firstAssignment
         let callbacks = ClientCallbacks(configuration: configuration, rebalance: usesGroup ? rebalance : nil)
         client = try ClientHandle(
             type: RD_KAFKA_CONSUMER, properties: configuration.librdkafkaProperties(for: .consumer),
@@ -125,6 +130,7 @@ public final class KafkaConsumer: Sendable {
         }
         queue.wakeUp()
         onPollQueue { _ = rd_kafka_consumer_close(client.pointer) }
+        if let firstAssignment, !firstAssignment.hasHappened { client.keepUntilExit() }
         closeCompletion.leave()
     }
 

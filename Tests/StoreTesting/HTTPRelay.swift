@@ -3,7 +3,8 @@ import Synchronization
 
 /// A one-request-per-connection HTTP relay in front of a test server: records every request it
 /// receives, and answers the next ones with an injected status instead of relaying them when told to:
-/// by `inject(_:)`, or by another process (a chaos run's fault command) through `injectionURL(_:)`.
+/// by `inject(_:)`, or by another process (a chaos run's fault command) through `injectionURL(_:)`;
+/// or answers every request 503 for a while (`outageURL(seconds:)`).
 public final class HTTPRelay: Sendable {
     /// A request as it arrived: the head's lines and the body.
     public struct Request: Sendable {
@@ -21,7 +22,7 @@ public final class HTTPRelay: Sendable {
     public let port: Int
     private let upstreamPort: Int
     private let listener: Int32
-    private let state = Mutex<(requests: [Request], faults: [Int])>(([], []))
+    private let state = Mutex<(requests: [Request], faults: [Int], outageEnd: ContinuousClock.Instant?)>(([], [], nil))
 
     public var endpoint: String { "http://127.0.0.1:\(port)" }
     public var requests: [Request] { state.withLock { $0.requests } }
@@ -51,7 +52,14 @@ public final class HTTPRelay: Sendable {
         endpoint + Self.controlPath + statuses.map(String.init).joined(separator: ",")
     }
 
+    /// A URL that, requested from anywhere, makes the relay answer every request 503 for `seconds`.
+    public func outageURL(seconds: Int) -> String {
+        endpoint + Self.outagePath + String(seconds)
+    }
+
     private static let controlPath = "/__relay/inject?statuses="
+    private static let outagePath = "/__relay/outage?seconds="
+    private static let controlAnswer = Array("HTTP/1.1 204 Injected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
 
     private func serve() {
         while true {
@@ -66,11 +74,17 @@ public final class HTTPRelay: Sendable {
         guard let (raw, request) = Self.readRequest(from: client) else { return }
         if request.target.hasPrefix(Self.controlPath) {
             inject(request.target.dropFirst(Self.controlPath.count).split(separator: ",").compactMap { Int($0) })
-            Self.write(Array("HTTP/1.1 204 Injected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), to: client)
+            Self.write(Self.controlAnswer, to: client)
             return
         }
-        let fault = state.withLock { state in
+        if request.target.hasPrefix(Self.outagePath), let seconds = Int(request.target.dropFirst(Self.outagePath.count)) {
+            state.withLock { $0.outageEnd = .now + .seconds(seconds) }
+            Self.write(Self.controlAnswer, to: client)
+            return
+        }
+        let fault = state.withLock { state -> Int? in
             state.requests.append(request)
+            if let end = state.outageEnd, end > .now { return 503 }
             return state.faults.isEmpty ? nil : state.faults.removeFirst()
         }
         if let status = fault {

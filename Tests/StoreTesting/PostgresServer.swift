@@ -44,8 +44,12 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Starts the server again after `stop()`, on the same port with the same data.
     public func start() throws {
+        try command("pg_ctl", startArguments)
+    }
+
+    private var startArguments: [String] {
         let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000"
-        try command("pg_ctl", ["-D", "\(directory)/data", "-o", options, "-l", "\(directory)/server.log", "-w", "start"])
+        return ["-D", "\(directory)/data", "-o", options, "-l", "\(directory)/server.log", "-w", "start"]
     }
 
     /// Stops the server at once (fast shutdown: connections are terminated, 57P01).
@@ -57,6 +61,13 @@ public final class PostgresServer: @unchecked Sendable {
     /// fault command run by another process; it returns once the server accepts connections again.
     public var restartCommand: String {
         shellCommand("pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-l", "\(directory)/server.log", "-w", "restart"])
+    }
+
+    /// A shell command that stops the server (fast shutdown), keeps it down for `seconds` and starts it
+    /// again, for a fault command run by another process.
+    public func downCommand(seconds: Int) -> String {
+        shellCommand("pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"]) + " && sleep \(seconds) && "
+            + shellCommand("pg_ctl", startArguments)
     }
 
     /// A shell command that makes the server read-only for `seconds` (every session's new

@@ -25,6 +25,12 @@ enum ChaosCommand {
             .value("fault", "NAME=COMMAND: a shell command that makes a store fail and heal, injected like the others "
                    + "(e.g. 'database restarted=pg_ctlcluster 15 main restart')", repeatable: true),
             .value("sent-mail", "The directory where the mail server keeps each message it accepted (needed with --mail)"),
+            .flag("long-faults", "Also the long faults: the data disk full, the embedded databases locked, their files, the image "
+                  + "store and the outbox made immutable, a worker frozen (SIGSTOP), the local broker restarted, and oversized "
+                  + "and mistyped messages on every input topic. Needs root: it mounts a \(ChaosDisk.size) tmpfs on --data-dir "
+                  + "(unless a file system is mounted there) to fill it, and uses chattr. On the production stores give "
+                  + "their long faults with --fault (e.g. 'database down=pg_ctl stop -m fast; sleep 60; pg_ctl start')"),
+            .value("long-fault-seconds", "How long each long fault lasts (the full disk half as long)", default: "60"),
         ] + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
@@ -40,93 +46,113 @@ enum ChaosCommand {
                 throw UsageError.invalid("--sent-mail DIR is needed with --mail: the run counts the emails the server accepted", spec.helpText)
             }
             let commands = try FaultInjector.commands(parsed.values("fault"), help: spec.helpText)
-            let installation = try await LocalInstallation(
-                at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
-                brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover)
-            print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed); data in \(installation.directory)")
+            let longSeconds = parsed.flag("long-faults") ? max(2, try parsed.integer("long-fault-seconds") ?? 60) : nil
+            var disk: ChaosDisk?
+            if longSeconds != nil {
+                guard geteuid() == 0 else {
+                    throw UsageError.invalid("--long-faults needs root: it mounts a tmpfs on --data-dir to fill it, and uses chattr", spec.helpText)
+                }
+                disk = try ChaosDisk(at: parsed.value("data-dir") ?? "data/chaos")
+            }
+            let installation: LocalInstallation
+            do {
+                installation = try await LocalInstallation(
+                    at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
+                    brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover)
+            } catch {
+                disk?.unmount()
+                throw error
+            }
+            print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed)"
+                  + (longSeconds.map { ", long faults of \($0) s" } ?? "") + "; data in \(installation.directory)")
             do {
                 let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands,
+                                                longSeconds: longSeconds,
                                                 sentMail: parsed.value("sent-mail") ?? installation.directory + "/outbox",
                                                 faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
                                                 settle: .seconds(try parsed.integer("settle") ?? 300),
                                                 generator: &generator, logger: logger)
                 await installation.stop()
+                if passed {
+                    disk?.unmount()
+                } else if disk?.mounted == true {
+                    print("the data stays on the tmpfs at \(installation.directory): umount it when done")
+                }
                 return passed ? .success : .failure
             } catch {
                 await installation.stop()
+                disk?.unmount()
                 throw error
             }
         }
     }
 
     private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
-                                 sentMail: String, faultInterval: Double, settle: Duration,
+                                 longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
-        let kafka = installation.kafka(clientID: "registrar-chaos")
         let publicKey = installation.publicKey
         let workload = ChaosWorkload(count: count, seal: publicKey.sealedBase64,
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
-                                     photo: AvatarProcessor().defaultAvatar().jpeg, using: &generator)
+                                     photo: AvatarProcessor().defaultAvatar().jpeg, oversized: longSeconds != nil, using: &generator)
         let messages = workload.messages(using: &generator)
-        let injector = FaultInjector(installation: installation, brokers: brokers,
+        let publisher = try ChaosPublisher(installation)
+        let long = longSeconds.map { ChaosFaults.long(installation.stores, seconds: $0) } ?? []
+        var injector = FaultInjector(installation: installation, brokers: brokers,
                                      faults: LocalInstallation.workerNames.map(FaultInjector.Fault.killWorker) + [.brokerDown, .requestErrors]
-                                         + lockable(installation.stores) + commands,
-                                     logger: logger)
+                                         + ChaosFaults.short(installation.stores) + long + commands,
+                                     publisher: publisher, logger: logger)
+        if let longSeconds { injector.commandLimit = .seconds(longSeconds + 120) }
         let started = ContinuousClock.now
 
         // Publish at the given rate while faults happen; then let everything settle.
         var faultCounts: [FaultInjector.Fault: Int] = [:]
         var failedFaults: [String] = []
+        var died = Set<String>()
         var faultGenerator = SeededGenerator(seed: generator.next())
-        try await withThrowingTaskGroup(of: [(FaultInjector.Fault, Bool)].self) { group in
+        try await withThrowingTaskGroup(of: [(FaultInjector.Fault, Bool, [String])].self) { group in
             group.addTask {
-                let producer = try KafkaProducer(configuration: kafka)
                 for (index, message) in messages.enumerated() {
-                    _ = try await producer.enqueue(message)
+                    try await publisher.publish(message)
                     if index.isMultiple(of: rate) { try await Task.sleep(for: .seconds(1)) }
                 }
-                try await ChaosReport.waitForOutcomes(workload.firstHalf, kafka: kafka, timeout: .seconds(120))
-                for message in workload.signInMessages { _ = try await producer.enqueue(message) }
-                try await producer.flush(timeout: .seconds(120))
-                await producer.close()
+                try await ChaosReport.waitForOutcomes(workload.firstHalf, installation: installation, timeout: .seconds(120))
+                for message in workload.signInMessages { try await publisher.publish(message) }
                 return []
             }
             let publishing = Double(messages.count) / Double(rate)
-            group.addTask { [faultGenerator] in
+            group.addTask { [faultGenerator, injector] in
                 // Every kind once per round, in a random order; at least one round, however short the load.
+                // A worker found stopped before a fault (which might start it again) died by itself.
                 var generator = faultGenerator
-                var injected: [(FaultInjector.Fault, Bool)] = []
+                var injected: [(FaultInjector.Fault, Bool, [String])] = []
                 var round: [FaultInjector.Fault] = []
                 while ContinuousClock.now - started < .seconds(publishing + 5) || injected.count < injector.faults.count {
                     if round.isEmpty { round = injector.faults.shuffled(using: &generator) }
                     try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.5...1.5, using: &generator) * faultInterval * 1000)))
                     let fault = round.removeLast()
-                    injected.append((fault, try await injector.inject(fault, using: &generator)))
+                    let stopped = installation.stoppedWorkers
+                    injected.append((fault, try await injector.inject(fault, using: &generator), stopped))
                 }
                 return injected
             }
             for try await injected in group {
-                for (fault, succeeded) in injected {
+                for (fault, succeeded, stopped) in injected {
                     faultCounts[fault, default: 0] += 1
                     if !succeeded { failedFaults.append(fault.name) }
+                    died.formUnion(stopped)
                 }
             }
         }
+        try await publisher.finish()
         _ = faultGenerator.next()
+        died.formUnion(installation.stoppedWorkers)
         for name in installation.stoppedWorkers { try installation.start(name) }
         print("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
 
-        let report = try await ChaosReport.collect(installation, workload: workload, kafka: kafka, settle: settle,
-                                                   sentMail: sentMail, failedFaults: failedFaults)
+        let report = try await ChaosReport.collect(installation, workload: workload, settle: settle, sentMail: sentMail,
+                                                   failedFaults: failedFaults, died: died.sorted())
         print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
         report.lines.forEach { print($0) }
         return report.passed
-    }
-
-    /// The embedded databases among the stores, which the run can lock itself.
-    private static func lockable(_ stores: BackendOptions) -> [FaultInjector.Fault] {
-        let databases = [(stores.accounts, "accounts.sqlite"), (stores.profiles, "profiles.sqlite")]
-            .filter { $0.0 == nil }.map { stores.dataDirectory + "/" + $0.1 }
-        return databases.isEmpty ? [] : [.lockDatabase(databases)]
     }
 }

@@ -21,9 +21,13 @@ struct ChaosWorkload {
     var codeRequests: [CodeRequested] = []
     /// Password sign-ins of registering users (early ones may find no active account yet).
     var signIns: [TokenRequested] = []
-    var hostile: [(topic: String, value: [UInt8])] = []
+    /// Messages no worker can process, each with the `dlq.reason` it must be dead-lettered with.
+    var hostile: [(message: OutgoingMessage, reason: DeadLetterReason)] = []
 
-    init(count: Int, seal: (String) -> String, replyKey: String, photo: [UInt8], using generator: inout some RandomNumberGenerator) {
+    /// - Parameter oversized: Whether the hostile messages include ones over the decoder's limit (up to
+    ///   1,000,500 bytes), mistyped fields, unknown fields and a mistyped version, as `--long-faults` publishes.
+    init(count: Int, seal: (String) -> String, replyKey: String, photo: [UInt8], oversized: Bool = false,
+         using generator: inout some RandomNumberGenerator) {
         for index in 0..<count {
             let id = "chaos-\(index)-\(UUID().uuidString.prefix(8).lowercased())"
             let roll = Int.random(in: 0..<100, using: &generator)
@@ -65,19 +69,45 @@ struct ChaosWorkload {
         }
         let garbage = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for topic in Topic.inputs {
-            hostile += [(topic, garbage), (topic, Array(#"{"type":"RegistrationRequested","version":1}"#.utf8)),
-                        (topic, Array(#"{"type":"Unknown","version":1,"registrationId":"x"}"#.utf8))]
+            let bodies = [(garbage, DeadLetterReason(.notJSON))] + Self.mistyped + (oversized ? Self.oversizedAndMistyped : [])
+            for (value, reason) in bodies {
+                let key = Array("hostile-\(hostile.count)".utf8)
+                hostile.append((OutgoingMessage(topic: topic, key: key, value: value, headers: []), reason))
+            }
         }
+    }
+
+    /// A request without its fields, and an event of a type no worker knows.
+    private static let mistyped: [([UInt8], DeadLetterReason)] = [
+        (Array(#"{"type":"RegistrationRequested","version":1}"#.utf8), DeadLetterReason(.invalidFields)),
+        (Array(#"{"type":"Unknown","version":1,"registrationId":"x"}"#.utf8), DeadLetterReason(.unknownType)),
+    ]
+
+    /// Messages over the decoder's limit, naming a flow id the way every request topic's requests do (so
+    /// that a request gets its failure); fields of the wrong JSON types, a field no event has, and a version
+    /// that is a string.
+    private static let oversizedAndMistyped: [([UInt8], DeadLetterReason)] = {
+        let naming = Array(#"{"registrationId":"hostile-request","requestId":"hostile-request","type":"RegistrationRequested","version":1}"#.utf8)
+        return [
+            (padded(naming, to: ContractLimits.messageBytes + 1), DeadLetterReason(.tooLarge)),
+            (padded(naming, to: 1_000_500), DeadLetterReason(.tooLarge)),
+            (Array(#"{"type":"CodeRequested","version":1,"requestId":7,"email":true,"purpose":["login"]}"#.utf8), DeadLetterReason(.invalidFields)),
+            (Array(#"{"type":"CodeRequested","version":1,"requestId":"hostile-request","email":"a@example.com","purpose":"login","admin":true}"#.utf8),
+             DeadLetterReason(.invalidFields)),
+            (Array(#"{"type":"RegistrationRequested","version":"1"}"#.utf8), DeadLetterReason(.unsupportedVersion)),
+        ]
+    }()
+
+    /// `bytes` followed by spaces up to `size` bytes.
+    private static func padded(_ bytes: [UInt8], to size: Int) -> [UInt8] {
+        bytes + [UInt8](repeating: 0x20, count: size - bytes.count)
     }
 
     /// Registrations, code requests and hostile messages, shuffled.
     func messages(using generator: inout some RandomNumberGenerator) -> [OutgoingMessage] {
         let requests = ((registrations.map(\.request) + republished).map(Event.registrationRequested)
             + codeRequests.map(Event.codeRequested)).map(Self.message)
-        let bad = hostile.enumerated().map { index, message in
-            OutgoingMessage(topic: message.topic, key: Array("hostile-\(index)".utf8), value: message.value, headers: [])
-        }
-        return (requests + bad).shuffled(using: &generator)
+        return (requests + hostile.map(\.message)).shuffled(using: &generator)
     }
 
     /// The sign-ins, published once the first half's registrations have their outcomes.

@@ -7,7 +7,8 @@ import Support
 /// Produces the faults of a chaos run: workers SIGKILLed and restarted, brokers taken down and brought
 /// back, request errors pushed into the broker, embedded databases locked, and the operator's own fault
 /// commands for the stores it cannot reach itself (a database restarted or made read-only, an image
-/// store failing writes, a mail server deferring sends).
+/// store failing writes, a mail server deferring sends). With `--long-faults`, also the local broker
+/// restarted, a worker frozen, and the long store faults of `ChaosFaults`.
 struct FaultInjector: Sendable {
     /// One kind of fault, counted in the report by its name.
     enum Fault: Hashable, Sendable {
@@ -19,6 +20,10 @@ struct FaultInjector: Sendable {
         case lockDatabase([String])
         /// A shell command that makes a store fail and lets it heal before it exits.
         case command(name: String, shell: String)
+        /// The local broker stopped and started again (empty, on a new port), everything re-published.
+        case restartBroker
+        /// A worker stopped (SIGSTOP) for this many seconds, then continued.
+        case freezeWorker(seconds: Int)
 
         var name: String {
             switch self {
@@ -27,6 +32,8 @@ struct FaultInjector: Sendable {
             case .requestErrors: "request errors injected"
             case .lockDatabase: "database locked"
             case .command(let name, _): name
+            case .restartBroker: "local broker restarted"
+            case .freezeWorker(let seconds): "a worker frozen for \(seconds) s"
             }
         }
     }
@@ -35,10 +42,11 @@ struct FaultInjector: Sendable {
     var brokers: Int32
     /// Every kind this run injects.
     var faults: [Fault]
+    /// The run's producer, which re-publishes everything when the broker restarts.
+    var publisher: ChaosPublisher
     var logger: Logger
-
     /// The longest a fault command may take before it is killed and counted as failed.
-    static let commandLimit: Duration = .seconds(120)
+    var commandLimit: Duration = .seconds(120)
 
     /// `--fault NAME=COMMAND` values as faults.
     static func commands(_ values: [String], help: String) throws(UsageError) -> [Fault] {
@@ -74,10 +82,19 @@ struct FaultInjector: Sendable {
             let database = databases.randomElement(using: &generator)!
             let seconds = Int.random(in: 1...3, using: &generator)
             logger.info("chaos: locking \(database) for \(seconds) s")
-            return try await run("(echo 'BEGIN EXCLUSIVE;'; sleep \(seconds); echo 'COMMIT;') | sqlite3 '\(database)'")
+            return try await run(ChaosFaults.lock([database], seconds: seconds))
         case .command(let name, let shell):
             logger.info("chaos: \(name)")
             return try await run(shell)
+        case .restartBroker:
+            logger.info("chaos: restarting the local broker")
+            try await publisher.restartBroker()
+        case .freezeWorker(let seconds):
+            let worker = LocalInstallation.workerNames.randomElement(using: &generator)!
+            logger.info("chaos: freezing \(worker) for \(seconds) s")
+            installation.send(SIGSTOP, to: worker)
+            defer { installation.send(SIGCONT, to: worker) }
+            try await Task.sleep(for: .seconds(seconds))
         }
         return true
     }
@@ -89,7 +106,7 @@ struct FaultInjector: Sendable {
         let process = try ChildProcess("/bin/bash", ["-c", shell], output: .file(log), errors: .standardOutput)
         let status = await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await process.waitForExit() }
-            group.addTask { try? await Task.sleep(for: Self.commandLimit); return nil }
+            group.addTask { try? await Task.sleep(for: commandLimit); return nil }
             let first = await group.next()!
             if first == nil { process.send(SIGKILL) }
             group.cancelAll()

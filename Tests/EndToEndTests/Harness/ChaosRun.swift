@@ -1,0 +1,41 @@
+import Foundation
+import Support
+import Testing
+
+/// One `registrar chaos` run in a fresh data directory: its exit status and report, with the checks
+/// every chaos test makes (exit 0, every registration's outcome, no FAIL line). The data directory is
+/// removed when the run passed, kept for a look otherwise; the run's log goes to `<tmp>/<log>`.
+struct ChaosRun {
+    let status: Int32
+    let report: [String]
+    var text: String { report.joined(separator: "\n") }
+
+    /// The `faults: …` line of the report.
+    var faultCounts: String? { report.first { $0.hasPrefix("faults: ") } }
+
+    @discardableResult
+    static func run(_ arguments: [String], registrations: String, environment: [String: String]? = nil, log: String,
+                    directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-\(UUID().uuidString.prefix(8))").path)
+        async throws -> ChaosRun {
+        let chaos = try ChildProcess(Binaries.path("registrar"),
+                                     ["chaos", "--registrations", registrations, "--data-dir", directory] + arguments,
+                                     environment: environment, errors: .file(FileManager.default.temporaryDirectory.path + "/" + log))
+        var report: [String] = []
+        while let line = await chaos.nextLine() { report.append(line) }
+        let run = ChaosRun(status: await chaos.waitForExit(), report: report)
+        print(run.text)
+        #expect(run.status == 0, "\(run.text)")
+        #expect(report.contains { $0.hasPrefix("PASS every request has an outcome (\(registrations)/\(registrations))") }, "\(run.text)")
+        #expect(!report.contains { $0.hasPrefix("FAIL") })
+        if run.status == 0 { try? FileManager.default.removeItem(atPath: directory) }
+        return run
+    }
+
+    /// Expects each of `names` to have been injected at least once.
+    func expectInjected(_ names: [String]) throws {
+        let counts = try #require(faultCounts, "\(text)")
+        for name in names {
+            #expect(counts.contains(try Regex("[1-9][0-9]* × \(NSRegularExpression.escapedPattern(for: name))")), "\(name) was injected: \(counts)")
+        }
+    }
+}

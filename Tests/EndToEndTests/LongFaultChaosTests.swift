@@ -1,0 +1,33 @@
+import Foundation
+import Support
+import Testing
+
+/// The long-fault chaos run, shortened: beside the short faults, the data disk full, the databases
+/// down, the database files, the image store and the outbox unwritable, a worker frozen, the local
+/// broker restarted, and oversized and mistyped messages on every input topic. `registrar chaos
+/// --long-faults` also checks that nothing but the hostile messages was dead-lettered and no worker died.
+/// (Root only: the run mounts a tmpfs to fill and uses `chattr`.)
+@Suite(.serialized) struct LongFaultChaosTests {
+    @Test(.enabled(if: getuid() == 0, "--long-faults needs root"))
+    func nothingIsLostDeadLetteredOrStoppedUnderLongFaults() async throws {
+        let run = try await ChaosRun.run(["--long-faults", "--long-fault-seconds", "5", "--rate", "5", "--fault-interval", "1",
+                                          "--seed", "20261201"], registrations: "100", log: "registrar-chaos-long-test.log")
+        try run.expectInjected(["data disk full for 2 s", "database down for 5 s", "store files unwritable for 5 s",
+                                "image store failing for 5 s", "mail server refusing for 5 s", "local broker restarted",
+                                "a worker frozen for 5 s"])
+        #expect(run.report.contains { $0.hasPrefix("PASS nothing else dead-lettered") }, "\(run.text)")
+        #expect(run.report.contains { $0.hasPrefix("PASS no worker died") }, "\(run.text)")
+    }
+
+    /// Without root the run refuses at once, saying why, and touches no data directory.
+    @Test func withoutRootTheLongFaultsAreRefusedClearly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-refused-\(UUID().uuidString.prefix(8))").path
+        let command = [Binaries.path("registrar"), "chaos", "--long-faults", "--data-dir", directory]
+        let (status, output) = getuid() == 0
+            ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--"] + command, errors: .standardOutput)
+            : try ChildProcess.run(command[0], Array(command.dropFirst()), errors: .standardOutput)
+        #expect(status == 2, "\(output)")
+        #expect(output.contains("--long-faults needs root"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+}
