@@ -22,8 +22,8 @@ import Testing
             try await Self.expectKnown(command, environment: environment, in: "compose service \(name)")
             checked += 1
         }
-        #expect(checked == 5, "the topics job and the four workers")
-        for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"] {
+        #expect(checked == 6, "the topics job, the four workers and the gateway")
+        for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "gateway"] {
             let health = try #require(services[worker]?["healthcheck"] as? [String: Any])
             #expect((health["test"] as? [String])?.last?.hasSuffix("/readyz") == true, "\(worker) is checked on /readyz")
         }
@@ -42,43 +42,57 @@ import Testing
                 let named = (container["env"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
                 try await Self.expectKnown(command, environment: fromConfig + named, in: "kubernetes \(container["name"] ?? "?")")
                 guard document["kind"] as? String == "Deployment" else { continue }
-                deployments.append(command[0])
+                deployments.append(try #require((document["metadata"] as? [String: Any])?["name"] as? String))
                 #expect(((container["livenessProbe"] as? [String: Any])?["httpGet"] as? [String: Any])?["path"] as? String == "/healthz")
                 #expect(((container["readinessProbe"] as? [String: Any])?["httpGet"] as? [String: Any])?["path"] as? String == "/readyz")
                 #expect(container["resources"] != nil)
             }
         }
-        #expect(deployments.sorted() == ["account-worker", "code-dispatch-worker", "image-worker", "profile-worker"])
+        #expect(deployments.sorted() == ["account-worker", "code-dispatch-worker", "gateway", "image-worker", "profile-worker"])
         let budgets = documents.filter { $0["kind"] as? String == "PodDisruptionBudget" }.compactMap { ($0["metadata"] as? [String: Any])?["name"] as? String }
         #expect(budgets.sorted() == deployments.sorted())
     }
 
-    @Test func systemdVerifiesEveryWorkersUnit() async throws {
+    @Test func systemdVerifiesEveryUnit() async throws {
         let units = FileManager.default.temporaryDirectory.appendingPathComponent("units-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: units, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: units) }
-        let template = try String(contentsOfFile: Self.deploy + "/systemd/registrar-worker@.service", encoding: .utf8)
+        // The units as systemd would load them, with the binaries of this build where /usr/local/bin is.
+        func install(_ name: String, from source: String) throws {
+            try FileManager.default.createDirectory(atPath: (units + "/" + name as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try String(contentsOfFile: Self.deploy + "/systemd/" + source, encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory)
+                .write(toFile: units + "/" + name, atomically: true, encoding: .utf8)
+        }
+        try install("registrar-.service.d/sandbox.conf", from: "registrar-.service.d/sandbox.conf")
+        var commands: [(unit: String, command: [String])] = [
+            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--jwks"]),
+        ]
+        try install("registrar-gateway.service", from: "registrar-gateway.service")
         for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"] {
-            // The instance as systemd would load it, with the binaries of this build where /usr/local/bin is.
-            let unit = "\(units)/registrar-worker@\(worker).service"
-            try template.replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory).write(toFile: unit, atomically: true, encoding: .utf8)
-            let dropIn = Self.deploy + "/systemd/registrar-worker@\(worker).service.d/keys.conf"
-            var arguments = ["--keys-dir", "/run/credentials"]
-            if FileManager.default.fileExists(atPath: dropIn) {
-                try FileManager.default.createDirectory(atPath: unit + ".d", withIntermediateDirectories: true)
-                try String(contentsOfFile: dropIn, encoding: .utf8).replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory)
-                    .write(toFile: unit + ".d/keys.conf", atomically: true, encoding: .utf8)
-            } else {
-                arguments = []
-            }
-            let verify = try ChildProcess("/usr/bin/systemd-analyze", ["verify", unit], environment: ["SYSTEMD_UNIT_PATH": units + ":"],
+            let unit = "registrar-worker@\(worker).service"
+            try install(unit, from: "registrar-worker@.service")
+            try install(unit + ".d/keys.conf", from: unit + ".d/keys.conf")
+            commands.append((unit, [worker, "--keys-dir"]))
+        }
+        for (unit, command) in commands {
+            let verify = try ChildProcess("/usr/bin/systemd-analyze", ["verify", units + "/" + unit], environment: ["SYSTEMD_UNIT_PATH": units + ":"],
                                           errors: .standardOutput)
             var lines: [String] = []
             while let line = await verify.nextLine() { lines.append(line) }
-            #expect(await verify.waitForExit() == 0, "\(worker): \(lines)")
-            #expect(lines.filter { !$0.contains("Failed to put bus name") }.isEmpty, "\(worker): \(lines)")
-            try await Self.expectKnown([worker] + arguments, environment: ["REGISTRAR_DATA_DIR"], in: "systemd \(worker)")
+            #expect(await verify.waitForExit() == 0, "\(unit): \(lines)")
+            #expect(lines.filter { !$0.contains("Failed to put bus name") }.isEmpty, "\(unit): \(lines)")
+            let text = try String(contentsOfFile: units + "/" + unit, encoding: .utf8)
+            #expect(command.dropFirst().allSatisfy { !$0.hasPrefix("--") || text.contains($0 + " ") }, "\(unit) runs \(command)")
+            try await Self.expectKnown(command, environment: ["REGISTRAR_DATA_DIR"], in: "systemd \(unit)")
         }
+        // The shared sandbox really applies: systemd shows it in the loaded unit.
+        let show = try ChildProcess("/usr/bin/systemd-analyze", ["security", "--offline=yes", units + "/registrar-gateway.service"],
+                                    environment: ["SYSTEMD_UNIT_PATH": units + ":"], errors: .standardOutput)
+        var exposure: [String] = []
+        while let line = await show.nextLine() { exposure.append(line) }
+        _ = await show.waitForExit()
+        #expect(exposure.contains { $0.contains("Overall exposure level") && ($0.contains("OK") || $0.contains("SAFE")) }, "\(exposure.suffix(3))")
     }
 
     @Test func theContainerBuildsEveryBinaryWithTheLibrariesSetupInstalls() throws {
