@@ -1,21 +1,24 @@
 import Foundation
 
 /// Published by a client to `registration.requests`. The password is sealed to the account
-/// worker's public key (libsodium sealed box, base64): it never travels in plaintext.
+/// worker's public key (a ``SealedSecret``, libsodium sealed box, base64): it never travels in plaintext.
+/// `replyKey` is the client's X25519 public key (base64), to which the outcome's details are sealed.
 public struct RegistrationRequested: Codable, Sendable, Equatable {
     public var registrationId: String
     public var email: String
     public var name: String
     public var sealedPassword: String
+    public var replyKey: String
     public var avatar: AvatarSource?
     public var isMapLocationEnabled: Bool
 
-    public init(registrationId: String, email: String, name: String, sealedPassword: String,
+    public init(registrationId: String, email: String, name: String, sealedPassword: String, replyKey: String,
                 avatar: AvatarSource?, isMapLocationEnabled: Bool) {
         self.registrationId = registrationId
         self.email = email
         self.name = name
         self.sealedPassword = sealedPassword
+        self.replyKey = replyKey
         self.avatar = avatar
         self.isMapLocationEnabled = isMapLocationEnabled
     }

@@ -16,7 +16,8 @@ extension RegistrarClient {
     public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, name: String,
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
                              staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
-        RegistrationRequested(registrationId: id, email: email, name: name, sealedPassword: seal(password),
+        RegistrationRequested(registrationId: id, email: email, name: name,
+                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey,
                               avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }

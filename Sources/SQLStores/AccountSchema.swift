@@ -2,7 +2,7 @@ import Domain
 import Registration
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
-/// `code_failures`) and account changes, and the answers given to requests. PostgreSQL keys and emails compare and sort bytewise
+/// `code_failures`) and account changes, the answers given to requests, and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
 let accountSchema = SQLSchema(
     name: "accounts",
@@ -67,6 +67,13 @@ let accountSchema = SQLSchema(
             locked_until REAL
         ) STRICT;
         """,
+        """
+        CREATE TABLE used_seals (
+            request_id TEXT PRIMARY KEY NOT NULL,
+            digest TEXT NOT NULL,
+            used_at REAL NOT NULL
+        ) STRICT;
+        """,
     ],
     postgres: [
         """
@@ -127,6 +134,13 @@ let accountSchema = SQLSchema(
             uid TEXT COLLATE "C" PRIMARY KEY,
             consecutive INTEGER NOT NULL,
             locked_until DOUBLE PRECISION
+        );
+        """,
+        """
+        CREATE TABLE used_seals (
+            request_id TEXT COLLATE "C" PRIMARY KEY,
+            digest TEXT NOT NULL,
+            used_at DOUBLE PRECISION NOT NULL
         );
         """,
     ])

@@ -20,6 +20,8 @@ public struct SignInStep: EventHandler {
     public var registrations: RegistrationCoordinator
     public var clock: @Sendable () -> Date
 
+    private var seals: SealOpener { registrations.seals }
+
     public init(passwords: PasswordCheck, codes: CodeVerifier, profiles: any ProfileStore, issuer: TokenIssuer,
                 registrations: RegistrationCoordinator, clock: @escaping @Sendable () -> Date = Date.init) {
         self.passwords = passwords
@@ -65,8 +67,13 @@ public struct SignInStep: EventHandler {
         guard passwords.vault.isPublicKey(request.replyKey) else {
             return [refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
         }
-        guard let secret = passwords.vault.unseal(request.sealedCredential) else {
+        let context = SealContext(requestId: request.requestId, email: request.email, replyKey: request.replyKey)
+        let secret: String
+        switch try seals.open([(request.sealedCredential, request.grantType.sealPurpose)], in: context, on: Topic.authRequests) {
+        case .opened(let secrets): secret = secrets[0]
+        case .unsealable:
             return [refused(request.requestId, Failure(.credentialUnsealable, "The credential could not be unsealed; seal it with the account worker's public key."))]
+        case .refused: return [invalid(request)]
         }
         let now = clock()
         let email = RegistrationRules.normalizedEmail(request.email ?? "")

@@ -21,6 +21,7 @@ public enum AccountWorker: WorkerKind {
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
+        .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
     ]
 
@@ -43,10 +44,12 @@ public enum AccountWorker: WorkerKind {
             base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
         let codes = CodeVerifier(codes: try stores.codeStore(), secrets: codeSecrets)
         let tokens = try stores.tokenStore()
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules, clock: clock)
+        let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
+                               maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: try stores.mailer(), mail: MailSettings(from: try parsed.required("mail-from")),
-                                        rules: rules, clock: clock)
+                                        seals: seals, rules: rules, clock: clock)
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
                                 clock: clock)

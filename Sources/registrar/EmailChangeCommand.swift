@@ -13,10 +13,9 @@ enum EmailChangeCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec) { parsed, client in
-            try await client.changeAccount(.emailChangeRequested(EmailChangeRequested(
-                requestId: client.requestId, email: try parsed.required("email"),
-                sealedPassword: client.seal(try parsed.required("password")), newEmail: try parsed.required("new-email"),
-                sealedCode: client.seal(try parsed.required("code")))))
+            try await client.changeAccount(.emailChangeRequested(client.client.emailChange(
+                email: try parsed.required("email"), password: try parsed.required("password"),
+                newEmail: try parsed.required("new-email"), code: try parsed.required("code"), requestId: client.requestId)))
         }
     }
 }

@@ -35,9 +35,6 @@ struct FlowClient {
         }
     }
 
-    /// `secret` sealed to the account worker's public key, base64.
-    func seal(_ secret: String) -> String { client.seal(secret) }
-
     /// Publishes `request` and returns its outcome.
     func send(_ request: Event) async throws -> Event {
         try await client.send(request, timeout: timeout)

@@ -12,10 +12,9 @@ enum PasswordChangeCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec) { parsed, client in
-            try await client.changeAccount(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: client.requestId, email: try parsed.required("email"),
-                sealedPassword: client.seal(try parsed.required("old-password")),
-                sealedNewPassword: client.seal(try parsed.required("new-password")))))
+            try await client.changeAccount(.passwordChangeRequested(client.client.passwordChange(
+                email: try parsed.required("email"), password: try parsed.required("old-password"),
+                newPassword: try parsed.required("new-password"), requestId: client.requestId)))
         }
     }
 }

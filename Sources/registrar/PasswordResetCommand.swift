@@ -12,9 +12,9 @@ enum PasswordResetCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec) { parsed, client in
-            try await client.changeAccount(.passwordResetRequested(PasswordResetRequested(
-                requestId: client.requestId, email: try parsed.required("email"), sealedCode: client.seal(try parsed.required("code")),
-                sealedNewPassword: client.seal(try parsed.required("new-password")))))
+            try await client.changeAccount(.passwordResetRequested(client.client.passwordReset(
+                email: try parsed.required("email"), code: try parsed.required("code"),
+                newPassword: try parsed.required("new-password"), requestId: client.requestId)))
         }
     }
 }

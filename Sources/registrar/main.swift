@@ -9,7 +9,7 @@ await CommandLineTool.exit {
             .init("broker", "Host a local Kafka broker (librdkafka mock cluster) with Registrar's topics", run: BrokerCommand.run),
             .init("topics", "Create or check every topic and dead-letter topic on a Kafka cluster", run: TopicsCommand.run),
             .init("keys", "Create a key set (sealing, signing, code secret, JWKS) for the workers", run: KeysCommand.run),
-            .init("seal", "Print a password sealed to the account worker's public key", run: SealCommand.run),
+            .init("seal", "Print a secret sealed to the account worker's public key for one field of one request", run: SealCommand.run),
             .init("register", "Publish a registration and wait for its outcome", run: RegisterCommand.run),
             .init("status", "Show where a registration stands: its path through the topics", run: StatusCommand.run),
             .init("code", "One-time codes: `code request`", run: { arguments in

@@ -11,7 +11,7 @@ import Testing
          Topic.authRequests),
         (.tokenIssued(TokenIssued(requestId: "q", uid: "u", sealedTokens: "dG9r", expiresIn: 900, accountCreated: true)), Topic.authOutcomes),
         (.emailChangeRequested(EmailChangeRequested(requestId: "q", email: "a@example.com", sealedPassword: "cA==",
-                                                    newEmail: "b@example.com", sealedCode: "Yw==")), Topic.accountRequests),
+                                                    newEmail: "b@example.com", sealedCode: "Yw==", replyKey: "a2V5")), Topic.accountRequests),
         (.updateProfileEmail(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com")), Topic.profileCommands),
         (.profileEmailUpdated(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com")), Topic.accountReplies),
         (.accountChangeCompleted(AccountChangeCompleted(requestId: "q", uid: "u", change: .changeEmail)), Topic.accountOutcomes),

@@ -17,12 +17,22 @@ import Verification
     let minter = FakeMinter()
     let clock = ManualClock()
     let replyKey = "key:client"
+    let ledger = InMemorySealLedger()
 
-    var registrations: RegistrationCoordinator { RegistrationCoordinator(accounts: accounts, vault: FakeVault(), clock: clock.closure) }
-    var step: SignInStep {
+    var registrations: RegistrationCoordinator { registrations(sealRecords: ledger) }
+    var step: SignInStep { step(sealRecords: ledger) }
+
+    /// The registration coordinator with `sealRecords` as its ledger of used seals.
+    func registrations(sealRecords: InMemorySealLedger) -> RegistrationCoordinator {
+        RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
+                                seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), clock: clock.closure)
+    }
+
+    /// The step with `sealRecords` as its ledger of used seals.
+    func step(sealRecords: InMemorySealLedger) -> SignInStep {
         SignInStep(passwords: PasswordCheck(accounts: accounts, vault: FakeVault()), codes: CodeVerifier(codes: codes, secrets: secrets),
                    profiles: profiles, issuer: TokenIssuer(tokens: tokens, minter: minter, vault: FakeVault()),
-                   registrations: registrations, clock: clock.closure)
+                   registrations: registrations(sealRecords: sealRecords), clock: clock.closure)
     }
 
     /// An active account of `email` with a complete profile; its uid.
@@ -33,8 +43,11 @@ import Verification
         return uid
     }
 
-    func request(_ grant: GrantType, _ email: String?, _ secret: String, id: String = UUID().uuidString) -> Event {
-        .tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email, sealedCredential: FakeVault.sealed(secret), replyKey: replyKey))
+    func request(_ grant: GrantType, _ email: String?, _ secret: String, id: String = UUID().uuidString,
+                 replyKey: String? = nil) -> Event {
+        let replyKey = replyKey ?? self.replyKey
+        let sealed = FakeVault.sealed(secret, grant.sealPurpose, SealContext(requestId: id, email: email, replyKey: replyKey), at: clock.now)
+        return .tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email, sealedCredential: sealed, replyKey: replyKey))
     }
 
     /// The tokens of a `TokenIssued`, opened.
@@ -69,7 +82,7 @@ import Verification
         }
         #expect(refusal(try step.handle(request(.password, "ada@example.com", "x", id: "../bad")))?.reason == .requestIdInvalid)
         let keyless = Event.tokenRequested(TokenRequested(requestId: "r", grantType: .password, email: "ada@example.com",
-                                                          sealedCredential: FakeVault.sealed("ada password"), replyKey: "nope"))
+                                                          sealedCredential: "sealed:{}", replyKey: "nope"))
         #expect(refusal(try step.handle(keyless))?.reason == .replyKeyInvalid)
         let unsealed = Event.tokenRequested(TokenRequested(requestId: "r", grantType: .password, email: "ada@example.com",
                                                            sealedCredential: "plain", replyKey: replyKey))
@@ -110,13 +123,18 @@ import Verification
         let pair = try opened(try step.handle(signIn)).tokens
         guard case .tokenRequested(var replayed) = signIn else { return }
         replayed.replyKey = "key:attacker"
-        #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials)
+        #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials, "its seal is for the first reply key")
+        // With the records of used seals gone too, a request sealed anew for the other key meets the code's own record.
+        let resealed = request(.email, "ada@example.com", "123456", id: "s-1", replyKey: "key:attacker")
+        #expect(refusal(try step(sealRecords: InMemorySealLedger()).handle(resealed))?.reason == .invalidCredentials)
 
         let rotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1")
         _ = try opened(try step.handle(rotation))
         guard case .tokenRequested(var replayedRotation) = rotation else { return }
         replayedRotation.replyKey = "key:attacker"
-        #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials)
+        #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials, "its seal is for the first reply key")
+        let resealedRotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1", replyKey: "key:attacker")
+        #expect(refusal(try step(sealRecords: InMemorySealLedger()).handle(resealedRotation))?.reason == .invalidCredentials)
         #expect(tokens.tokens.allSatisfy { $0.familyRevoked }, "the replay revoked the family")
         #expect(tokens.tokens.allSatisfy { $0.uid == uid })
     }
@@ -163,9 +181,10 @@ import Verification
 
     /// Registers `email` with a password through the whole saga; its registration id and uid.
     func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
-        let request = Event.registrationRequested(RegistrationRequested(registrationId: id, email: email, name: "Vic",
-                                                                        sealedPassword: FakeVault.sealed("victim password"),
-                                                                        avatar: nil, isMapLocationEnabled: false))
+        let context = SealContext(requestId: id, email: email, replyKey: "key:victim")
+        let request = Event.registrationRequested(RegistrationRequested(
+            registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now),
+            replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
         return try complete(try #require(try registrations.handle(request).first))
     }
 

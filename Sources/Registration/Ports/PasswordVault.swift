@@ -5,4 +5,6 @@ public protocol PasswordVault: Sendable {
     func unseal(_ sealedBase64: String) -> String?
     /// An encoded password hash (argon2id).
     func hash(_ password: String) throws -> String
+    /// The lower-case hex SHA-256 of `bytes` (a reply key's fingerprint, a digest of seals).
+    func digest(_ bytes: [UInt8]) -> String
 }

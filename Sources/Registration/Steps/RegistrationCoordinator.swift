@@ -7,13 +7,15 @@ import Foundation
 public struct RegistrationCoordinator: EventHandler {
     public var accounts: any AccountStore
     public var vault: any PasswordVault
+    public var seals: SealOpener
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
 
-    public init(accounts: any AccountStore, vault: any PasswordVault, rules: RegistrationRules = .init(),
+    public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, rules: RegistrationRules = .init(),
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.accounts = accounts
         self.vault = vault
+        self.seals = seals
         self.rules = rules
         self.clock = clock
     }
@@ -66,8 +68,14 @@ public struct RegistrationCoordinator: EventHandler {
         if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) {
             return [failed(request, failure)]
         }
-        guard let password = vault.unseal(request.sealedPassword) else {
+        let context = SealContext(requestId: request.registrationId, email: request.email, replyKey: request.replyKey)
+        let password: String
+        switch try seals.open([(request.sealedPassword, .registrationPassword)], in: context, on: Topic.registrationRequests) {
+        case .opened(let secrets): password = secrets[0]
+        case .unsealable:
             return [failed(request, Failure(.passwordUnsealable, "The password could not be unsealed; seal it with the account worker's public key."))]
+        case .refused:
+            return [failed(request, Failure(.invalidCredentials, "The sealed password is not for this registration, or too old."))]
         }
         if let failure = rules.validate(password: password, email: email) { return [failed(request, failure)] }
         return try begin(request, email: email, passwordHash: try vault.hash(password))
@@ -80,7 +88,7 @@ public struct RegistrationCoordinator: EventHandler {
         let localPart = RegistrationRules.normalizedName(String(email.prefix { $0 != "@" }))
         let request = RegistrationRequested(registrationId: registrationId, email: email,
                                             name: String(localPart.prefix(rules.maximumNameLength)),
-                                            sealedPassword: "", avatar: nil, isMapLocationEnabled: false)
+                                            sealedPassword: "", replyKey: "", avatar: nil, isMapLocationEnabled: false)
         if let saga = try accounts.saga(registrationId) { return replay(saga, request) }
         // An empty hash matches no password.
         return try begin(request, email: email, passwordHash: "")

@@ -64,7 +64,7 @@ enum ChaosCommand {
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
         let kafka = installation.kafka(clientID: "registrar-chaos")
         let publicKey = installation.publicKey
-        let workload = ChaosWorkload(count: count, seal: publicKey.sealedBase64,
+        let workload = ChaosWorkload(count: count, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
                                      photo: AvatarProcessor().defaultAvatar().jpeg, using: &generator)
         let messages = workload.messages(using: &generator)

@@ -38,6 +38,14 @@ extension TestSystem {
         }
     }
 
+    /// The first event published on `topic` under `key`, as any client can read it there.
+    func published(on topic: String, key: String) async throws -> Event {
+        guard let message = try await TopicSnapshot.read([topic], configuration: kafka).first(where: { $0.keyString == key }) else {
+            throw HarnessError("nothing published on \(topic) under \(key)")
+        }
+        return try message.event()
+    }
+
     /// Registers a victim with a password and the default avatar.
     func victim(_ email: String = "victim@example.com", password: String = "victim password") async throws -> Victim {
         let request = request(email: email, password: password, name: "Victim")
