@@ -90,15 +90,14 @@ public struct ProfileEmailRejected: RequestMessage, Equatable {
     }
 }
 
-/// The account change is done (for an email change: account and profile both carry the new email).
+/// The account change is done (for an email change: account and profile both carry the new email). It names
+/// no account: outcome topics carry no personal data.
 public struct AccountChangeCompleted: RequestMessage, Equatable {
     public var requestId: String
-    public var uid: String
     public var change: AccountChangeKind
 
-    public init(requestId: String, uid: String, change: AccountChangeKind) {
+    public init(requestId: String, change: AccountChangeKind) {
         self.requestId = requestId
-        self.uid = uid
         self.change = change
     }
 }

@@ -38,7 +38,7 @@ enum EventSamples {
         .tokenRequested(TokenRequested(requestId: "q-1", grantType: .password, email: "ada@example.com",
                                        sealedCredential: "c2Vh", replyKey: "a2V5")),
         .tokenRequested(TokenRequested(requestId: "q-1", grantType: .refreshToken, email: nil, sealedCredential: "c2Vh", replyKey: "a2V5")),
-        .tokenIssued(TokenIssued(requestId: "q-1", uid: uid, sealedTokens: "dG9r", expiresIn: 900, accountCreated: false)),
+        .tokenIssued(TokenIssued(requestId: "q-1", sealedTokens: "dG9r", expiresIn: 900, accountCreated: false)),
         .tokenRefused(RequestRefusal(requestId: "q-1", reason: .invalidCredentials, message: "no")),
         .passwordChangeRequested(PasswordChangeRequested(requestId: "q-1", email: "ada@example.com", sealedPassword: "cA==",
                                                          sealedNewPassword: "bg==", replyKey: "a2V5")),
@@ -49,7 +49,7 @@ enum EventSamples {
         .updateProfileEmail(ProfileEmail(requestId: "q-1", uid: uid, email: "ada@new.example")),
         .profileEmailUpdated(ProfileEmail(requestId: "q-1", uid: uid, email: "ada@new.example")),
         .profileEmailRejected(ProfileEmailRejected(requestId: "q-1", uid: uid, reason: .profileInvalid, message: "no")),
-        .accountChangeCompleted(AccountChangeCompleted(requestId: "q-1", uid: uid, change: .resetPassword)),
+        .accountChangeCompleted(AccountChangeCompleted(requestId: "q-1", change: .resetPassword)),
         .accountChangeFailed(RequestRefusal(requestId: "q-1", reason: .emailUnchanged, message: "same")),
     ]
 

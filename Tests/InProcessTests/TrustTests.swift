@@ -45,7 +45,7 @@ import WorkerRuntime
             let (outcome, tokens) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: victim.registrationId)
             guard case .tokenIssued(let issued) = outcome else { Issue.record("the attacker's own sign-in failed: \(outcome)"); return }
             let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
-            #expect(issued.uid == attacker.uid && issued.uid != victim.uid && tokens != nil)
+            #expect(tokens?.uid == attacker.uid && attacker.uid != victim.uid && !issued.sealedTokens.isEmpty)
             #expect(attacker.registrationId != victim.registrationId)
             #expect(try system.backends.accounts().saga(victim.registrationId)?.email == victim.email)
             try await system.expectUnchanged(victim)
@@ -61,12 +61,12 @@ import WorkerRuntime
             let victim = try await system.victim()
             let code = try await system.code(for: "attacker@example.com", .register)
             let requestId = "attack-3"
-            guard case .tokenIssued(let issued) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: requestId).0 else {
+            guard case (.tokenIssued(let issued), let tokens?) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: requestId) else {
                 Issue.record("the attacker's own sign-in failed")
                 return
             }
             let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
-            #expect(issued.uid == attacker.uid && issued.uid != victim.uid)
+            #expect(tokens.uid == attacker.uid && tokens.uid != victim.uid)
             func completion(_ registrationId: String) -> Event {
                 .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: victim.profile))
             }

@@ -63,7 +63,7 @@ import Verification
         #expect(failure(try step.handle(passwordChange("short", old: "old password", new: "short"))) == .passwordTooShort)
         #expect(!sessionRevoked && mailer.messages.isEmpty)
 
-        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .changePassword))
+        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "right", change: .changePassword))
         #expect(try step.handle(passwordChange("right", old: "old password")) == [completed])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:new password")
         #expect(sessionRevoked)
@@ -83,7 +83,7 @@ import Verification
                                                                 replyKey: self.replyKey))
         }
         #expect(failure(try step.handle(reset("wrong", "654321"))) == .invalidCredentials)
-        #expect(try step.handle(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .resetPassword))])
+        #expect(try step.handle(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", change: .resetPassword))])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:remembered password")
         #expect(accounts.failures(uid: uid) == SignInFailures())
         #expect(sessionRevoked)
@@ -95,7 +95,7 @@ import Verification
         #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked])
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account reserves the new email first")
         #expect(try step.handle(emailChange("move", to: "New@example.com")) == [asked], "a redelivery asks again")
-        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", uid: uid, change: .changeEmail))
+        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", change: .changeEmail))
         let updated = Event.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
         #expect(try step.handle(updated) == [completed])
         #expect(try step.handle(updated) == [completed])

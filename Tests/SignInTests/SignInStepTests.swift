@@ -65,7 +65,7 @@ import Verification
     @Test func aPasswordSignInIssuesTokensSealedToTheReplyKey() throws {
         let uid = try account("ada@example.com", password: "ada password")
         let (issued, pair) = try opened(try step.handle(request(.password, " ADA@example.com", "ada password", id: "s-1")))
-        #expect(issued.uid == uid && !issued.accountCreated && issued.sealedTokens.hasPrefix("sealed-to:\(replyKey):"))
+        #expect(pair.uid == uid && !issued.accountCreated && issued.sealedTokens.hasPrefix("sealed-to:\(replyKey):"))
         #expect(pair.accessToken == "access:\(uid):900")
         #expect(tokens.tokens.map(\.family) == ["s-1"])
         #expect(try tokens.token(digest: "digest:" + pair.refreshToken)?.expiresAt == clock.now.addingTimeInterval(30 * 86400))
@@ -109,7 +109,7 @@ import Verification
         let uid = try account("ada@example.com", password: "ada password")
         codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
         let first = try step.handle(request(.email, "ada@example.com", "123456", id: "s-1"))
-        #expect(try opened(first).issued.uid == uid)
+        #expect(try opened(first).tokens.uid == uid)
         #expect(refusal(try step.handle(request(.email, "ada@example.com", "123456", id: "s-2")))?.reason == .invalidCredentials)
         _ = try opened(try step.handle(request(.email, "ada@example.com", "123456", id: "s-1")))
     }
@@ -157,8 +157,8 @@ import Verification
         #expect(write.profile.name == "new.person")
         let written = try ProfileStep(profiles: profiles).handle(.writeProfile(write))
         let completed = try registrations.handle(try #require(written.first))
-        let (issued, _) = try opened(try step.handle(try #require(completed.first)))
-        #expect(issued.requestId == "signup-1" && issued.uid == account.uid && issued.accountCreated)
+        let (issued, pair) = try opened(try step.handle(try #require(completed.first)))
+        #expect(issued.requestId == "signup-1" && pair.uid == account.uid && issued.accountCreated)
         #expect(refusal(try step.handle(request(.password, "new.person@example.com", "")))?.reason == .invalidCredentials,
                 "a code-made account has no password")
     }
@@ -211,10 +211,10 @@ import Verification
         #expect(command.registrationId != "victim-reg")
         #expect(tokens.tokens.isEmpty)
         let attacker = try complete(started[0])
-        let (issued, _) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
+        let (issued, pair) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
             registrationId: attacker.registrationId, uid: attacker.uid,
             profile: Profile(name: "attacker", email: "attacker@example.com", profileImage: "i", isMapLocationEnabled: false)))))
-        #expect(issued.requestId == "victim-reg" && issued.uid == attacker.uid && issued.uid != victim.uid)
+        #expect(issued.requestId == "victim-reg" && pair.uid == attacker.uid && pair.uid != victim.uid)
         #expect(try accounts.saga("victim-reg") == victimSaga)
         #expect(try accounts.account(uid: victim.uid)?.email == "victim@example.com")
         #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
@@ -236,9 +236,9 @@ import Verification
         let attacker = try complete(started[0])
         #expect(throws: UntrustedEvent.self, "the saga's uid is the attacker's") { try step.handle(forged(command.registrationId)) }
         #expect(tokens.tokens.isEmpty)
-        let (issued, _) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
+        let (issued, pair) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
             registrationId: attacker.registrationId, uid: attacker.uid, profile: profile))))
-        #expect(issued.uid == attacker.uid)
+        #expect(pair.uid == attacker.uid)
         #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
     }
 
