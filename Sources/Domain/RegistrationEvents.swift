@@ -148,14 +148,31 @@ public struct ProfileDeleted: Codable, Sendable, Equatable {
     }
 }
 
-/// The registration completed: the account is active and the profile complete.
+/// The registration completed: the account is active and the profile complete. `sealedResult` is a
+/// ``RegistrationResult`` (JSON) sealed to the request's `replyKey`: no personal data travels in the clear.
 public struct RegistrationCompleted: Codable, Sendable, Equatable {
     public var registrationId: String
+    public var sealedResult: String
+
+    public init(registrationId: String, sealedResult: String) {
+        self.registrationId = registrationId
+        self.sealedResult = sealedResult
+    }
+}
+
+/// What `RegistrationCompleted.sealedResult` opens to: the new account's uid and its profile.
+public struct RegistrationResult: Codable, Sendable, Equatable {
     public var uid: String
     public var profile: Profile
 
-    public init(registrationId: String, uid: String, profile: Profile) {
-        self.registrationId = registrationId
+    /// The JSON that is sealed (keys sorted).
+    public var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    public init(uid: String, profile: Profile) {
         self.uid = uid
         self.profile = profile
     }

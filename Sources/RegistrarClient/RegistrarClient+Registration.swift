@@ -5,9 +5,9 @@ import Registration
 
 /// Registrations: seal the password, stage a large avatar, publish, await the outcome.
 extension RegistrarClient {
-    /// The outcome of one registration.
+    /// The outcome of one registration, opened.
     public enum RegistrationOutcome: Sendable {
-        case completed(RegistrationCompleted)
+        case completed(RegistrationResult)
         case failed(RegistrationFailed)
     }
 
@@ -25,10 +25,19 @@ extension RegistrarClient {
     /// Publishes `request` and returns its outcome.
     public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
         switch try await send(.registrationRequested(request), timeout: timeout) {
-        case .registrationCompleted(let completed): .completed(completed)
+        case .registrationCompleted(let completed): .completed(try open(completed))
         case .registrationFailed(let failed): .failed(failed)
         case let other: throw UnexpectedOutcome(type: other.type)
         }
+    }
+
+    /// What a completed registration of this client's tells it: the uid and profile sealed to its reply key.
+    public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
+        guard let sealed = Data(base64Encoded: completed.sealedResult),
+              let result = try? JSONDecoder().decode(RegistrationResult.self, from: Data(try replyKeys.open(Array(sealed)))) else {
+            throw UnexpectedOutcome(type: "RegistrationCompleted with an unreadable result")
+        }
+        return result
     }
 
     private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {

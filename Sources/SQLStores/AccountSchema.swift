@@ -74,6 +74,10 @@ let accountSchema = SQLSchema(
             used_at REAL NOT NULL
         ) STRICT;
         """,
+        """
+        ALTER TABLE sagas ADD COLUMN reply_key TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
+        """,
     ],
     postgres: [
         """
@@ -143,6 +147,10 @@ let accountSchema = SQLSchema(
             used_at DOUBLE PRECISION NOT NULL
         );
         """,
+        """
+        ALTER TABLE sagas ADD COLUMN reply_key TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
+        """,
     ])
 
 extension Account: TableRecord {
@@ -161,21 +169,22 @@ extension SagaRecord: TableRecord {
     static let table = "sagas"
     static let columns = [
         "registration_id", "uid", "email", "name", "is_map_location_enabled", "image_id", "image_url", "stage",
-        "failure_reason", "failure_message", "version", "started_at", "updated_at",
+        "failure_reason", "failure_message", "version", "started_at", "updated_at", "reply_key", "sealed_result",
     ]
 
     init(row: SQLRow) throws(SQLError) {
         let reason: ReasonCode? = try row[8]
         let message: String? = try row[9]
         self.init(registrationId: try row[0], uid: try row[1], email: try row[2], name: try row[3],
-                  isMapLocationEnabled: try row[4], imageId: try row[5], imageURL: try row[6], stage: try row[7],
+                  isMapLocationEnabled: try row[4], imageId: try row[5], imageURL: try row[6], replyKey: try row[13],
+                  sealedResult: try row[14], stage: try row[7],
                   failure: reason.map { Failure($0, message ?? "") }, version: try row[10],
                   startedAt: try row[11], updatedAt: try row[12])
     }
 
     var values: [any SQLValueConvertible] {
         [registrationId, uid, email, name, isMapLocationEnabled, imageId, imageURL, stage,
-         failure?.reason, failure?.message, version, startedAt, updatedAt]
+         failure?.reason, failure?.message, version, startedAt, updatedAt, replyKey, sealedResult]
     }
 
     /// Saves every column but the key if the stored version is the one before: binds `values` after

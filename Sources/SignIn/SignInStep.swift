@@ -47,8 +47,8 @@ public struct SignInStep: EventHandler {
         case .registrationCompleted(let completed):
             guard let pending = try tokens.pending(registrationId: completed.registrationId) else { return [] }
             let saga = try saga(of: pending, reported: event, stage: .completed)
-            guard saga.uid == completed.uid else {
-                throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) names another uid than the saga's")
+            guard completed.sealedResult == saga.sealedResult else {
+                throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) is not the saga's outcome")
             }
             return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
         case .registrationFailed:
@@ -110,7 +110,7 @@ public struct SignInStep: EventHandler {
                 // request id signed another email in.
                 return [invalid(request)]
             }
-            return try registrations.startWithoutPassword(registrationId: pending.registrationId, email: email)
+            return try registrations.startWithoutPassword(registrationId: pending.registrationId, email: email, replyKey: request.replyKey)
         }
     }
 

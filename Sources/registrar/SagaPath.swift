@@ -49,7 +49,6 @@ struct SagaPath {
         case .avatarStored(let e): "AvatarStored \(e.url)"
         case .avatarRejected(let e): "AvatarRejected \(e.reason.rawValue)"
         case .profileRejected(let e): "ProfileRejected \(e.reason.rawValue)"
-        case .registrationCompleted(let e): "RegistrationCompleted uid=\(e.uid)"
         case .registrationFailed(let e): "RegistrationFailed \(e.reason.rawValue): \(e.message)"
         default: event.type
         }

@@ -27,7 +27,7 @@ enum EventSamples {
         .profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)),
         .profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "refused")),
         .profileDeleted(ProfileDeleted(registrationId: "r-1", uid: uid)),
-        .registrationCompleted(RegistrationCompleted(registrationId: "r-1", uid: uid, profile: profile)),
+        .registrationCompleted(RegistrationCompleted(registrationId: "r-1", sealedResult: "c2VhbGVk")),
         .registrationFailed(RegistrationFailed(registrationId: "r-1", reason: .emailTaken, message: "taken")),
         // An invalid id is echoed as the request carried it.
         .registrationFailed(RegistrationFailed(registrationId: "../not an id", reason: .registrationIdInvalid, message: "bad id")),

@@ -55,7 +55,7 @@ import WorkerRuntime
     /// Attack 3: forged `RegistrationCompleted`s naming the victim's uid, for the attacker's own
     /// code sign-in, issue nothing: on `auth.requests` it is `unexpected_type`; under the request id it
     /// is no registration's; under the registration id the server chose it is `reply_mismatch` (the
-    /// saga's uid is the attacker's). The sign-in is answered once, for the attacker's own account.
+    /// victim's sealed result is not the saga's). The sign-in is answered once, for the attacker's own account.
     @Test func aForgedCompletionIssuesNoTokensForTheVictim() async throws {
         try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let victim = try await system.victim()
@@ -67,8 +67,13 @@ import WorkerRuntime
             }
             let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
             #expect(tokens.uid == attacker.uid && tokens.uid != victim.uid)
+            // The victim's own sealed result, as published on registration.outcomes.
+            guard case .registrationCompleted(let victimCompleted) = try await system.published(on: Topic.registrationOutcomes,
+                                                                                                 key: victim.registrationId) else {
+                throw HarnessError("no completion for the victim")
+            }
             func completion(_ registrationId: String) -> Event {
-                .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: victim.profile))
+                .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: victimCompleted.sealedResult))
             }
             try await system.forge(completion(requestId), on: Topic.authRequests)
             let misrouted = try await system.deadLetter(from: Topic.authRequests, key: requestId)

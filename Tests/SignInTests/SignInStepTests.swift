@@ -175,8 +175,7 @@ import Verification
                                                  failure: Failure(.emailTaken, "taken"), startedAt: clock.now, updatedAt: clock.now))
         #expect(try step.handle(forged) == [.tokenRefused(RequestRefusal(requestId: "signup-1", reason: .emailTaken, message: "taken"))])
         #expect(try step.handle(.registrationFailed(RegistrationFailed(registrationId: "other", reason: .emailTaken, message: "m"))).isEmpty)
-        #expect(try step.handle(.registrationCompleted(RegistrationCompleted(
-            registrationId: "other", uid: "u", profile: Profile(name: "n", email: "e", profileImage: "i", isMapLocationEnabled: false)))).isEmpty)
+        #expect(try step.handle(.registrationCompleted(RegistrationCompleted(registrationId: "other", sealedResult: "s"))).isEmpty)
     }
 
     /// Registers `email` with a password through the whole saga; its registration id and uid.
@@ -185,19 +184,22 @@ import Verification
         let request = Event.registrationRequested(RegistrationRequested(
             registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now),
             replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
-        return try complete(try #require(try registrations.handle(request).first))
+        let completed = try complete(try #require(try registrations.handle(request).first))
+        return (completed.registrationId, completed.uid)
     }
 
-    /// Runs a registration from its `StoreAvatar` to its outcome; its registration id and uid.
-    func complete(_ storeAvatar: Event) throws -> (registrationId: String, uid: String) {
+    /// Runs a registration from its `StoreAvatar` to its outcome; its registration id, uid and outcome.
+    func complete(_ storeAvatar: Event) throws -> (registrationId: String, uid: String, completed: Event) {
         guard case .storeAvatar(let command) = storeAvatar else { throw Refused([storeAvatar]) }
         let asked = try registrations.handle(.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId,
                                                                         url: "memory://\(command.imageId).jpg")))
         let written = try ProfileStep(profiles: profiles).handle(try #require(asked.first))
-        guard case .registrationCompleted(let completed) = try registrations.handle(try #require(written.first)).first else {
+        let profileWritten = try #require(written.first)
+        let outcome = try #require(try registrations.handle(profileWritten).first)
+        guard case .registrationCompleted(let completed) = outcome, let saga = try accounts.saga(completed.registrationId) else {
             throw Refused(written)
         }
-        return (completed.registrationId, completed.uid)
+        return (completed.registrationId, saga.uid, outcome)
     }
 
     /// Attack 1: a code sign-in whose request id is the victim's registration id registers the
@@ -211,33 +213,31 @@ import Verification
         #expect(command.registrationId != "victim-reg")
         #expect(tokens.tokens.isEmpty)
         let attacker = try complete(started[0])
-        let (issued, pair) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
-            registrationId: attacker.registrationId, uid: attacker.uid,
-            profile: Profile(name: "attacker", email: "attacker@example.com", profileImage: "i", isMapLocationEnabled: false)))))
+        let (issued, pair) = try opened(try step.handle(attacker.completed))
         #expect(issued.requestId == "victim-reg" && pair.uid == attacker.uid && pair.uid != victim.uid)
         #expect(try accounts.saga("victim-reg") == victimSaga)
         #expect(try accounts.account(uid: victim.uid)?.email == "victim@example.com")
         #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
     }
 
-    /// Attack 3: a forged `RegistrationCompleted` for the attacker's own pending sign-in naming the
-    /// victim's uid issues nothing, before and after the real completion; tokens go to the saga's uid.
+    /// Attack 3: a forged `RegistrationCompleted` for the attacker's own pending sign-in, its result naming the
+    /// victim's uid, issues nothing, before and after the real completion; tokens go to the saga's uid.
     @Test func aForgedCompletionNamingAnotherUidIssuesNothing() throws {
         let victim = try registered("victim@example.com", id: "victim-reg")
         codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)
+        let victimResult = RegistrationResult(uid: victim.uid, profile: profile).encoded
         func forged(_ registrationId: String) -> Event {
-            .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: profile))
+            .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: FakeVault().seal(victimResult, to: replyKey)!))
         }
         #expect(try step.handle(forged("x-1")).isEmpty, "the request id is no registration id")
         #expect(throws: UntrustedEvent.self, "the saga has not completed") { try step.handle(forged(command.registrationId)) }
         let attacker = try complete(started[0])
-        #expect(throws: UntrustedEvent.self, "the saga's uid is the attacker's") { try step.handle(forged(command.registrationId)) }
+        #expect(throws: UntrustedEvent.self, "the saga's outcome names the attacker") { try step.handle(forged(command.registrationId)) }
         #expect(tokens.tokens.isEmpty)
-        let (issued, pair) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
-            registrationId: attacker.registrationId, uid: attacker.uid, profile: profile))))
+        let (_, pair) = try opened(try step.handle(attacker.completed))
         #expect(pair.uid == attacker.uid)
         #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
     }

@@ -39,6 +39,8 @@ import Testing
         func unseal(_ sealedBase64: String) -> String? { nil }
         func hash(_ password: String) throws -> String { "" }
         func digest(_ bytes: [UInt8]) -> String { "" }
+        func seal(_ plaintext: String, to publicKey: String) -> String? { nil }
+        func isPublicKey(_ publicKey: String) -> Bool { false }
     }
 
     /// Claims nothing: these tests never open a seal.

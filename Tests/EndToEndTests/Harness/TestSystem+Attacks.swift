@@ -55,8 +55,9 @@ extension TestSystem {
             throw HarnessError("the victim's registration did not complete")
         }
         let avatar = try #require(try backends.objects().get(AvatarStep.key(imageId: saga.imageId)))
-        return Victim(email: email, password: password, registrationId: request.registrationId, uid: completed.uid,
-                      imageId: saga.imageId, profile: completed.profile, avatar: avatar)
+        let result = try client.open(completed)
+        return Victim(email: email, password: password, registrationId: request.registrationId, uid: result.uid,
+                      imageId: saga.imageId, profile: result.profile, avatar: avatar)
     }
 
     /// Expects the victim's account, profile and avatar as registered, and the victim able to sign in.
