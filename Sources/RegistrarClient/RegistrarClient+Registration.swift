@@ -33,11 +33,7 @@ extension RegistrarClient {
 
     /// What a completed registration of this client's tells it: the uid and profile sealed to its reply key.
     public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
-        guard let sealed = Data(base64Encoded: completed.sealedResult),
-              let result = try? JSONDecoder().decode(RegistrationResult.self, from: Data(try replyKeys.open(Array(sealed)))) else {
-            throw UnexpectedOutcome(type: "RegistrationCompleted with an unreadable result")
-        }
-        return result
+        try replyKeys.open(completed)
     }
 
     private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {
