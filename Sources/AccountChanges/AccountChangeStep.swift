@@ -17,12 +17,14 @@ public struct AccountChangeStep: EventHandler {
     public var tokens: any TokenStore
     public var mailer: any Mailer
     public var mail: MailSettings
+    public var seals: SealOpener
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
 
     public init(accounts: any AccountChangeStore, passwords: PasswordCheck, codes: CodeVerifier, tokens: any TokenStore,
-                mailer: any Mailer, mail: MailSettings = .init(), rules: RegistrationRules = .init(),
+                mailer: any Mailer, mail: MailSettings = .init(), seals: SealOpener, rules: RegistrationRules = .init(),
                 clock: @escaping @Sendable () -> Date = Date.init) {
+        self.seals = seals
         self.accounts = accounts
         self.passwords = passwords
         self.codes = codes
@@ -89,9 +91,10 @@ public struct AccountChangeStep: EventHandler {
 
     private func changePassword(_ request: PasswordChangeRequested) throws -> [Event] {
         let email = RegistrationRules.normalizedEmail(request.email)
-        guard let old = passwords.vault.unseal(request.sealedPassword), let new = passwords.vault.unseal(request.sealedNewPassword) else {
-            return [unsealable(request.requestId)]
-        }
+        let secrets = try open([(request.sealedPassword, .reauthentication), (request.sealedNewPassword, .newPassword)],
+                               of: request.requestId, email: request.email, replyKey: request.replyKey)
+        guard case .opened(let opened) = secrets else { return [refusal(secrets, request.requestId)] }
+        let (old, new) = (opened[0], opened[1])
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
         // Hashed before any write, so never inside the transaction of a unit of work.
         let hash = try passwords.vault.hash(new)
@@ -103,9 +106,10 @@ public struct AccountChangeStep: EventHandler {
 
     private func resetPassword(_ request: PasswordResetRequested) throws -> [Event] {
         let email = RegistrationRules.normalizedEmail(request.email)
-        guard let code = passwords.vault.unseal(request.sealedCode), let new = passwords.vault.unseal(request.sealedNewPassword) else {
-            return [unsealable(request.requestId)]
-        }
+        let secrets = try open([(request.sealedCode, .code), (request.sealedNewPassword, .newPassword)],
+                               of: request.requestId, email: request.email, replyKey: request.replyKey)
+        guard case .opened(let opened) = secrets else { return [refusal(secrets, request.requestId)] }
+        let (code, new) = (opened[0], opened[1])
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
         let hash = try passwords.vault.hash(new)
         let now = clock()
@@ -121,9 +125,10 @@ public struct AccountChangeStep: EventHandler {
     private func changeEmail(_ request: EmailChangeRequested) throws -> [Event] {
         let email = RegistrationRules.normalizedEmail(request.email)
         let newEmail = RegistrationRules.normalizedEmail(request.newEmail)
-        guard let password = passwords.vault.unseal(request.sealedPassword), let code = passwords.vault.unseal(request.sealedCode) else {
-            return [unsealable(request.requestId)]
-        }
+        let secrets = try open([(request.sealedPassword, .reauthentication), (request.sealedCode, .code)],
+                               of: request.requestId, email: request.email, replyKey: request.replyKey)
+        guard case .opened(let opened) = secrets else { return [refusal(secrets, request.requestId)] }
+        let (password, code) = (opened[0], opened[1])
         if let failure = rules.validate(email: newEmail) { return [failed(request.requestId, failure)] }
         if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
         let now = clock()
@@ -167,8 +172,16 @@ public struct AccountChangeStep: EventHandler {
                                                     : Notices.passwordChanged(change, settings: mail, date: now))
     }
 
-    private func unsealable(_ requestId: String) -> Event {
-        failed(requestId, Failure(.credentialUnsealable, "A secret could not be unsealed; seal it with the account worker's public key."))
+    /// The seals of a request, bound to its id, email and reply key.
+    private func open(_ seals: [(sealed: String, purpose: SealedSecret.Purpose)], of requestId: String, email: String,
+                      replyKey: String) throws -> SealOpener.Outcome {
+        try self.seals.open(seals, in: SealContext(requestId: requestId, email: email, replyKey: replyKey), on: Topic.accountRequests)
+    }
+
+    /// The answer to seals that did not open: unsealable, or refused like a wrong credential.
+    private func refusal(_ outcome: SealOpener.Outcome, _ requestId: String) -> Event {
+        guard outcome == .unsealable else { return invalid(requestId) }
+        return failed(requestId, Failure(.credentialUnsealable, "A secret could not be unsealed; seal it with the account worker's public key."))
     }
 
     private func invalid(_ requestId: String) -> Event {

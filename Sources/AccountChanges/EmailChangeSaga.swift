@@ -42,7 +42,7 @@ public struct EmailChangeSaga: Sendable, Equatable {
         case .compensating:
             [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.oldEmail))]
         case .completed:
-            [.accountChangeCompleted(AccountChangeCompleted(requestId: change.requestId, uid: change.uid, change: change.kind))]
+            [.accountChangeCompleted(AccountChangeCompleted(requestId: change.requestId, change: change.kind))]
         case .failed:
             [.accountChangeFailed(RequestRefusal(
                 requestId: change.requestId, reason: change.failure?.reason ?? .deadlineExceeded,

@@ -1,6 +1,7 @@
 import AccountChanges
 import Domain
 import EmbeddedStores
+import Registration
 import SQLStores
 import SignIn
 import Support
@@ -33,6 +34,11 @@ extension BackendOptions {
     public func answerMemo(of worker: String) throws -> any AnswerMemo {
         let database = try accounts.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).accountsDatabase()
         return try SQLAnswerMemo(database: database, worker: worker)
+    }
+
+    /// The request ids whose seals were used, in the account database so that every replica refuses a reused one.
+    public func sealLedger() throws -> any SealLedger {
+        try SQLSealLedger(database: try accounts.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).accountsDatabase())
     }
 
     /// The account store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.

@@ -19,6 +19,10 @@ public struct SodiumCredentialVault: CredentialVault {
         return String(validating: plaintext, as: UTF8.self)
     }
 
+    public func digest(_ bytes: [UInt8]) -> String {
+        sha256Hex(bytes)
+    }
+
     public func hash(_ password: String) throws -> String {
         try hasher.hash(password)
     }

@@ -6,18 +6,21 @@ public enum AccountChangeKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// Published by a client to `account.requests`: change the password of `email`, re-authenticating
-/// with the old one. Both passwords are sealed to the account worker's public key.
+/// with the old one. Both passwords are sealed to the account worker's public key (``SealedSecret``s bound
+/// to this request and `replyKey`, the client's X25519 public key in base64).
 public struct PasswordChangeRequested: RequestMessage, Equatable {
     public var requestId: String
     public var email: String
     public var sealedPassword: String
     public var sealedNewPassword: String
+    public var replyKey: String
 
-    public init(requestId: String, email: String, sealedPassword: String, sealedNewPassword: String) {
+    public init(requestId: String, email: String, sealedPassword: String, sealedNewPassword: String, replyKey: String) {
         self.requestId = requestId
         self.email = email
         self.sealedPassword = sealedPassword
         self.sealedNewPassword = sealedNewPassword
+        self.replyKey = replyKey
     }
 }
 
@@ -27,12 +30,14 @@ public struct PasswordResetRequested: RequestMessage, Equatable {
     public var email: String
     public var sealedCode: String
     public var sealedNewPassword: String
+    public var replyKey: String
 
-    public init(requestId: String, email: String, sealedCode: String, sealedNewPassword: String) {
+    public init(requestId: String, email: String, sealedCode: String, sealedNewPassword: String, replyKey: String) {
         self.requestId = requestId
         self.email = email
         self.sealedCode = sealedCode
         self.sealedNewPassword = sealedNewPassword
+        self.replyKey = replyKey
     }
 }
 
@@ -44,13 +49,15 @@ public struct EmailChangeRequested: RequestMessage, Equatable {
     public var sealedPassword: String
     public var newEmail: String
     public var sealedCode: String
+    public var replyKey: String
 
-    public init(requestId: String, email: String, sealedPassword: String, newEmail: String, sealedCode: String) {
+    public init(requestId: String, email: String, sealedPassword: String, newEmail: String, sealedCode: String, replyKey: String) {
         self.requestId = requestId
         self.email = email
         self.sealedPassword = sealedPassword
         self.newEmail = newEmail
         self.sealedCode = sealedCode
+        self.replyKey = replyKey
     }
 }
 
@@ -83,15 +90,14 @@ public struct ProfileEmailRejected: RequestMessage, Equatable {
     }
 }
 
-/// The account change is done (for an email change: account and profile both carry the new email).
+/// The account change is done (for an email change: account and profile both carry the new email). It names
+/// no account: outcome topics carry no personal data.
 public struct AccountChangeCompleted: RequestMessage, Equatable {
     public var requestId: String
-    public var uid: String
     public var change: AccountChangeKind
 
-    public init(requestId: String, uid: String, change: AccountChangeKind) {
+    public init(requestId: String, change: AccountChangeKind) {
         self.requestId = requestId
-        self.uid = uid
         self.change = change
     }
 }

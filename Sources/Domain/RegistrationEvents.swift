@@ -1,21 +1,24 @@
 import Foundation
 
 /// Published by a client to `registration.requests`. The password is sealed to the account
-/// worker's public key (libsodium sealed box, base64): it never travels in plaintext.
+/// worker's public key (a ``SealedSecret``, libsodium sealed box, base64): it never travels in plaintext.
+/// `replyKey` is the client's X25519 public key (base64), to which the outcome's details are sealed.
 public struct RegistrationRequested: Codable, Sendable, Equatable {
     public var registrationId: String
     public var email: String
     public var name: String
     public var sealedPassword: String
+    public var replyKey: String
     public var avatar: AvatarSource?
     public var isMapLocationEnabled: Bool
 
-    public init(registrationId: String, email: String, name: String, sealedPassword: String,
+    public init(registrationId: String, email: String, name: String, sealedPassword: String, replyKey: String,
                 avatar: AvatarSource?, isMapLocationEnabled: Bool) {
         self.registrationId = registrationId
         self.email = email
         self.name = name
         self.sealedPassword = sealedPassword
+        self.replyKey = replyKey
         self.avatar = avatar
         self.isMapLocationEnabled = isMapLocationEnabled
     }
@@ -145,14 +148,31 @@ public struct ProfileDeleted: Codable, Sendable, Equatable {
     }
 }
 
-/// The registration completed: the account is active and the profile complete.
+/// The registration completed: the account is active and the profile complete. `sealedResult` is a
+/// ``RegistrationResult`` (JSON) sealed to the request's `replyKey`: no personal data travels in the clear.
 public struct RegistrationCompleted: Codable, Sendable, Equatable {
     public var registrationId: String
+    public var sealedResult: String
+
+    public init(registrationId: String, sealedResult: String) {
+        self.registrationId = registrationId
+        self.sealedResult = sealedResult
+    }
+}
+
+/// What `RegistrationCompleted.sealedResult` opens to: the new account's uid and its profile.
+public struct RegistrationResult: Codable, Sendable, Equatable {
     public var uid: String
     public var profile: Profile
 
-    public init(registrationId: String, uid: String, profile: Profile) {
-        self.registrationId = registrationId
+    /// The JSON that is sealed (keys sorted).
+    public var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    public init(uid: String, profile: Profile) {
         self.uid = uid
         self.profile = profile
     }

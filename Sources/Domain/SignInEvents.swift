@@ -28,21 +28,18 @@ public struct TokenRequested: RequestMessage, Equatable {
     }
 }
 
-/// Tokens for `uid`. `sealedTokens` is `{"accessToken":…,"refreshToken":…}` sealed to the request's
-/// `replyKey`; the access token is an EdDSA JWT valid for `expiresIn` seconds. `accountCreated` says
-/// the sign-in registered the account just now.
+/// Tokens were issued. `sealedTokens` is `{"uid":…,"accessToken":…,"refreshToken":…}` sealed to the request's
+/// `replyKey` (no personal data travels in the clear); the access token is an EdDSA JWT valid for `expiresIn`
+/// seconds. `accountCreated` says the sign-in registered the account just now.
 public struct TokenIssued: RequestMessage, Equatable {
     public var requestId: String
-    public var uid: String
     public var sealedTokens: String
     public var tokenType: String
     public var expiresIn: Int
     public var accountCreated: Bool
 
-    public init(requestId: String, uid: String, sealedTokens: String, tokenType: String = "Bearer", expiresIn: Int,
-                accountCreated: Bool) {
+    public init(requestId: String, sealedTokens: String, tokenType: String = "Bearer", expiresIn: Int, accountCreated: Bool) {
         self.requestId = requestId
-        self.uid = uid
         self.sealedTokens = sealedTokens
         self.tokenType = tokenType
         self.expiresIn = expiresIn

@@ -5,9 +5,9 @@ import Registration
 
 /// Registrations: seal the password, stage a large avatar, publish, await the outcome.
 extension RegistrarClient {
-    /// The outcome of one registration.
+    /// The outcome of one registration, opened.
     public enum RegistrationOutcome: Sendable {
-        case completed(RegistrationCompleted)
+        case completed(RegistrationResult)
         case failed(RegistrationFailed)
     }
 
@@ -16,7 +16,8 @@ extension RegistrarClient {
     public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, name: String,
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
                              staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
-        RegistrationRequested(registrationId: id, email: email, name: name, sealedPassword: seal(password),
+        RegistrationRequested(registrationId: id, email: email, name: name,
+                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey,
                               avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }
@@ -24,10 +25,15 @@ extension RegistrarClient {
     /// Publishes `request` and returns its outcome.
     public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
         switch try await send(.registrationRequested(request), timeout: timeout) {
-        case .registrationCompleted(let completed): .completed(completed)
+        case .registrationCompleted(let completed): .completed(try open(completed))
         case .registrationFailed(let failed): .failed(failed)
         case let other: throw UnexpectedOutcome(type: other.type)
         }
+    }
+
+    /// What a completed registration of this client's tells it: the uid and profile sealed to its reply key.
+    public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
+        try replyKeys.open(completed)
     }
 
     private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {

@@ -3,14 +3,14 @@ import Domain
 import Foundation
 import SignIn
 
-/// Sign-ins: the credential sealed, the tokens sealed back to a reply key made for the request.
+/// Sign-ins: the credential sealed, the tokens sealed back to the client's reply key.
 extension RegistrarClient {
-    /// Requests tokens with a fresh reply key; returns the outcome and, when issued, the opened tokens.
+    /// Requests tokens; returns the outcome and, when issued, the opened tokens.
     public func requestTokens(_ grant: GrantType, email: String?, credential: String, requestId: String = UUID().uuidString.lowercased(),
                               timeout: Duration) async throws -> (Event, TokenPair?) {
-        let replyKeys = SealingKeyPair.generate()
         let request = TokenRequested(requestId: requestId, grantType: grant, email: email,
-                                     sealedCredential: seal(credential), replyKey: replyKeys.publicKey.base64)
+                                     sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
+                                     replyKey: replyKey)
         let outcome = try await send(.tokenRequested(request), timeout: timeout)
         guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
         guard let sealed = Data(base64Encoded: issued.sealedTokens),

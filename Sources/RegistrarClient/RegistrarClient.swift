@@ -5,11 +5,14 @@ import Foundation
 import Kafka
 
 /// A client of Registrar's public topics, for the CLI, the demo, the chaos run and the tests:
-/// publishes requests, awaits each one's outcome by its id, and seals secrets to the account
-/// worker's public key. One producer and one outcome listener serve every request it makes.
+/// publishes requests, awaits each one's outcome by its id, seals secrets to the account worker's
+/// public key, and opens what outcomes seal to its reply key. One producer and one outcome listener
+/// serve every request it makes.
 public final class RegistrarClient: Sendable {
     public let kafka: KafkaConfiguration
     public let publicKey: SealingPublicKey
+    /// The key pair whose public key its requests carry as `replyKey`: outcomes seal their details to it.
+    public let replyKeys: SealingKeyPair
     /// The `producer` header of every message it publishes.
     public let name: String
     private let producer: KafkaProducer
@@ -19,9 +22,11 @@ public final class RegistrarClient: Sendable {
     public static let outcomeTopics = [Topic.registrationOutcomes, Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes]
 
     /// A client of the broker of `kafka`, listening to the outcome topics from now on.
-    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli") throws {
+    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
+                replyKeys: SealingKeyPair = .generate()) throws {
         self.kafka = kafka
         self.publicKey = publicKey
+        self.replyKeys = replyKeys
         self.name = name
         listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka)
         producer = try KafkaProducer(configuration: kafka)
@@ -29,8 +34,9 @@ public final class RegistrarClient: Sendable {
 
     /// Runs `body` with a new client and closes it afterwards, whether `body` returns or throws.
     public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
+                               replyKeys: SealingKeyPair = .generate(),
                                _ body: (RegistrarClient) async throws -> T) async throws -> T {
-        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name)
+        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name, replyKeys: replyKeys)
         do {
             let result = try await body(client)
             await client.close()
@@ -41,9 +47,13 @@ public final class RegistrarClient: Sendable {
         }
     }
 
-    /// `secret` sealed to the account worker's public key, base64, as requests carry it.
-    public func seal(_ secret: String) -> String {
-        publicKey.sealedBase64(secret)
+    /// This client's reply key (base64), as its requests carry it.
+    public var replyKey: String { replyKeys.publicKey.base64 }
+
+    /// `secret` sealed to the account worker's public key for `purpose` in request `requestId` of `email`
+    /// (with this client's reply key), base64, as requests carry it.
+    public func seal(_ secret: String, for purpose: SealedSecret.Purpose, requestId: String, email: String?) -> String {
+        publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: replyKey))
     }
 
     /// Publishes `event` with the standard headers and returns once the broker has it.

@@ -2,7 +2,7 @@ import Domain
 import Registration
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
-/// `code_failures`) and account changes, and the answers given to requests. PostgreSQL keys and emails compare and sort bytewise
+/// `code_failures`) and account changes, the answers given to requests, and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
 let accountSchema = SQLSchema(
     name: "accounts",
@@ -67,6 +67,17 @@ let accountSchema = SQLSchema(
             locked_until REAL
         ) STRICT;
         """,
+        """
+        CREATE TABLE used_seals (
+            request_id TEXT PRIMARY KEY NOT NULL,
+            digest TEXT NOT NULL,
+            used_at REAL NOT NULL
+        ) STRICT;
+        """,
+        """
+        ALTER TABLE sagas ADD COLUMN reply_key TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
+        """,
     ],
     postgres: [
         """
@@ -129,6 +140,17 @@ let accountSchema = SQLSchema(
             locked_until DOUBLE PRECISION
         );
         """,
+        """
+        CREATE TABLE used_seals (
+            request_id TEXT COLLATE "C" PRIMARY KEY,
+            digest TEXT NOT NULL,
+            used_at DOUBLE PRECISION NOT NULL
+        );
+        """,
+        """
+        ALTER TABLE sagas ADD COLUMN reply_key TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
+        """,
     ])
 
 extension Account: TableRecord {
@@ -147,21 +169,22 @@ extension SagaRecord: TableRecord {
     static let table = "sagas"
     static let columns = [
         "registration_id", "uid", "email", "name", "is_map_location_enabled", "image_id", "image_url", "stage",
-        "failure_reason", "failure_message", "version", "started_at", "updated_at",
+        "failure_reason", "failure_message", "version", "started_at", "updated_at", "reply_key", "sealed_result",
     ]
 
     init(row: SQLRow) throws(SQLError) {
         let reason: ReasonCode? = try row[8]
         let message: String? = try row[9]
         self.init(registrationId: try row[0], uid: try row[1], email: try row[2], name: try row[3],
-                  isMapLocationEnabled: try row[4], imageId: try row[5], imageURL: try row[6], stage: try row[7],
+                  isMapLocationEnabled: try row[4], imageId: try row[5], imageURL: try row[6], replyKey: try row[13],
+                  sealedResult: try row[14], stage: try row[7],
                   failure: reason.map { Failure($0, message ?? "") }, version: try row[10],
                   startedAt: try row[11], updatedAt: try row[12])
     }
 
     var values: [any SQLValueConvertible] {
         [registrationId, uid, email, name, isMapLocationEnabled, imageId, imageURL, stage,
-         failure?.reason, failure?.message, version, startedAt, updatedAt]
+         failure?.reason, failure?.message, version, startedAt, updatedAt, replyKey, sealedResult]
     }
 
     /// Saves every column but the key if the stored version is the one before: binds `values` after

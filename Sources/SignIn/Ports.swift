@@ -8,10 +8,6 @@ public protocol CredentialVault: PasswordVault {
     func verify(_ password: String, against hash: String) -> Bool
     /// Whether the hash was made with other parameters than today's, so it is replaced at the next sign-in.
     func needsRehash(_ hash: String) -> Bool
-    /// `plaintext` sealed to the X25519 public key `publicKey` (base64), base64; nil when the key is not one.
-    func seal(_ plaintext: String, to publicKey: String) -> String?
-    /// Whether `publicKey` is an X25519 public key in base64.
-    func isPublicKey(_ publicKey: String) -> Bool
 }
 
 /// Access and refresh tokens, implemented with libsodium outside the domain.

@@ -20,6 +20,8 @@ public struct SignInStep: EventHandler {
     public var registrations: RegistrationCoordinator
     public var clock: @Sendable () -> Date
 
+    private var seals: SealOpener { registrations.seals }
+
     public init(passwords: PasswordCheck, codes: CodeVerifier, profiles: any ProfileStore, issuer: TokenIssuer,
                 registrations: RegistrationCoordinator, clock: @escaping @Sendable () -> Date = Date.init) {
         self.passwords = passwords
@@ -45,8 +47,8 @@ public struct SignInStep: EventHandler {
         case .registrationCompleted(let completed):
             guard let pending = try tokens.pending(registrationId: completed.registrationId) else { return [] }
             let saga = try saga(of: pending, reported: event, stage: .completed)
-            guard saga.uid == completed.uid else {
-                throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) names another uid than the saga's")
+            guard completed.sealedResult == saga.sealedResult else {
+                throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) is not the saga's outcome")
             }
             return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
         case .registrationFailed:
@@ -65,8 +67,13 @@ public struct SignInStep: EventHandler {
         guard passwords.vault.isPublicKey(request.replyKey) else {
             return [refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
         }
-        guard let secret = passwords.vault.unseal(request.sealedCredential) else {
+        let context = SealContext(requestId: request.requestId, email: request.email, replyKey: request.replyKey)
+        let secret: String
+        switch try seals.open([(request.sealedCredential, request.grantType.sealPurpose)], in: context, on: Topic.authRequests) {
+        case .opened(let secrets): secret = secrets[0]
+        case .unsealable:
             return [refused(request.requestId, Failure(.credentialUnsealable, "The credential could not be unsealed; seal it with the account worker's public key."))]
+        case .refused: return [invalid(request)]
         }
         let now = clock()
         let email = RegistrationRules.normalizedEmail(request.email ?? "")
@@ -103,7 +110,7 @@ public struct SignInStep: EventHandler {
                 // request id signed another email in.
                 return [invalid(request)]
             }
-            return try registrations.startWithoutPassword(registrationId: pending.registrationId, email: email)
+            return try registrations.startWithoutPassword(registrationId: pending.registrationId, email: email, replyKey: request.replyKey)
         }
     }
 

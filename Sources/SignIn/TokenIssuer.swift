@@ -43,22 +43,24 @@ public struct TokenIssuer: Sendable {
                        at now: Date) throws -> Event {
         let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), issuedAt: now,
                                             expiresAt: now.addingTimeInterval(accessLifetime))
-        let pair = String(decoding: try JSONEncoder().encode(TokenPair(accessToken: access, refreshToken: refreshToken)), as: UTF8.self)
+        let pair = String(decoding: try JSONEncoder().encode(TokenPair(uid: uid, accessToken: access, refreshToken: refreshToken)), as: UTF8.self)
         guard let sealed = vault.seal(pair, to: replyKey) else {
             return .tokenRefused(RequestRefusal(requestId: requestId, reason: .replyKeyInvalid,
                                               message: "The reply key is not an X25519 public key in base64."))
         }
-        return .tokenIssued(TokenIssued(requestId: requestId, uid: uid, sealedTokens: sealed, expiresIn: Int(accessLifetime),
+        return .tokenIssued(TokenIssued(requestId: requestId, sealedTokens: sealed, expiresIn: Int(accessLifetime),
                                         accountCreated: accountCreated))
     }
 }
 
-/// What `TokenIssued.sealedTokens` opens to.
+/// What `TokenIssued.sealedTokens` opens to: the account's uid and its tokens.
 public struct TokenPair: Codable, Sendable, Equatable {
+    public var uid: String
     public var accessToken: String
     public var refreshToken: String
 
-    public init(accessToken: String, refreshToken: String) {
+    public init(uid: String, accessToken: String, refreshToken: String) {
+        self.uid = uid
         self.accessToken = accessToken
         self.refreshToken = refreshToken
     }

@@ -25,6 +25,7 @@ public enum AccountWorker: WorkerKind {
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
         .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
+        .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
     ]
 
@@ -49,10 +50,12 @@ public enum AccountWorker: WorkerKind {
             base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
         let codes = CodeVerifier(codes: try stores.codeStore(), secrets: codeSecrets)
         let tokens = try stores.tokenStore()
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, rules: rules, clock: clock)
+        let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
+                               maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
-                                        rules: rules, clock: clock)
+                                        seals: seals, rules: rules, clock: clock)
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
                                 clock: clock)

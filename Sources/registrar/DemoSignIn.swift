@@ -21,31 +21,33 @@ enum DemoSignIn {
         let codeRequest = try await requestCode()
         let code = try codeFromOutbox(installation.directory, requestId: codeRequest.id)
         print("  code emailed: outbox/code.\(codeRequest.id)@registrar.local.eml")
-        show("code sign-in", try await signIn(.email, "dora@example.com", code).0)
-        show("another code at once", try await requestCode().outcome)
+        show("code sign-in", try await signIn(.email, "dora@example.com", code))
+        show("another code at once", (try await requestCode().outcome, nil))
 
         print("\n• Erin registers with a password, signs in, refreshes, and an old refresh token comes back")
         _ = try await client.register(try client.registration(email: "erin@example.com", password: "erin's demo password", name: "Erin"),
                                       timeout: timeout)
         let (signedIn, first) = try await signIn(.password, "erin@example.com", "erin's demo password")
-        show("password sign-in", signedIn)
+        show("password sign-in", (signedIn, first))
         guard let first else { return }
         let (refreshed, second) = try await signIn(.refreshToken, nil, first.refreshToken)
-        show("refresh", refreshed)
-        show("the first refresh token again", try await signIn(.refreshToken, nil, first.refreshToken).0)
+        show("refresh", (refreshed, second))
+        show("the first refresh token again", try await signIn(.refreshToken, nil, first.refreshToken))
         if let second {
-            show("the rotated token, family revoked", try await signIn(.refreshToken, nil, second.refreshToken).0)
+            show("the rotated token, family revoked", try await signIn(.refreshToken, nil, second.refreshToken))
         }
         print("")
     }
 
-    private static func show(_ step: String, _ outcome: Event) {
-        let summary = switch outcome {
-        case .tokenIssued(let issued): "tokens for uid \(issued.uid)\(issued.accountCreated ? ", account created" : "") (sealed to the requester)"
+    /// Prints an outcome, with what the requester opened of it.
+    private static func show(_ step: String, _ answer: (outcome: Event, tokens: TokenPair?)) {
+        let summary = switch answer.outcome {
+        case .tokenIssued(let issued):
+            "tokens for uid \(answer.tokens?.uid ?? "?")\(issued.accountCreated ? ", account created" : "") (sealed to the requester)"
         case .tokenRefused(let refused): "refused: \(refused.reason.rawValue)"
         case .codeSent(let sent): "code sent, valid \(sent.expiresIn) s"
         case .codeRefused(let refused): "refused: \(refused.reason.rawValue), retry after \(refused.retryAfter ?? 0) s"
-        default: outcome.type
+        default: answer.outcome.type
         }
         print("  \(step): \(summary)")
     }

@@ -11,9 +11,9 @@ enum EmailChangeCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.password, Secret.code] }) { parsed, client in
-            try await client.changeAccount(.emailChangeRequested(EmailChangeRequested(
-                requestId: client.requestId, email: try parsed.required("email"), sealedPassword: client.seal(client.secrets[0]),
-                newEmail: try parsed.required("new-email"), sealedCode: client.seal(client.secrets[1]))))
+            try await client.changeAccount(.emailChangeRequested(client.client.emailChange(
+                email: try parsed.required("email"), password: client.secrets[0],
+                newEmail: try parsed.required("new-email"), code: client.secrets[1], requestId: client.requestId)))
         }
     }
 }

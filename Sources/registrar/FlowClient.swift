@@ -38,9 +38,6 @@ struct FlowClient {
         }
     }
 
-    /// `secret` sealed to the account worker's public key, base64.
-    func seal(_ secret: String) -> String { client.seal(secret) }
-
     /// Publishes `request` and returns its outcome.
     func send(_ request: Event) async throws -> Event {
         try await client.send(request, timeout: timeout)
@@ -50,7 +47,7 @@ struct FlowClient {
     func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
         switch try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout) {
         case (.tokenIssued(let issued), let pair?):
-            print("signed in \(requestId): uid \(issued.uid)\(issued.accountCreated ? " (account created)" : "")")
+            print("signed in \(requestId): uid \(pair.uid)\(issued.accountCreated ? " (account created)" : "")")
             print("access_token: \(pair.accessToken)")
             print("refresh_token: \(pair.refreshToken)")
             print("expires_in: \(issued.expiresIn)")
@@ -66,7 +63,7 @@ struct FlowClient {
     func changeAccount(_ request: Event) async throws -> ExitCode {
         switch try await send(request) {
         case .accountChangeCompleted(let completed):
-            print("completed \(requestId): \(completed.change.rawValue) for uid \(completed.uid)")
+            print("completed \(requestId): \(completed.change.rawValue)")
             return .success
         case .accountChangeFailed(let failed):
             return refused(failed.reason, failed.message)

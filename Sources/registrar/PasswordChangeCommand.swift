@@ -11,9 +11,9 @@ enum PasswordChangeCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.oldPassword, Secret.newPassword] }) { parsed, client in
-            try await client.changeAccount(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: client.requestId, email: try parsed.required("email"), sealedPassword: client.seal(client.secrets[0]),
-                sealedNewPassword: client.seal(client.secrets[1]))))
+            try await client.changeAccount(.passwordChangeRequested(client.client.passwordChange(
+                email: try parsed.required("email"), password: client.secrets[0],
+                newPassword: client.secrets[1], requestId: client.requestId)))
         }
     }
 }

@@ -11,9 +11,9 @@ enum PasswordResetCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.code, Secret.newPassword] }) { parsed, client in
-            try await client.changeAccount(.passwordResetRequested(PasswordResetRequested(
-                requestId: client.requestId, email: try parsed.required("email"), sealedCode: client.seal(client.secrets[0]),
-                sealedNewPassword: client.seal(client.secrets[1]))))
+            try await client.changeAccount(.passwordResetRequested(client.client.passwordReset(
+                email: try parsed.required("email"), code: client.secrets[0],
+                newPassword: client.secrets[1], requestId: client.requestId)))
         }
     }
 }

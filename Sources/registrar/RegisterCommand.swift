@@ -1,4 +1,5 @@
 import Backends
+import Crypto
 import Foundation
 import Domain
 import RegistrarClient
@@ -18,6 +19,7 @@ enum RegisterCommand {
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+            .value("reply-key-file", "Keep the reply key pair the outcome is sealed to here (0600), for `registrar status`; default: in memory only"),
         ] + Secret.password.options + ConnectionOptions.specs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
@@ -35,8 +37,9 @@ enum RegisterCommand {
             let (email, name) = (try parsed.required("email"), try parsed.required("name"))
             let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
+            let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreate(at: $0) } ?? .generate()
             let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                         publicKey: try PublicKeySource.load(parsed)) { client in
+                                                         publicKey: try PublicKeySource.load(parsed), replyKeys: replyKeys) { client in
                 try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
                                                                   avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
                                           timeout: .seconds(timeout))

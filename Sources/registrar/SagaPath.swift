@@ -15,24 +15,29 @@ struct SagaPath {
     var steps: [Step]
     /// "completed", "failed: <reason>", "in progress" or "unknown".
     var standing: String
+    /// Its completed outcome, whose details are sealed to the requester's reply key.
+    var completed: RegistrationCompleted?
 
     static func read(_ registrationId: String, kafka: KafkaConfiguration) async throws -> SagaPath {
         let topics = Topic.all.map(\.name)
         let messages = try await TopicSnapshot.read(topics, configuration: kafka) { $0.keyString == registrationId }
         let ordered = messages.sorted { ($0.timestamp ?? .distantPast, $0.offset) < ($1.timestamp ?? .distantPast, $1.offset) }
         var standing = ordered.isEmpty ? "unknown" : "in progress"
+        var completed: RegistrationCompleted?
         let steps = ordered.map { message in
             guard let event = try? EventCodec.decode(message.value) else {
                 return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message")
             }
             switch event {
-            case .registrationCompleted: standing = "completed"
+            case .registrationCompleted(let outcome):
+                standing = "completed"
+                completed = outcome
             case .registrationFailed(let failed): standing = "failed: \(failed.reason.rawValue)"
             default: break
             }
             return Step(time: message.timestamp, topic: message.topic, summary: summary(of: event))
         }
-        return SagaPath(steps: steps, standing: standing)
+        return SagaPath(steps: steps, standing: standing, completed: completed)
     }
 
     /// The path as printable lines.
@@ -49,7 +54,6 @@ struct SagaPath {
         case .avatarStored(let e): "AvatarStored \(e.url)"
         case .avatarRejected(let e): "AvatarRejected \(e.reason.rawValue)"
         case .profileRejected(let e): "ProfileRejected \(e.reason.rawValue)"
-        case .registrationCompleted(let e): "RegistrationCompleted uid=\(e.uid)"
         case .registrationFailed(let e): "RegistrationFailed \(e.reason.rawValue): \(e.message)"
         default: event.type
         }

@@ -1,10 +1,14 @@
+import Crypto
+import RegistrarClient
 import Support
 import WorkerRuntime
 
 /// `registrar status <registration-id>`: where a registration stands, and the path it took.
 enum StatusCommand {
-    static let spec = CommandSpec(name: "registrar status", summary: "show where a registration stands",
-                                  usage: "<registration-id> [options]", options: ConnectionOptions.specs)
+    static let spec = CommandSpec(
+        name: "registrar status", summary: "show where a registration stands", usage: "<registration-id> [--reply-key-file F] [options]",
+        options: [.value("reply-key-file", "The reply key pair `registrar register --reply-key-file` kept: shows the uid and profile image")]
+            + ConnectionOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -17,6 +21,10 @@ enum StatusCommand {
             }
             print("registration \(registrationId): \(path.standing)")
             path.lines.forEach { print($0) }
+            if let completed = path.completed, let file = parsed.value("reply-key-file") {
+                let result = try SealingKeyPair.load(from: file).open(completed)
+                print("uid \(result.uid), profile image \(result.profile.profileImage)")
+            }
             return .success
         }
     }

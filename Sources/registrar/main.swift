@@ -20,7 +20,7 @@ await CommandLineTool.exit {
                           run: { await EventKeysCommand.run("retire-events", $0) }),
                 ])
             }),
-            .init("seal", "Print a password sealed to the account worker's public key", run: SealCommand.run),
+            .init("seal", "Print a secret sealed to the account worker's public key for one field of one request", run: SealCommand.run),
             .init("register", "Publish a registration and wait for its outcome", run: RegisterCommand.run),
             .init("status", "Show where a registration stands: its path through the topics", run: StatusCommand.run),
             .init("code", "One-time codes: `code request`", run: { arguments in

@@ -30,7 +30,7 @@ import Testing
         static let routes: Set<Route> = [Route(.tokenRequested, on: Topic.authRequests)]
 
         func handle(_ event: Event) throws -> [Event] {
-            [.tokenIssued(TokenIssued(requestId: event.key, uid: "00000000-0000-0000-0000-000000000001", sealedTokens: "c2VhbGVk", expiresIn: 900, accountCreated: false))]
+            [.tokenIssued(TokenIssued(requestId: event.key, sealedTokens: "c2VhbGVk", expiresIn: 900, accountCreated: false))]
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 @Suite struct EventCodecTests {
     static let samples: [Event] = [
         .registrationRequested(RegistrationRequested(registrationId: "r1", email: "a@example.com", name: "A",
-                                                     sealedPassword: "c2VhbGVk", avatar: .inline("AAEC"), isMapLocationEnabled: true)),
+                                                     sealedPassword: "c2VhbGVk", replyKey: "a2V5", avatar: .inline("AAEC"), isMapLocationEnabled: true)),
         .storeAvatar(StoreAvatar(registrationId: "r1", imageId: "i1", avatar: .staged(key: "staging/r1", sha256: "ab", size: 3))),
         .storeAvatar(StoreAvatar(registrationId: "r1", imageId: "i1", avatar: nil)),
         .avatarRejected(AvatarRejected(registrationId: "r1", imageId: "i1", reason: .imageCorrupt, message: "bad")),

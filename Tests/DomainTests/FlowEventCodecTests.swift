@@ -9,12 +9,12 @@ import Testing
         (.codeRefused(CodeRefused(requestId: "q", reason: .codeRateLimited, message: "wait", retryAfter: 42)), Topic.codeOutcomes),
         (.tokenRequested(TokenRequested(requestId: "q", grantType: .refreshToken, email: nil, sealedCredential: "c2Vh", replyKey: "a2V5")),
          Topic.authRequests),
-        (.tokenIssued(TokenIssued(requestId: "q", uid: "u", sealedTokens: "dG9r", expiresIn: 900, accountCreated: true)), Topic.authOutcomes),
+        (.tokenIssued(TokenIssued(requestId: "q", sealedTokens: "dG9r", expiresIn: 900, accountCreated: true)), Topic.authOutcomes),
         (.emailChangeRequested(EmailChangeRequested(requestId: "q", email: "a@example.com", sealedPassword: "cA==",
-                                                    newEmail: "b@example.com", sealedCode: "Yw==")), Topic.accountRequests),
+                                                    newEmail: "b@example.com", sealedCode: "Yw==", replyKey: "a2V5")), Topic.accountRequests),
         (.updateProfileEmail(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com")), Topic.profileCommands),
         (.profileEmailUpdated(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com")), Topic.accountReplies),
-        (.accountChangeCompleted(AccountChangeCompleted(requestId: "q", uid: "u", change: .changeEmail)), Topic.accountOutcomes),
+        (.accountChangeCompleted(AccountChangeCompleted(requestId: "q", change: .changeEmail)), Topic.accountOutcomes),
     ]
 
     @Test(arguments: samples)

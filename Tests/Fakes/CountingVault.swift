@@ -18,6 +18,7 @@ public final class CountingVault: CredentialVault {
 
     public func unseal(_ sealedBase64: String) -> String? { base.unseal(sealedBase64) }
     public func hash(_ password: String) throws -> String { try base.hash(password) }
+    public func digest(_ bytes: [UInt8]) -> String { base.digest(bytes) }
     public func needsRehash(_ hash: String) -> Bool { base.needsRehash(hash) }
     public func seal(_ plaintext: String, to publicKey: String) -> String? { base.seal(plaintext, to: publicKey) }
     public func isPublicKey(_ publicKey: String) -> Bool { base.isPublicKey(publicKey) }

@@ -9,17 +9,15 @@ import Testing
         try await InProcessSystem.with { system in
             _ = try await system.register("changer@example.com", password: "first password")
             let (_, session) = try await system.signIn(.password, email: "changer@example.com", secret: "first password")
-            let refused = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: "wrong-old", email: "changer@example.com", sealedPassword: system.seal("not the password"),
-                sealedNewPassword: system.seal("second password"))))
+            let refused = try await system.send(.passwordChangeRequested(system.client.passwordChange(email: "changer@example.com", password: "not the password",
+                newPassword: "second password", requestId: "wrong-old")))
             #expect(reason(refused) == .invalidCredentials)
             guard case .tokenIssued = try await system.signIn(.password, email: "changer@example.com", secret: "first password").0 else {
                 Issue.record("a refused change changed the password")
                 return
             }
-            let changed = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: "right-old", email: "changer@example.com", sealedPassword: system.seal("first password"),
-                sealedNewPassword: system.seal("second password"))))
+            let changed = try await system.send(.passwordChangeRequested(system.client.passwordChange(email: "changer@example.com", password: "first password",
+                newPassword: "second password", requestId: "right-old")))
             guard case .accountChangeCompleted = changed else { Issue.record("change refused: \(changed)"); return }
             #expect(reason(try await system.signIn(.password, email: "changer@example.com", secret: "first password").0) == .invalidCredentials)
             #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: try #require(session).refreshToken).0) == .invalidCredentials)
@@ -36,8 +34,8 @@ import Testing
             _ = try await system.register("forgetful@example.com", password: "forgotten password")
             let code = try await system.code(for: "forgetful@example.com", .resetPassword)
             let reset = { (code: String) in
-                Event.passwordResetRequested(PasswordResetRequested(requestId: UUID().uuidString, email: "forgetful@example.com",
-                                                                    sealedCode: system.seal(code), sealedNewPassword: system.seal("remembered password")))
+                Event.passwordResetRequested(system.client.passwordReset(email: "forgetful@example.com", code: code,
+                newPassword: "remembered password", requestId: UUID().uuidString))
             }
             #expect(reason(try await system.send(reset(code == "123456" ? "654321" : "123456"))) == .invalidCredentials)
             guard case .accountChangeCompleted = try await system.send(reset(code)) else { Issue.record("reset refused"); return }
@@ -53,9 +51,8 @@ import Testing
             _ = try await system.register("first@example.com", password: "first password")
             _ = try await system.register("second@example.com", password: "second password")
             let code = try await system.code(for: "second@example.com", .changeEmail)
-            let outcome = try await system.send(.emailChangeRequested(EmailChangeRequested(
-                requestId: "taken", email: "first@example.com", sealedPassword: system.seal("first password"),
-                newEmail: "Second@example.com", sealedCode: system.seal(code))))
+            let outcome = try await system.send(.emailChangeRequested(system.client.emailChange(email: "first@example.com", password: "first password",
+                newEmail: "Second@example.com", code: code, requestId: "taken")))
             #expect(reason(outcome) == .emailTaken)
             #expect(try system.backends.accounts().account(email: "first@example.com") != nil)
             #expect(try system.audit().isEmpty)

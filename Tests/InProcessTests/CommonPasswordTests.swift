@@ -14,14 +14,12 @@ import Testing
             #expect(failed.reason == .passwordTooCommon)
 
             _ = try await system.register("careful@example.com", password: "purple elephant dances quietly")
-            let change = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: UUID().uuidString, email: "careful@example.com", sealedPassword: system.seal("purple elephant dances quietly"),
-                sealedNewPassword: system.seal("12345678"))))
+            let change = try await system.send(.passwordChangeRequested(system.client.passwordChange(email: "careful@example.com", password: "purple elephant dances quietly",
+                newPassword: "12345678", requestId: UUID().uuidString)))
             #expect(reason(change) == .passwordTooCommon)
             let code = try await system.code(for: "careful@example.com", .resetPassword)
-            let reset = try await system.send(.passwordResetRequested(PasswordResetRequested(
-                requestId: UUID().uuidString, email: "careful@example.com", sealedCode: system.seal(code),
-                sealedNewPassword: system.seal("qwertyuiop"))))
+            let reset = try await system.send(.passwordResetRequested(system.client.passwordReset(email: "careful@example.com", code: code,
+                newPassword: "qwertyuiop", requestId: UUID().uuidString)))
             #expect(reason(reset) == .passwordTooCommon)
             guard case .tokenIssued = try await system.signIn(.password, email: "careful@example.com",
                                                               secret: "purple elephant dances quietly").0 else {

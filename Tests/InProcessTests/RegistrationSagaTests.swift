@@ -15,10 +15,11 @@ import Testing
             let outcomes = try await system.waitForOutcomes([withAvatar.registrationId, withoutAvatar.registrationId])
 
             for request in [withAvatar, withoutAvatar] {
-                guard case .registrationCompleted(let completed) = outcomes[request.registrationId]?.first else {
+                guard case .registrationCompleted(let outcome) = outcomes[request.registrationId]?.first else {
                     Issue.record("\(request.email): \(String(describing: outcomes[request.registrationId]))")
                     continue
                 }
+                let completed = try system.client.open(outcome)
                 let account = try #require(try system.backends.accounts().account(uid: completed.uid))
                 #expect(account.status == .active)
                 #expect(account.email == RegistrationRules.normalizedEmail(request.email))

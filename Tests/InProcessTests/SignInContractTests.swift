@@ -20,16 +20,13 @@ import Testing
             _ = try await system.signIn(.password, email: "contract@example.com", secret: "wrong password")
             _ = try await system.requestCode("not an email", .login)
             let newPassword = "New-\(password)"
-            _ = try await system.send(.passwordChangeRequested(PasswordChangeRequested(
-                requestId: UUID().uuidString, email: "contract@example.com", sealedPassword: system.seal(password),
-                sealedNewPassword: system.seal(newPassword))))
+            _ = try await system.send(.passwordChangeRequested(system.client.passwordChange(email: "contract@example.com", password: password,
+                newPassword: newPassword, requestId: UUID().uuidString)))
             let changeCode = try await system.code(for: "renamed@example.com", .changeEmail)
-            _ = try await system.send(.emailChangeRequested(EmailChangeRequested(
-                requestId: UUID().uuidString, email: "contract@example.com", sealedPassword: system.seal(newPassword),
-                newEmail: "renamed@example.com", sealedCode: system.seal(changeCode))))
-            _ = try await system.send(.passwordResetRequested(PasswordResetRequested(
-                requestId: UUID().uuidString, email: "renamed@example.com", sealedCode: system.seal("000000"),
-                sealedNewPassword: system.seal(newPassword))))
+            _ = try await system.send(.emailChangeRequested(system.client.emailChange(email: "contract@example.com", password: newPassword,
+                newEmail: "renamed@example.com", code: changeCode, requestId: UUID().uuidString)))
+            _ = try await system.send(.passwordResetRequested(system.client.passwordReset(email: "renamed@example.com", code: "000000",
+                newPassword: newPassword, requestId: UUID().uuidString)))
 
             let messages = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }
             let types = Set(messages.compactMap { try? EventCodec.decode($0.value).type })

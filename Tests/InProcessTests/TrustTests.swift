@@ -49,7 +49,7 @@ import WorkerRuntime
             let (outcome, tokens) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: victim.registrationId)
             guard case .tokenIssued(let issued) = outcome else { Issue.record("the attacker's own sign-in failed: \(outcome)"); return }
             let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
-            #expect(issued.uid == attacker.uid && issued.uid != victim.uid && tokens != nil)
+            #expect(tokens?.uid == attacker.uid && attacker.uid != victim.uid && !issued.sealedTokens.isEmpty)
             #expect(attacker.registrationId != victim.registrationId)
             #expect(try system.backends.accounts().saga(victim.registrationId)?.email == victim.email)
             try await system.expectUnchanged(victim)
@@ -59,20 +59,25 @@ import WorkerRuntime
     /// Attack 3: forged `RegistrationCompleted`s naming the victim's uid (signed with the account
     /// worker's real key, as by one who stole it), for the attacker's own code sign-in, issue nothing: on `auth.requests` it is `unexpected_type`; under the request id it
     /// is no registration's; under the registration id the server chose it is `reply_mismatch` (the
-    /// saga's uid is the attacker's). The sign-in is answered once, for the attacker's own account.
+    /// victim's sealed result is not the saga's). The sign-in is answered once, for the attacker's own account.
     @Test func aForgedCompletionIssuesNoTokensForTheVictim() async throws {
         try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let victim = try await system.victim()
             let code = try await system.code(for: "attacker@example.com", .register)
             let requestId = "attack-3"
-            guard case .tokenIssued(let issued) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: requestId).0 else {
+            guard case (.tokenIssued(let issued), let tokens?) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: requestId) else {
                 Issue.record("the attacker's own sign-in failed")
                 return
             }
             let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
-            #expect(issued.uid == attacker.uid && issued.uid != victim.uid)
+            #expect(tokens.uid == attacker.uid && tokens.uid != victim.uid)
+            // The victim's own sealed result, as published on registration.outcomes.
+            guard case .registrationCompleted(let victimCompleted) = try await system.published(on: Topic.registrationOutcomes,
+                                                                                                 key: victim.registrationId) else {
+                throw HarnessError("no completion for the victim")
+            }
             func completion(_ registrationId: String) -> Event {
-                .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: victim.profile))
+                .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: victimCompleted.sealedResult))
             }
             let account = try system.signer(.account)
             try await system.forge(completion(requestId), on: Topic.authRequests, signedBy: account)

@@ -9,11 +9,17 @@ import Testing
 @Suite struct RegistrationCoordinatorTests {
     let accounts = InMemoryAccountStore()
     let clock = ManualClock()
-    var coordinator: RegistrationCoordinator { RegistrationCoordinator(accounts: accounts, vault: FakeVault(), clock: clock.closure) }
+    let ledger = InMemorySealLedger()
+    var coordinator: RegistrationCoordinator {
+        RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
+                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), clock: clock.closure)
+    }
 
     func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
-        .registrationRequested(RegistrationRequested(registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password),
-                                                     avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
+        let context = SealContext(requestId: id, email: email, replyKey: "key:ada")
+        return .registrationRequested(RegistrationRequested(
+            registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now),
+            replyKey: context.replyKey, avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
     }
 
     /// Starts `request` and returns the command it published.
@@ -44,8 +50,10 @@ import Testing
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
             == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile))])
         #expect(try accounts.saga("r-1")?.stage == .awaitingProfile)
+        let sealed = try #require(FakeVault().seal(RegistrationResult(uid: uid, profile: profile).encoded, to: "key:ada"),
+                                  "the result sealed to the request's reply key")
         #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)))
-            == [.registrationCompleted(RegistrationCompleted(registrationId: "r-1", uid: uid, profile: profile))])
+            == [.registrationCompleted(RegistrationCompleted(registrationId: "r-1", sealedResult: sealed))])
         #expect(try accounts.account(uid: uid)?.status == .active)
         #expect(try accounts.saga("r-1")?.stage == .completed)
     }
@@ -55,7 +63,8 @@ import Testing
         #expect(failure(try coordinator.handle(request("r-2", email: "not an email"))) == .emailInvalid)
         #expect(failure(try coordinator.handle(request("r-3", password: "short"))) == .passwordTooShort)
         let unsealable = Event.registrationRequested(RegistrationRequested(registrationId: "r-4", email: "a@example.com", name: "A",
-                                                                           sealedPassword: "garbage", avatar: nil, isMapLocationEnabled: false))
+                                                                           sealedPassword: "garbage", replyKey: "key:a", avatar: nil,
+                                                                           isMapLocationEnabled: false))
         #expect(failure(try coordinator.handle(unsealable)) == .passwordUnsealable)
         #expect(try accounts.accounts().isEmpty)
         #expect(try accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)

@@ -6,6 +6,9 @@ import Domain
 @Suite struct SagaTransitionTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// Stands for a completed saga's result sealed to its requester.
+    static func sealed(_ saga: SagaRecord) -> String { "sealed result of \(saga.uid)" }
+
     func saga(_ stage: SagaStage, imageURL: String? = nil) -> SagaRecord {
         SagaRecord(registrationId: "r1", uid: "u1", email: "a@example.com", name: "Ada", isMapLocationEnabled: true,
                    imageId: "i1", imageURL: imageURL, stage: stage, startedAt: now, updatedAt: now)
@@ -13,7 +16,7 @@ import Domain
 
     @Test func storedAvatarAsksForTheProfile() {
         let transition = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "file:///i1.jpg")),
-                                           saga: saga(.awaitingAvatar), at: now)
+                                           saga: saga(.awaitingAvatar), at: now, sealing: Self.sealed)
         #expect(transition.record?.stage == .awaitingProfile)
         #expect(transition.record?.version == 2)
         #expect(transition.events == [.writeProfile(WriteProfile(registrationId: "r1", uid: "u1", profile: Profile(
@@ -22,15 +25,16 @@ import Domain
 
     @Test func writtenProfileCompletesAndActivates() {
         let transition = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")),
-                                           saga: saga(.awaitingProfile, imageURL: "u"), at: now)
+                                           saga: saga(.awaitingProfile, imageURL: "u"), at: now, sealing: Self.sealed)
         #expect(transition.record?.stage == .completed)
         #expect(transition.accountChange == .activate(uid: "u1"))
-        guard case .registrationCompleted = transition.events.first else { Issue.record("no completion"); return }
+        #expect(transition.record?.sealedResult == "sealed result of u1")
+        #expect(transition.events == [.registrationCompleted(RegistrationCompleted(registrationId: "r1", sealedResult: "sealed result of u1"))])
     }
 
     @Test func rejectedAvatarFailsAndDeletesTheAccount() {
         let transition = SagaTransition.on(.avatarRejected(AvatarRejected(registrationId: "r1", imageId: "i1", reason: .imageCorrupt, message: "m")),
-                                           saga: saga(.awaitingAvatar), at: now)
+                                           saga: saga(.awaitingAvatar), at: now, sealing: Self.sealed)
         #expect(transition.record?.stage == .failed)
         #expect(transition.accountChange == .delete(uid: "u1"))
         #expect(transition.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .imageCorrupt, message: "m"))])
@@ -38,12 +42,12 @@ import Domain
 
     @Test func rejectedProfileDeletesTheAvatarBeforeTheAccount() {
         let rejected = SagaTransition.on(.profileRejected(ProfileRejected(registrationId: "r1", uid: "u1", reason: .profileStoreRejected, message: "m")),
-                                         saga: saga(.awaitingProfile, imageURL: "u"), at: now)
+                                         saga: saga(.awaitingProfile, imageURL: "u"), at: now, sealing: Self.sealed)
         #expect(rejected.record?.stage == .compensating)
         #expect(rejected.accountChange == nil)
         #expect(rejected.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
 
-        let deleted = SagaTransition.on(.avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "i1")), saga: rejected.record!, at: now)
+        let deleted = SagaTransition.on(.avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "i1")), saga: rejected.record!, at: now, sealing: Self.sealed)
         #expect(deleted.record?.stage == .failed)
         #expect(deleted.accountChange == .delete(uid: "u1"))
         #expect(deleted.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .profileStoreRejected, message: "m"))])
@@ -62,17 +66,17 @@ import Domain
     @Test func lateForwardRepliesAfterFailureAreUndone() {
         var failed = saga(.failed)
         failed.failure = Failure(.deadlineExceeded, "late")
-        let avatar = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: failed, at: now)
+        let avatar = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: failed, at: now, sealing: Self.sealed)
         #expect(avatar.record == nil)
         #expect(avatar.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
-        let profile = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")), saga: failed, at: now)
+        let profile = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")), saga: failed, at: now, sealing: Self.sealed)
         #expect(profile.record == nil)
         #expect(profile.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1"))])
     }
 
     @Test func duplicateRepliesRepublishTheCurrentStage() {
         let completed = saga(.completed, imageURL: "u")
-        let transition = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: completed, at: now)
+        let transition = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: completed, at: now, sealing: Self.sealed)
         #expect(transition.record == nil)
         #expect(transition.events == SagaTransition.events(of: completed))
     }

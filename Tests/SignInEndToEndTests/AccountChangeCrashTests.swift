@@ -11,9 +11,8 @@ import RegistrarClient
             let uid = try await system.register("mover@example.com", password: "mover password")
             let code = try await system.code(for: "moved@example.com", .changeEmail)
             await system.kill("profile-worker")
-            let request = Event.emailChangeRequested(EmailChangeRequested(
-                requestId: "move-1", email: "mover@example.com", sealedPassword: system.seal("mover password"),
-                newEmail: "moved@example.com", sealedCode: system.seal(code)))
+            let request = Event.emailChangeRequested(system.client.emailChange(email: "mover@example.com", password: "mover password",
+                newEmail: "moved@example.com", code: code, requestId: "move-1"))
             // The account worker has updated the account once it asks the profile worker to follow.
             guard case .updateProfileEmail = try await system.send(request, awaiting: Topic.profileCommands) else {
                 Issue.record("no profile update asked for")

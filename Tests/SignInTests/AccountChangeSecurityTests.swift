@@ -10,13 +10,13 @@ import Verification
 extension AccountChangeStepTests {
     var strictStep: AccountChangeStep {
         AccountChangeStep(accounts: accounts, passwords: PasswordCheck(accounts: accounts, vault: FakeVault()),
-                          codes: CodeVerifier(codes: codes, secrets: secrets), tokens: tokens, mailer: mailer,
+                          codes: CodeVerifier(codes: codes, secrets: secrets), tokens: tokens, mailer: mailer, seals: seals,
                           rules: RegistrationRules(blocklist: FakeBlocklist()), clock: clock.closure)
     }
 
     func reset(_ id: String, code: String, to password: String = "remembered password") -> Event {
-        .passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: FakeVault.sealed(code),
-                                                       sealedNewPassword: FakeVault.sealed(password)))
+        .passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: sealed(code, .code, id),
+                                                       sealedNewPassword: sealed(password, .newPassword, id), replyKey: replyKey))
     }
 
     @Test(arguments: FakeBlocklist.common.sorted())

@@ -18,10 +18,20 @@ import Verification
     let mailer = RecordingMailer()
     let clock = ManualClock()
     let uid = "uid-ada"
+    let ledger = InMemorySealLedger()
+    let replyKey = "key:ada"
+
+    var seals: SealOpener { SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure) }
 
     var step: AccountChangeStep {
         AccountChangeStep(accounts: accounts, passwords: PasswordCheck(accounts: accounts, vault: FakeVault()),
-                          codes: CodeVerifier(codes: codes, secrets: secrets), tokens: tokens, mailer: mailer, clock: clock.closure)
+                          codes: CodeVerifier(codes: codes, secrets: secrets), tokens: tokens, mailer: mailer, seals: seals,
+                          clock: clock.closure)
+    }
+
+    /// `secret` sealed for `purpose` in request `id` of `email`, with this suite's reply key, now.
+    func sealed(_ secret: String, _ purpose: SealedSecret.Purpose, _ id: String, _ email: String = "ada@example.com") -> String {
+        FakeVault.sealed(secret, purpose, SealContext(requestId: id, email: email, replyKey: replyKey), at: clock.now)
     }
 
     init() throws {
@@ -31,13 +41,13 @@ import Verification
     }
 
     func passwordChange(_ id: String, old: String, new: String = "new password") -> Event {
-        .passwordChangeRequested(PasswordChangeRequested(requestId: id, email: "ADA@example.com", sealedPassword: FakeVault.sealed(old),
-                                                         sealedNewPassword: FakeVault.sealed(new)))
+        .passwordChangeRequested(PasswordChangeRequested(requestId: id, email: "ADA@example.com", sealedPassword: sealed(old, .reauthentication, id),
+                                                         sealedNewPassword: sealed(new, .newPassword, id), replyKey: replyKey))
     }
 
     func emailChange(_ id: String, to newEmail: String, code: String = "123456") -> Event {
-        .emailChangeRequested(EmailChangeRequested(requestId: id, email: "ada@example.com", sealedPassword: FakeVault.sealed("old password"),
-                                                   newEmail: newEmail, sealedCode: FakeVault.sealed(code)))
+        .emailChangeRequested(EmailChangeRequested(requestId: id, email: "ada@example.com", sealedPassword: sealed("old password", .reauthentication, id),
+                                                   newEmail: newEmail, sealedCode: sealed(code, .code, id), replyKey: replyKey))
     }
 
     func failure(_ events: [Event]) -> ReasonCode? {
@@ -53,7 +63,7 @@ import Verification
         #expect(failure(try step.dispatch(passwordChange("short", old: "old password", new: "short"))) == .passwordTooShort)
         #expect(!sessionRevoked && mailer.messages.isEmpty)
 
-        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .changePassword))
+        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "right", change: .changePassword))
         #expect(try step.dispatch(passwordChange("right", old: "old password")) == [completed])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:new password")
         #expect(sessionRevoked)
@@ -68,11 +78,12 @@ import Verification
         codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
         for attempt in 1...5 { _ = try PasswordCheck(accounts: accounts, vault: FakeVault()).authenticate(email: "ada@example.com", password: "\(attempt)", at: clock.now) }
         let reset = { (id: String, code: String) in
-            Event.passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: FakeVault.sealed(code),
-                                                                sealedNewPassword: FakeVault.sealed("remembered password")))
+            Event.passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: self.sealed(code, .code, id),
+                                                                sealedNewPassword: self.sealed("remembered password", .newPassword, id),
+                                                                replyKey: self.replyKey))
         }
         #expect(failure(try step.dispatch(reset("wrong", "654321"))) == .invalidCredentials)
-        #expect(try step.dispatch(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", uid: uid, change: .resetPassword))])
+        #expect(try step.dispatch(reset("right", "123456")) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "right", change: .resetPassword))])
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:remembered password")
         #expect(accounts.failures(uid: uid) == SignInFailures())
         #expect(sessionRevoked)
@@ -84,7 +95,7 @@ import Verification
         #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked])
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account reserves the new email first")
         #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked], "a redelivery asks again")
-        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", uid: uid, change: .changeEmail))
+        let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", change: .changeEmail))
         let updated = Event.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
         #expect(try step.dispatch(updated) == [completed])
         #expect(try step.dispatch(updated) == [completed])
@@ -150,7 +161,8 @@ import Verification
     @Test func malformedRequestsAreRefused() throws {
         #expect(failure(try step.dispatch(passwordChange("../x", old: "old password"))) == .requestIdInvalid)
         let unsealed = Event.passwordChangeRequested(PasswordChangeRequested(requestId: "r", email: "ada@example.com",
-                                                                             sealedPassword: "plain", sealedNewPassword: "plain"))
+                                                                             sealedPassword: "plain", sealedNewPassword: "plain",
+                                                                             replyKey: replyKey))
         #expect(failure(try step.dispatch(unsealed)) == .credentialUnsealable)
     }
 

@@ -11,7 +11,7 @@ extension SignInStepTests {
         for attempt in 1...5 { _ = try step.handle(request(.password, "ada@example.com", "guess \(attempt)")) }
         #expect(accounts.failures(uid: uid).lockedUntil == clock.now.addingTimeInterval(60))
         codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
-        #expect(try opened(try step.handle(request(.email, "ada@example.com", "123456"))).issued.uid == uid)
+        #expect(try opened(try step.handle(request(.email, "ada@example.com", "123456"))).tokens.uid == uid)
         #expect(accounts.failures(uid: uid) == SignInFailures(), "the code proves the mailbox and clears the lock")
     }
 

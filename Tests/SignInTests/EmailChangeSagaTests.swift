@@ -16,7 +16,7 @@ import Testing
     @Test func theProfileFollowingCompletesTheChange() {
         let transition = EmailChangeSaga.on(updated("new@example.com"), change: change, at: now)
         #expect(transition.record?.stage == .completed && transition.update == nil)
-        #expect(transition.events == [.accountChangeCompleted(AccountChangeCompleted(requestId: "r", uid: "u", change: .changeEmail))])
+        #expect(transition.events == [.accountChangeCompleted(AccountChangeCompleted(requestId: "r", change: .changeEmail))])
     }
 
     @Test func aRefusedProfileGivesTheAccountItsOldEmailBack() {

@@ -42,6 +42,7 @@ import Testing
 struct VersionedVault: CredentialVault {
     func unseal(_ sealedBase64: String) -> String? { sealedBase64 }
     func hash(_ password: String) throws -> String { "v2:" + password }
+    func digest(_ bytes: [UInt8]) -> String { "digest:" + String(decoding: bytes, as: UTF8.self) }
     func verify(_ password: String, against hash: String) -> Bool { hash == "v1:" + password || hash == "v2:" + password }
     func needsRehash(_ hash: String) -> Bool { hash.hasPrefix("v1:") }
     func seal(_ plaintext: String, to publicKey: String) -> String? { plaintext }
@@ -120,6 +121,7 @@ struct RacingVault: CredentialVault {
     }
 
     func unseal(_ sealedBase64: String) -> String? { base.unseal(sealedBase64) }
+    func digest(_ bytes: [UInt8]) -> String { base.digest(bytes) }
     func verify(_ password: String, against hash: String) -> Bool {
         verifying()
         return base.verify(password, against: hash)

@@ -17,12 +17,22 @@ import Verification
     let minter = FakeMinter()
     let clock = ManualClock()
     let replyKey = "key:client"
+    let ledger = InMemorySealLedger()
 
-    var registrations: RegistrationCoordinator { RegistrationCoordinator(accounts: accounts, vault: FakeVault(), clock: clock.closure) }
-    var step: SignInStep {
+    var registrations: RegistrationCoordinator { registrations(sealRecords: ledger) }
+    var step: SignInStep { step(sealRecords: ledger) }
+
+    /// The registration coordinator with `sealRecords` as its ledger of used seals.
+    func registrations(sealRecords: InMemorySealLedger) -> RegistrationCoordinator {
+        RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
+                                seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), clock: clock.closure)
+    }
+
+    /// The step with `sealRecords` as its ledger of used seals.
+    func step(sealRecords: InMemorySealLedger) -> SignInStep {
         SignInStep(passwords: PasswordCheck(accounts: accounts, vault: FakeVault()), codes: CodeVerifier(codes: codes, secrets: secrets),
                    profiles: profiles, issuer: TokenIssuer(tokens: tokens, minter: minter, vault: FakeVault()),
-                   registrations: registrations, clock: clock.closure)
+                   registrations: registrations(sealRecords: sealRecords), clock: clock.closure)
     }
 
     /// An active account of `email` with a complete profile; its uid.
@@ -33,8 +43,11 @@ import Verification
         return uid
     }
 
-    func request(_ grant: GrantType, _ email: String?, _ secret: String, id: String = UUID().uuidString) -> Event {
-        .tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email, sealedCredential: FakeVault.sealed(secret), replyKey: replyKey))
+    func request(_ grant: GrantType, _ email: String?, _ secret: String, id: String = UUID().uuidString,
+                 replyKey: String? = nil) -> Event {
+        let replyKey = replyKey ?? self.replyKey
+        let sealed = FakeVault.sealed(secret, grant.sealPurpose, SealContext(requestId: id, email: email, replyKey: replyKey), at: clock.now)
+        return .tokenRequested(TokenRequested(requestId: id, grantType: grant, email: email, sealedCredential: sealed, replyKey: replyKey))
     }
 
     /// The tokens of a `TokenIssued`, opened.
@@ -52,7 +65,7 @@ import Verification
     @Test func aPasswordSignInIssuesTokensSealedToTheReplyKey() throws {
         let uid = try account("ada@example.com", password: "ada password")
         let (issued, pair) = try opened(try step.handle(request(.password, " ADA@example.com", "ada password", id: "s-1")))
-        #expect(issued.uid == uid && !issued.accountCreated && issued.sealedTokens.hasPrefix("sealed-to:\(replyKey):"))
+        #expect(pair.uid == uid && !issued.accountCreated && issued.sealedTokens.hasPrefix("sealed-to:\(replyKey):"))
         #expect(pair.accessToken == "access:\(uid):900")
         #expect(tokens.tokens.map(\.family) == ["s-1"])
         #expect(try tokens.token(digest: "digest:" + pair.refreshToken)?.expiresAt == clock.now.addingTimeInterval(30 * 86400))
@@ -69,7 +82,7 @@ import Verification
         }
         #expect(refusal(try step.handle(request(.password, "ada@example.com", "x", id: "../bad")))?.reason == .requestIdInvalid)
         let keyless = Event.tokenRequested(TokenRequested(requestId: "r", grantType: .password, email: "ada@example.com",
-                                                          sealedCredential: FakeVault.sealed("ada password"), replyKey: "nope"))
+                                                          sealedCredential: "sealed:{}", replyKey: "nope"))
         #expect(refusal(try step.handle(keyless))?.reason == .replyKeyInvalid)
         let unsealed = Event.tokenRequested(TokenRequested(requestId: "r", grantType: .password, email: "ada@example.com",
                                                            sealedCredential: "plain", replyKey: replyKey))
@@ -96,7 +109,7 @@ import Verification
         let uid = try account("ada@example.com", password: "ada password")
         codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
         let first = try step.handle(request(.email, "ada@example.com", "123456", id: "s-1"))
-        #expect(try opened(first).issued.uid == uid)
+        #expect(try opened(first).tokens.uid == uid)
         #expect(refusal(try step.handle(request(.email, "ada@example.com", "123456", id: "s-2")))?.reason == .invalidCredentials)
         _ = try opened(try step.handle(request(.email, "ada@example.com", "123456", id: "s-1")))
     }
@@ -110,13 +123,18 @@ import Verification
         let pair = try opened(try step.handle(signIn)).tokens
         guard case .tokenRequested(var replayed) = signIn else { return }
         replayed.replyKey = "key:attacker"
-        #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials)
+        #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials, "its seal is for the first reply key")
+        // With the records of used seals gone too, a request sealed anew for the other key meets the code's own record.
+        let resealed = request(.email, "ada@example.com", "123456", id: "s-1", replyKey: "key:attacker")
+        #expect(refusal(try step(sealRecords: InMemorySealLedger()).handle(resealed))?.reason == .invalidCredentials)
 
         let rotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1")
         _ = try opened(try step.handle(rotation))
         guard case .tokenRequested(var replayedRotation) = rotation else { return }
         replayedRotation.replyKey = "key:attacker"
-        #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials)
+        #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials, "its seal is for the first reply key")
+        let resealedRotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1", replyKey: "key:attacker")
+        #expect(refusal(try step(sealRecords: InMemorySealLedger()).handle(resealedRotation))?.reason == .invalidCredentials)
         #expect(tokens.tokens.allSatisfy { $0.familyRevoked }, "the replay revoked the family")
         #expect(tokens.tokens.allSatisfy { $0.uid == uid })
     }
@@ -139,8 +157,8 @@ import Verification
         #expect(write.profile.name == "new.person")
         let written = try ProfileStep(profiles: profiles).handle(.writeProfile(write))
         let completed = try registrations.handle(try #require(written.first))
-        let (issued, _) = try opened(try step.handle(try #require(completed.first)))
-        #expect(issued.requestId == "signup-1" && issued.uid == account.uid && issued.accountCreated)
+        let (issued, pair) = try opened(try step.handle(try #require(completed.first)))
+        #expect(issued.requestId == "signup-1" && pair.uid == account.uid && issued.accountCreated)
         #expect(refusal(try step.handle(request(.password, "new.person@example.com", "")))?.reason == .invalidCredentials,
                 "a code-made account has no password")
     }
@@ -157,28 +175,31 @@ import Verification
                                                  failure: Failure(.emailTaken, "taken"), startedAt: clock.now, updatedAt: clock.now))
         #expect(try step.handle(forged) == [.tokenRefused(RequestRefusal(requestId: "signup-1", reason: .emailTaken, message: "taken"))])
         #expect(try step.handle(.registrationFailed(RegistrationFailed(registrationId: "other", reason: .emailTaken, message: "m"))).isEmpty)
-        #expect(try step.handle(.registrationCompleted(RegistrationCompleted(
-            registrationId: "other", uid: "u", profile: Profile(name: "n", email: "e", profileImage: "i", isMapLocationEnabled: false)))).isEmpty)
+        #expect(try step.handle(.registrationCompleted(RegistrationCompleted(registrationId: "other", sealedResult: "s"))).isEmpty)
     }
 
     /// Registers `email` with a password through the whole saga; its registration id and uid.
     func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
-        let request = Event.registrationRequested(RegistrationRequested(registrationId: id, email: email, name: "Vic",
-                                                                        sealedPassword: FakeVault.sealed("victim password"),
-                                                                        avatar: nil, isMapLocationEnabled: false))
-        return try complete(try #require(try registrations.handle(request).first))
+        let context = SealContext(requestId: id, email: email, replyKey: "key:victim")
+        let request = Event.registrationRequested(RegistrationRequested(
+            registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now),
+            replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
+        let completed = try complete(try #require(try registrations.handle(request).first))
+        return (completed.registrationId, completed.uid)
     }
 
-    /// Runs a registration from its `StoreAvatar` to its outcome; its registration id and uid.
-    func complete(_ storeAvatar: Event) throws -> (registrationId: String, uid: String) {
+    /// Runs a registration from its `StoreAvatar` to its outcome; its registration id, uid and outcome.
+    func complete(_ storeAvatar: Event) throws -> (registrationId: String, uid: String, completed: Event) {
         guard case .storeAvatar(let command) = storeAvatar else { throw Refused([storeAvatar]) }
         let asked = try registrations.handle(.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId,
                                                                         url: "memory://\(command.imageId).jpg")))
         let written = try ProfileStep(profiles: profiles).handle(try #require(asked.first))
-        guard case .registrationCompleted(let completed) = try registrations.handle(try #require(written.first)).first else {
+        let profileWritten = try #require(written.first)
+        let outcome = try #require(try registrations.handle(profileWritten).first)
+        guard case .registrationCompleted(let completed) = outcome, let saga = try accounts.saga(completed.registrationId) else {
             throw Refused(written)
         }
-        return (completed.registrationId, completed.uid)
+        return (completed.registrationId, saga.uid, outcome)
     }
 
     /// Attack 1: a code sign-in whose request id is the victim's registration id registers the
@@ -192,34 +213,32 @@ import Verification
         #expect(command.registrationId != "victim-reg")
         #expect(tokens.tokens.isEmpty)
         let attacker = try complete(started[0])
-        let (issued, _) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
-            registrationId: attacker.registrationId, uid: attacker.uid,
-            profile: Profile(name: "attacker", email: "attacker@example.com", profileImage: "i", isMapLocationEnabled: false)))))
-        #expect(issued.requestId == "victim-reg" && issued.uid == attacker.uid && issued.uid != victim.uid)
+        let (issued, pair) = try opened(try step.handle(attacker.completed))
+        #expect(issued.requestId == "victim-reg" && pair.uid == attacker.uid && pair.uid != victim.uid)
         #expect(try accounts.saga("victim-reg") == victimSaga)
         #expect(try accounts.account(uid: victim.uid)?.email == "victim@example.com")
         #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
     }
 
-    /// Attack 3: a forged `RegistrationCompleted` for the attacker's own pending sign-in naming the
-    /// victim's uid issues nothing, before and after the real completion; tokens go to the saga's uid.
+    /// Attack 3: a forged `RegistrationCompleted` for the attacker's own pending sign-in, its result naming the
+    /// victim's uid, issues nothing, before and after the real completion; tokens go to the saga's uid.
     @Test func aForgedCompletionNamingAnotherUidIssuesNothing() throws {
         let victim = try registered("victim@example.com", id: "victim-reg")
         codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)
+        let victimResult = RegistrationResult(uid: victim.uid, profile: profile).encoded
         func forged(_ registrationId: String) -> Event {
-            .registrationCompleted(RegistrationCompleted(registrationId: registrationId, uid: victim.uid, profile: profile))
+            .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: FakeVault().seal(victimResult, to: replyKey)!))
         }
         #expect(try step.handle(forged("x-1")).isEmpty, "the request id is no registration id")
         #expect(throws: UntrustedEvent.self, "the saga has not completed") { try step.handle(forged(command.registrationId)) }
         let attacker = try complete(started[0])
-        #expect(throws: UntrustedEvent.self, "the saga's uid is the attacker's") { try step.handle(forged(command.registrationId)) }
+        #expect(throws: UntrustedEvent.self, "the saga's outcome names the attacker") { try step.handle(forged(command.registrationId)) }
         #expect(tokens.tokens.isEmpty)
-        let (issued, _) = try opened(try step.handle(.registrationCompleted(RegistrationCompleted(
-            registrationId: attacker.registrationId, uid: attacker.uid, profile: profile))))
-        #expect(issued.uid == attacker.uid)
+        let (_, pair) = try opened(try step.handle(attacker.completed))
+        #expect(pair.uid == attacker.uid)
         #expect(tokens.tokens.allSatisfy { $0.uid == attacker.uid })
     }
 

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Registration
 import StoreTesting
 import Testing
@@ -8,13 +9,13 @@ import Testing
 @Suite struct DeadLetteredRegistrationTests {
     static let failure = RequestFailure.outcome(ofRequestOn: Topic.registrationRequests, id: "r1", message: "dead-lettered (test)")!
     static let request = Event.registrationRequested(RegistrationRequested(
-        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", avatar: nil,
+        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", replyKey: "a2V5", avatar: nil,
         isMapLocationEnabled: false))
 
     @Test(arguments: StoreBackend.allCases)
     func theFailureIsRecordedAndAReplayIsAnsweredTheSame(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in
-            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault())
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()))
             #expect(try coordinator.answer(deadLettered: Self.failure) == [Self.failure])
             #expect(try coordinator.handle(Self.request) == [Self.failure], "a replay starts no registration")
             #expect(try store.accounts().isEmpty)
@@ -27,7 +28,7 @@ import Testing
         try backend.withAccountStore { (store) throws in
             let saga = sagaRecord("r1", stage: .completed)
             _ = try store.start(saga, account: pendingAccount(for: saga))
-            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault())
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()))
             let answer = try coordinator.answer(deadLettered: Self.failure)
             #expect(answer.map(\.kind) == [.registrationCompleted])
         }
@@ -37,5 +38,13 @@ import Testing
     struct NoVault: PasswordVault {
         func unseal(_ sealedBase64: String) -> String? { nil }
         func hash(_ password: String) throws -> String { "" }
+        func digest(_ bytes: [UInt8]) -> String { "" }
+        func seal(_ plaintext: String, to publicKey: String) -> String? { nil }
+        func isPublicKey(_ publicKey: String) -> Bool { false }
+    }
+
+    /// Claims nothing: these tests never open a seal.
+    struct NoLedger: SealLedger {
+        func claim(requestId: String, digest: String, at date: Date) throws(StoreError) -> Bool { false }
     }
 }

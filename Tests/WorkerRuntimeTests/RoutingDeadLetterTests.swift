@@ -7,9 +7,7 @@ import Testing
 /// to its topic's dead-letter topic with the reason, commits it and goes on. No step is called and
 /// nothing else is published. (The real `Worker` on an in-process mock cluster.)
 @Suite struct RoutingDeadLetterTests {
-    static let completed = Event.registrationCompleted(RegistrationCompleted(
-        registrationId: "reg-1", uid: "00000000-0000-0000-0000-000000000001",
-        profile: Profile(name: "Ada", email: "ada@example.com", profileImage: "https://example.com/a.jpg", isMapLocationEnabled: false)))
+    static let completed = Event.registrationCompleted(RegistrationCompleted(registrationId: "reg-1", sealedResult: "c2VhbGVk"))
 
     @Test func anEventOfATypeNotTakenOnItsTopicIsDeadLetteredAsUnexpectedType() async throws {
         let run = try Run()

@@ -27,6 +27,10 @@ public struct SagaRecord: Sendable, Equatable {
     public var isMapLocationEnabled: Bool
     public var imageId: String
     public var imageURL: String?
+    /// The requester's reply key, to which the completed outcome's details are sealed.
+    public var replyKey: String
+    /// The completed outcome's ``RegistrationResult``, sealed to `replyKey` once (republished byte for byte).
+    public var sealedResult: String?
     public var stage: SagaStage
     public var failure: Failure?
     /// Incremented by every save; guards against two writers moving one saga.
@@ -35,8 +39,8 @@ public struct SagaRecord: Sendable, Equatable {
     public var updatedAt: Date
 
     public init(registrationId: String, uid: String, email: String, name: String, isMapLocationEnabled: Bool,
-                imageId: String, imageURL: String? = nil, stage: SagaStage, failure: Failure? = nil,
-                version: Int = 1, startedAt: Date, updatedAt: Date) {
+                imageId: String, imageURL: String? = nil, replyKey: String = "", sealedResult: String? = nil, stage: SagaStage,
+                failure: Failure? = nil, version: Int = 1, startedAt: Date, updatedAt: Date) {
         self.registrationId = registrationId
         self.uid = uid
         self.email = email
@@ -44,6 +48,8 @@ public struct SagaRecord: Sendable, Equatable {
         self.isMapLocationEnabled = isMapLocationEnabled
         self.imageId = imageId
         self.imageURL = imageURL
+        self.replyKey = replyKey
+        self.sealedResult = sealedResult
         self.stage = stage
         self.failure = failure
         self.version = version
@@ -55,6 +61,9 @@ public struct SagaRecord: Sendable, Equatable {
     public var profile: Profile {
         Profile(name: name, email: email, profileImage: imageURL ?? "", isMapLocationEnabled: isMapLocationEnabled)
     }
+
+    /// What its completed outcome tells the requester.
+    public var result: RegistrationResult { RegistrationResult(uid: uid, profile: profile) }
 
     /// This record moved to `stage` at `date`, with the next version.
     func moved(to stage: SagaStage, at date: Date, failure: Failure? = nil) -> SagaRecord {

@@ -14,8 +14,8 @@ public struct SagaTransition: Sendable, Equatable {
     public var events: [Event]
 
     /// The transition for `reply` on `saga`, at `date`. `reply` names the saga's own ids: one that does
-    /// not (`mismatch(of:with:)`) is refused before it gets here.
-    public static func on(_ reply: Event, saga: SagaRecord, at date: Date) -> SagaTransition {
+    /// not (`mismatch(of:with:)`) is refused before it gets here. `seal` gives the sealed result of a saga completing.
+    public static func on(_ reply: Event, saga: SagaRecord, at date: Date, sealing seal: (SagaRecord) -> String) -> SagaTransition {
         switch (reply, saga.stage) {
         case (.avatarStored(let stored), .awaitingAvatar):
             var next = saga.moved(to: .awaitingProfile, at: date)
@@ -27,7 +27,9 @@ public struct SagaTransition: Sendable, Equatable {
             let failure = Failure(rejected.reason, rejected.message)
             return advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
         case (.profileWritten, .awaitingProfile):
-            return advance(saga.moved(to: .completed, at: date), change: .activate(uid: saga.uid))
+            var completed = saga.moved(to: .completed, at: date)
+            completed.sealedResult = seal(completed)
+            return advance(completed, change: .activate(uid: saga.uid))
         case (.profileWritten, .failed), (.profileWritten, .compensating):
             return undo(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: saga.uid)))
         case (.profileRejected(let rejected), .awaitingProfile):
@@ -86,7 +88,7 @@ public struct SagaTransition: Sendable, Equatable {
         case .compensating:
             [.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId))]
         case .completed:
-            [.registrationCompleted(RegistrationCompleted(registrationId: saga.registrationId, uid: saga.uid, profile: saga.profile))]
+            [.registrationCompleted(RegistrationCompleted(registrationId: saga.registrationId, sealedResult: saga.sealedResult ?? ""))]
         case .failed:
             [.registrationFailed(RegistrationFailed(
                 registrationId: saga.registrationId,

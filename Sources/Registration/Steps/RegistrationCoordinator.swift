@@ -7,13 +7,15 @@ import Foundation
 public struct RegistrationCoordinator: EventHandler {
     public var accounts: any AccountStore
     public var vault: any PasswordVault
+    public var seals: SealOpener
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
 
-    public init(accounts: any AccountStore, vault: any PasswordVault, rules: RegistrationRules = .init(),
+    public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, rules: RegistrationRules = .init(),
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.accounts = accounts
         self.vault = vault
+        self.seals = seals
         self.rules = rules
         self.clock = clock
     }
@@ -66,21 +68,30 @@ public struct RegistrationCoordinator: EventHandler {
         if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) {
             return [failed(request, failure)]
         }
-        guard let password = vault.unseal(request.sealedPassword) else {
+        guard vault.isPublicKey(request.replyKey) else {
+            return [failed(request, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
+        }
+        let context = SealContext(requestId: request.registrationId, email: request.email, replyKey: request.replyKey)
+        let password: String
+        switch try seals.open([(request.sealedPassword, .registrationPassword)], in: context, on: Topic.registrationRequests) {
+        case .opened(let secrets): password = secrets[0]
+        case .unsealable:
             return [failed(request, Failure(.passwordUnsealable, "The password could not be unsealed; seal it with the account worker's public key."))]
+        case .refused:
+            return [failed(request, Failure(.invalidCredentials, "The sealed password is not for this registration, or too old."))]
         }
         if let failure = rules.validate(password: password, email: email) { return [failed(request, failure)] }
         return try begin(request, email: email, passwordHash: try vault.hash(password))
     }
 
     /// Starts the registration of an account without a password, for a sign-in by email code of a new
-    /// email (valid and normalised): the name is the email's local part, the avatar the default image.
-    /// Idempotent by `registrationId` like any registration.
-    public func startWithoutPassword(registrationId: String, email: String) throws -> [Event] {
+    /// email (valid and normalised) answered to `replyKey`: the name is the email's local part, the avatar
+    /// the default image. Idempotent by `registrationId` like any registration.
+    public func startWithoutPassword(registrationId: String, email: String, replyKey: String) throws -> [Event] {
         let localPart = RegistrationRules.normalizedName(String(email.prefix { $0 != "@" }))
         let request = RegistrationRequested(registrationId: registrationId, email: email,
                                             name: String(localPart.prefix(rules.maximumNameLength)),
-                                            sealedPassword: "", avatar: nil, isMapLocationEnabled: false)
+                                            sealedPassword: "", replyKey: replyKey, avatar: nil, isMapLocationEnabled: false)
         if let saga = try accounts.saga(registrationId) { return replay(saga, request) }
         // An empty hash matches no password.
         return try begin(request, email: email, passwordHash: "")
@@ -92,7 +103,7 @@ public struct RegistrationCoordinator: EventHandler {
         let saga = SagaRecord(
             registrationId: request.registrationId, uid: UUID().uuidString.lowercased(), email: email,
             name: RegistrationRules.normalizedName(request.name), isMapLocationEnabled: request.isMapLocationEnabled,
-            imageId: UUID().uuidString.lowercased(), stage: .awaitingAvatar, startedAt: now, updatedAt: now)
+            imageId: UUID().uuidString.lowercased(), replyKey: request.replyKey, stage: .awaitingAvatar, startedAt: now, updatedAt: now)
         let account = Account(uid: saga.uid, email: email, passwordHash: passwordHash, status: .pending,
                               registrationId: request.registrationId, createdAt: now)
         switch try accounts.start(saga, account: account) {
@@ -122,11 +133,16 @@ public struct RegistrationCoordinator: EventHandler {
                 throw UntrustedEvent.unknownSaga("\(reply.type) for registration \(reply.registrationId), which was never started")
             }
             if let mismatch = SagaTransition.mismatch(of: reply, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
-            let transition = SagaTransition.on(reply, saga: saga, at: clock())
+            let transition = SagaTransition.on(reply, saga: saga, at: clock(), sealing: sealedResult)
             guard let record = transition.record else { return transition.events }
             if try accounts.save(record, applying: transition.accountChange) { return transition.events }
         }
         throw StoreError(.transient, "saga \(reply.registrationId) kept changing under concurrent writers")
+    }
+
+    /// The completed saga's result sealed to its requester's reply key (checked when the saga started).
+    private func sealedResult(of saga: SagaRecord) -> String {
+        vault.seal(saga.result.encoded, to: saga.replyKey) ?? ""
     }
 
     private func failed(_ request: RegistrationRequested, _ failure: Failure) -> Event {

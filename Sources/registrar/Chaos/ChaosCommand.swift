@@ -91,7 +91,7 @@ enum ChaosCommand {
                                  longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
         let publicKey = installation.publicKey
-        let workload = ChaosWorkload(count: count, seal: publicKey.sealedBase64,
+        let workload = ChaosWorkload(count: count, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
                                      photo: AvatarProcessor().defaultAvatar().jpeg, oversized: longSeconds != nil, using: &generator)
         let messages = workload.messages(using: &generator)

@@ -26,8 +26,8 @@ struct ChaosWorkload {
 
     /// - Parameter oversized: Whether the hostile messages include ones over the decoder's limit (up to
     ///   1,000,500 bytes), mistyped fields, unknown fields and a mistyped version, as `--long-faults` publishes.
-    init(count: Int, seal: (String) -> String, replyKey: String, photo: [UInt8], oversized: Bool = false,
-         using generator: inout some RandomNumberGenerator) {
+    init(count: Int, seal: (String, SealedSecret.Purpose, SealContext) -> String, replyKey: String, photo: [UInt8],
+         oversized: Bool = false, using generator: inout some RandomNumberGenerator) {
         for index in 0..<count {
             let id = "chaos-\(index)-\(UUID().uuidString.prefix(8).lowercased())"
             let roll = Int.random(in: 0..<100, using: &generator)
@@ -46,7 +46,9 @@ struct ChaosWorkload {
             default: break
             }
             let request = RegistrationRequested(registrationId: id, email: email, name: "Chaos \(index)",
-                                                sealedPassword: seal("password-\(id)"), avatar: avatar,
+                                                sealedPassword: seal("password-\(id)", .registrationPassword,
+                                                                    SealContext(requestId: id, email: email, replyKey: replyKey)),
+                                                replyKey: replyKey, avatar: avatar,
                                                 isMapLocationEnabled: roll.isMultiple(of: 2))
             registrations.append(Registration(request: request, expectedFailure: expected, racesForEmail: races))
             if Int.random(in: 0..<100, using: &generator) < 5 { republished.append(request) }
@@ -64,8 +66,10 @@ struct ChaosWorkload {
             codeRequests.append(CodeRequested(requestId: "code-\(index)-\(UUID().uuidString.prefix(8).lowercased())",
                                               email: email, purpose: .login))
             let user = registrations[Int.random(in: 0..<max(1, count / 2), using: &generator)].request
-            signIns.append(TokenRequested(requestId: "signin-\(index)-\(UUID().uuidString.prefix(8).lowercased())", grantType: .password,
-                                          email: user.email, sealedCredential: seal("password-\(user.registrationId)"), replyKey: replyKey))
+            let signIn = SealContext(requestId: "signin-\(index)-\(UUID().uuidString.prefix(8).lowercased())", email: user.email,
+                                     replyKey: replyKey)
+            signIns.append(TokenRequested(requestId: signIn.requestId, grantType: .password, email: user.email,
+                                          sealedCredential: seal("password-\(user.registrationId)", .signInPassword, signIn), replyKey: replyKey))
         }
         let garbage = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for topic in Topic.inputs {

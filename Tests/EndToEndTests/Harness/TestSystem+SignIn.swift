@@ -6,9 +6,6 @@ import Testing
 /// What the sign-in tests do with an installation: request codes and read them back from the emails
 /// sent, sign in and open the sealed tokens, register accounts.
 extension TestSystem {
-    /// `secret` sealed to the account worker's public key, as clients send it.
-    func seal(_ secret: String) -> String { client.seal(secret) }
-
     /// Requests a code and returns the answer.
     func requestCode(_ email: String, _ purpose: CodePurpose, id: String = UUID().uuidString) async throws -> Event {
         try await send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)))

@@ -1,0 +1,53 @@
+import Domain
+import Foundation
+
+/// Opens the seals of one message: each must be a ``SealedSecret`` of its field's purpose, for the message's
+/// request id, email and reply key, sealed within ``maximumAge`` of now, and the message's request id must not
+/// have used other seals on its topic before (``SealLedger``). Anything else is refused and changes nothing.
+public struct SealOpener: Sendable {
+    /// What opening a message's seals gave.
+    public enum Outcome: Sendable, Equatable {
+        /// The secrets, in the order of the seals.
+        case opened([String])
+        /// A seal does not open with the account worker's key, or is not a sealed secret.
+        case unsealable
+        /// A seal is for another purpose or message, too old, or its request id used other seals.
+        case refused
+    }
+
+    public var vault: any PasswordVault
+    public var ledger: any SealLedger
+    /// Seconds a seal counts, either side of the worker's clock (clients' clocks drift).
+    public var maximumAge: Double
+    public var clock: @Sendable () -> Date
+
+    public init(vault: any PasswordVault, ledger: any SealLedger, maximumAge: Double = 300,
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.vault = vault
+        self.ledger = ledger
+        self.maximumAge = maximumAge
+        self.clock = clock
+    }
+
+    /// Opens `seals` (each sealed value with the purpose of the field it came in) of the message `context`, which
+    /// arrived on `topic` (each request topic has its own request ids).
+    public func open(_ seals: [(sealed: String, purpose: SealedSecret.Purpose)], in context: SealContext, on topic: String) throws -> Outcome {
+        var secrets: [SealedSecret] = []
+        for seal in seals {
+            guard let plaintext = vault.unseal(seal.sealed), let secret = SealedSecret.decode(plaintext) else { return .unsealable }
+            guard secret.purpose == seal.purpose else { return .refused }
+            secrets.append(secret)
+        }
+        let now = clock()
+        let fingerprint = vault.digest(Array(context.replyKey.utf8))
+        let email = context.email.map(RegistrationRules.normalizedEmail)
+        for secret in secrets {
+            guard secret.requestId == context.requestId, secret.email.map(RegistrationRules.normalizedEmail) == email,
+                  secret.replyKeyFingerprint == fingerprint,
+                  abs(now.timeIntervalSince1970 - Double(secret.sealedAt)) <= maximumAge else { return .refused }
+        }
+        let digest = vault.digest(Array(seals.map(\.sealed).joined(separator: "\n").utf8))
+        guard try ledger.claim(requestId: "\(topic)/\(context.requestId)", digest: digest, at: now) else { return .refused }
+        return .opened(secrets.map(\.secret))
+    }
+}
