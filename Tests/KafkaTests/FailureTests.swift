@@ -21,7 +21,8 @@ import Testing
         let tool = try ToolProcess(["produce", "--bootstrap", "127.0.0.1:1", "--topic", "t", "--value", "v",
                                     "--property", "acks=lots"])
         #expect(try await tool.exitStatus(within: .seconds(30)) == 1)
-        #expect(tool.standardError.contains("acks"))
+        // Standard error is read on a thread of its own, which may still be draining the pipe.
+        try await waitUntil("the tool to name the property", within: .seconds(10)) { tool.standardError.contains("acks") }
     }
 
     @Test func unreachableBrokerFailsWithinBoundedTime() async throws {
@@ -51,7 +52,9 @@ import Testing
         #expect(failure.code == "_MSG_TIMED_OUT")
         #expect(try await producer.exitStatus(within: .seconds(30)) == 1)
         #expect(try await consumer.exitStatus(within: .seconds(30)) == 1)
-        #expect(consumer.standardError.contains("_TRANSPORT") || consumer.standardError.contains("_TIMED_OUT"))
+        try await waitUntil("the consumer to name the error", within: .seconds(10)) {
+            consumer.standardError.contains("_TRANSPORT") || consumer.standardError.contains("_TIMED_OUT")
+        }
         #expect(ContinuousClock.now - start < .seconds(30), "2 s timeouts; the bound only tells failure from a hang")
     }
 }
