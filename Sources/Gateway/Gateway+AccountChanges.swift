@@ -7,22 +7,22 @@ import HTTPServer
 extension Gateway {
     @Sendable func changePassword(_ request: HTTPRequest) async -> HTTPResponse {
         await changeAccount(request, ["email", "oldPassword", "newPassword"]) { [client] id, field in
-            .passwordChangeRequested(PasswordChangeRequested(requestId: id, email: field("email"), sealedPassword: client.seal(field("oldPassword")),
-                                                             sealedNewPassword: client.seal(field("newPassword"))))
+            .passwordChangeRequested(client.passwordChange(email: field("email"), password: field("oldPassword"),
+                                                           newPassword: field("newPassword"), requestId: id))
         }
     }
 
     @Sendable func resetPassword(_ request: HTTPRequest) async -> HTTPResponse {
         await changeAccount(request, ["email", "code", "newPassword"]) { [client] id, field in
-            .passwordResetRequested(PasswordResetRequested(requestId: id, email: field("email"), sealedCode: client.seal(field("code")),
-                                                           sealedNewPassword: client.seal(field("newPassword"))))
+            .passwordResetRequested(client.passwordReset(email: field("email"), code: field("code"),
+                                                         newPassword: field("newPassword"), requestId: id))
         }
     }
 
     @Sendable func changeEmail(_ request: HTTPRequest) async -> HTTPResponse {
         await changeAccount(request, ["email", "password", "newEmail", "code"]) { [client] id, field in
-            .emailChangeRequested(EmailChangeRequested(requestId: id, email: field("email"), sealedPassword: client.seal(field("password")),
-                                                       newEmail: field("newEmail"), sealedCode: client.seal(field("code"))))
+            .emailChangeRequested(client.emailChange(email: field("email"), password: field("password"),
+                                                     newEmail: field("newEmail"), code: field("code"), requestId: id))
         }
     }
 

@@ -44,7 +44,7 @@ import WorkerRuntime
             try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "forged-12", uid: victim.uid, email: "attacker@example.com")))
             try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "forged-13", uid: victim.uid, email: "attacker@example.com")),
                                    signedBy: stranger)
-            try await system.forge(.registrationCompleted(RegistrationCompleted(registrationId: "forged-14", uid: victim.uid, profile: renamed)),
+            try await system.forge(.registrationCompleted(RegistrationCompleted(registrationId: "forged-14", sealedResult: Self.forgedResult(naming: victim.uid, renamed))),
                                    signedBy: profile)
 
             let expected = [
@@ -79,5 +79,10 @@ import WorkerRuntime
         let message = OutgoingMessage(event, producer: "attacker")
         let signature = signer.headers(topic: signedTopic, key: Array(signedKey.utf8), type: event.type, payload: message.value)
         return OutgoingMessage(topic: message.topic, key: message.key, value: message.value, headers: message.headers + signature)
+    }
+
+    /// A completion's sealed result naming `uid` with `profile`, sealed to a key of the attacker's own.
+    static func forgedResult(naming uid: String, _ profile: Profile) -> String {
+        Data(SealingKeyPair.generate().publicKey.seal(Array(RegistrationResult(uid: uid, profile: profile).encoded.utf8))).base64EncodedString()
     }
 }

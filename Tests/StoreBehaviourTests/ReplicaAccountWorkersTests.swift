@@ -117,9 +117,13 @@ import WorkerAssembly
             try BackendOptions.profileStore(at: url).write(
                 Profile(name: "Ada", email: saga.email, profileImage: "https://images.example.com/ada.jpg", isMapLocationEnabled: true),
                 uid: saga.uid)
+            let requestId = "5d7c2a4e-0c5b-4a55-9b1e-2f8f5e1a9c01"
+            let replyKey = SealingKeyPair.generate().publicKey.base64
             let request = Event.tokenRequested(TokenRequested(
-                requestId: "5d7c2a4e-0c5b-4a55-9b1e-2f8f5e1a9c01", grantType: .password, email: saga.email,
-                sealedCredential: publicKey.sealedBase64(Self.password), replyKey: SealingKeyPair.generate().publicKey.base64))
+                requestId: requestId, grantType: .password, email: saga.email,
+                sealedCredential: publicKey.sealedBase64(Self.password, for: .signInPassword,
+                                                         in: SealContext(requestId: requestId, email: saga.email, replyKey: replyKey)),
+                replyKey: replyKey))
             try body(Deployment(url: url, keys: keys, hosts: hosts, request: request))
         }
     }
