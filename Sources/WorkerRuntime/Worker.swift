@@ -100,10 +100,33 @@ public final class Worker: Sendable {
         }
         logger.info("stopping: finishing the messages in hand, committing, leaving the group")
         await lanes.stop(grace: grace, sleep: sleep)
-        consumer.close()
-        await producer.close()
+        await closeConsumer(within: grace)
+        await producer.close(flushTimeout: grace)
         logger.info("stopped")
         if let failure { throw failure }
+    }
+
+    /// Closes the consumer (committing and leaving the group) on a thread of its own, waiting at most `limit`
+    /// (real time): a consumer whose broker is gone — a restarted local broker, a cluster cut off — may never
+    /// finish leaving; it is then left to finish on that thread, and its partitions move after the session timeout.
+    private func closeConsumer(within limit: Duration) async {
+        let (closed, signal) = AsyncStream.makeStream(of: Void.self)
+        let consumer = consumer
+        Thread {
+            consumer.close()
+            signal.finish()
+        }.start()
+        let inTime = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in closed {}; return !Task.isCancelled }
+            group.addTask { (try? await Task.sleep(for: limit)) != nil ? false : true }
+            let first = await group.next() ?? true
+            group.cancelAll()
+            return first
+        }
+        if !inTime {
+            logger.warning("the consumer did not finish leaving its group in time (is its broker gone?); going on without it",
+                           ["limit": "\(limit)"])
+        }
     }
 
     /// Whether the loop runs, has joined its group, and which partitions wait for a failing dependency.

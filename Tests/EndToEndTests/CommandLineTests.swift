@@ -18,8 +18,9 @@ import Testing
             #expect(try await system.registrar(["status", "never-registered"]).status == 1)
             #expect(!status.output.contains("uid "), "the outcome's uid is sealed to the requester")
             let keyFile = system.directory + "/status-2.reply-key"
-            let kept = try await system.registrar(["register", "--email", "kept@example.com", "--password", "long enough password",
-                                                   "--name", "Kept", "--registration-id", "status-2", "--reply-key-file", keyFile])
+            let kept = try await system.registrar(["register", "--email", "kept@example.com",
+                                                   "--name", "Kept", "--registration-id", "status-2", "--reply-key-file", keyFile],
+                                                  input: ["long enough password"])
             let uid = try #require(kept.output.range(of: #"uid [0-9a-f-]{36}"#, options: .regularExpression).map { kept.output[$0] }, "\(kept.output)")
             let opened = try await system.registrar(["status", "status-2", "--reply-key-file", keyFile])
             #expect(opened.output.contains(String(uid) + ", profile image "), "the requester's key opens it: \(opened.output)")
