@@ -22,10 +22,21 @@ import Testing
     /// Without root the run refuses at once, saying why, and touches no data directory.
     @Test func withoutRootTheLongFaultsAreRefusedClearly() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-refused-\(UUID().uuidString.prefix(8))").path
-        let command = [Binaries.path("registrar"), "chaos", "--long-faults", "--data-dir", directory]
-        let (status, output) = getuid() == 0
-            ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--"] + command, errors: .standardOutput)
-            : try ChildProcess.run(command[0], Array(command.dropFirst()), errors: .standardOutput)
+        let status: Int32
+        let output: String
+        if getuid() == 0 {
+            // As `nobody`, from a copy of the binary it may run (the build directory may be private to root).
+            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-nobody-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+            defer { try? FileManager.default.removeItem(atPath: copy) }
+            try FileManager.default.copyItem(atPath: Binaries.path("registrar"), toPath: copy + "/registrar")
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy + "/registrar")
+            (status, output) = try ChildProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--", copy + "/registrar", "chaos", "--long-faults",
+                                                                          "--data-dir", directory], errors: .standardOutput)
+        } else {
+            (status, output) = try ChildProcess.run(Binaries.path("registrar"), ["chaos", "--long-faults", "--data-dir", directory],
+                                                    errors: .standardOutput)
+        }
         #expect(status == 2, "\(output)")
         #expect(output.contains("--long-faults needs root"), "\(output)")
         #expect(!FileManager.default.fileExists(atPath: directory))
