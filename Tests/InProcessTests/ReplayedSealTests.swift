@@ -1,149 +1,23 @@
-import Crypto
-import Domain
-import Foundation
-import RegistrarClient
-import SignIn
 import Testing
 
-/// Attack 2 of issue 12 (replayed seals) and its variants, through the real workers in process: a sealed
-/// secret copied from a victim's request into any other message (another purpose, request id, email or reply
-/// key) and a stale seal are refused with `invalid_credentials`, and a reused request id gets only its first
-/// answer; the victim's account, password, profile and session are unchanged and the victim still signs in.
-/// (Other seals under a used request id are refused by the seal ledger: `SealOpenerTests`, `SealLedgerBehaviourTests`.)
+/// Attack 2 of issue 12 (replayed seals) and its variants through the real workers in process (the bodies
+/// are shared with `AdversarialTests`, which plays them on the real binaries: `Harness/Attacks`).
 @Suite struct ReplayedSealTests {
-    /// The attacker's own reply key pair, and its public key.
-    static let attackerKeys = SealingKeyPair.generate()
-    static let attackerKey = attackerKeys.publicKey.base64
-
-    /// The victim's registration as published on `registration.requests`, where any client can read it.
-    func registration(of victim: Victim, in system: InProcessSystem) async throws -> RegistrationRequested {
-        guard case .registrationRequested(let request) = try await system.published(on: Topic.registrationRequests, key: victim.registrationId) else {
-            throw HarnessError("no registration request for \(victim.registrationId)")
-        }
-        return request
-    }
-
-    /// `secret` sealed by the attacker, properly, for a message of the attacker's making.
-    func attackerSeal(_ secret: String, _ purpose: SealedSecret.Purpose, requestId: String, email: String,
-                      in system: InProcessSystem) -> String {
-        system.publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: Self.attackerKey))
-    }
-
-    /// The victim's session still refreshes: nothing revoked it.
-    func expectSessionAlive(_ session: TokenPair?, in system: InProcessSystem) async throws {
-        guard case .tokenIssued = try await system.signIn(.refreshToken, email: nil, secret: try #require(session).refreshToken).0 else {
-            Issue.record("the victim's session was revoked")
-            return
-        }
-    }
-
-    /// A victim's registration `sealedPassword` in a password-grant `TokenRequested`: with the attacker's reply
-    /// key, under a new request id or the registration's own id, and even with the victim's own reply key.
     @Test func aRegistrationPasswordCopiedIntoASignInIsRefused() async throws {
-        try await InProcessSystem.with { system in
-            let victim = try await system.victim()
-            let registration = try await registration(of: victim, in: system)
-            let copies = [
-                TokenRequested(requestId: UUID().uuidString, grantType: .password, email: victim.email,
-                               sealedCredential: registration.sealedPassword, replyKey: Self.attackerKey),
-                TokenRequested(requestId: victim.registrationId, grantType: .password, email: victim.email,
-                               sealedCredential: registration.sealedPassword, replyKey: Self.attackerKey),
-                TokenRequested(requestId: victim.registrationId, grantType: .password, email: victim.email,
-                               sealedCredential: registration.sealedPassword, replyKey: registration.replyKey),
-            ]
-            for copy in copies {
-                let outcome = try await system.send(.tokenRequested(copy))
-                #expect(reason(outcome) == .invalidCredentials, "\(copy.requestId): \(outcome)")
-            }
-            try await system.expectUnchanged(victim)
-        }
+        try await InProcessSystem.with { try await Attacks.aRegistrationPasswordCopiedIntoASignInIsRefused(on: $0) }
     }
 
-    /// A victim's sign-in `sealedCredential` in another sign-in (another request id, another email) and as
-    /// the re-authentication of a `PasswordChangeRequested` whose new password the attacker sealed.
     @Test func aSignInCredentialCopiedIntoAnotherSignInOrAPasswordChangeIsRefused() async throws {
-        try await InProcessSystem.with { system in
-            let victim = try await system.victim()
-            let signInId = UUID().uuidString
-            let (signedIn, session) = try await system.signIn(.password, email: victim.email, secret: victim.password, id: signInId)
-            guard case .tokenIssued = signedIn, case .tokenRequested(let signIn) = try await system.published(on: Topic.authRequests, key: signInId) else {
-                Issue.record("the victim's sign-in failed: \(signedIn)")
-                return
-            }
-            let otherSignIns = [
-                TokenRequested(requestId: UUID().uuidString, grantType: .password, email: victim.email,
-                               sealedCredential: signIn.sealedCredential, replyKey: Self.attackerKey),
-                TokenRequested(requestId: UUID().uuidString, grantType: .password, email: victim.email,
-                               sealedCredential: signIn.sealedCredential, replyKey: signIn.replyKey),
-                TokenRequested(requestId: UUID().uuidString, grantType: .password, email: "VICTIM@example.com ",
-                               sealedCredential: signIn.sealedCredential, replyKey: Self.attackerKey),
-            ]
-            for copy in otherSignIns {
-                let outcome = try await system.send(.tokenRequested(copy))
-                #expect(reason(outcome) == .invalidCredentials, "\(outcome)")
-            }
-            let changeId = UUID().uuidString
-            let change = PasswordChangeRequested(
-                requestId: changeId, email: victim.email, sealedPassword: signIn.sealedCredential,
-                sealedNewPassword: attackerSeal("attacker's password", .newPassword, requestId: changeId, email: victim.email, in: system),
-                replyKey: Self.attackerKey)
-            #expect(reason(try await system.send(.passwordChangeRequested(change))) == .invalidCredentials)
-            #expect(reason(try await system.signIn(.password, email: victim.email, secret: "attacker's password").0) == .invalidCredentials)
-            try await expectSessionAlive(session, in: system)
-            try await system.expectUnchanged(victim)
-        }
+        try await InProcessSystem.with { try await Attacks.aSignInCredentialCopiedIntoAnotherSignInOrAPasswordChangeIsRefused(on: $0) }
     }
 
-    /// A victim's registration `sealedPassword` (and sign-in credential) as the re-authentication of an
-    /// `EmailChangeRequested` to the attacker's mailbox, with a `change_email` code the attacker received.
     @Test func aCopiedPasswordInAnEmailChangeIsRefused() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
-            let victim = try await system.victim()
-            let registration = try await registration(of: victim, in: system)
-            let signInId = UUID().uuidString
-            let (_, session) = try await system.signIn(.password, email: victim.email, secret: victim.password, id: signInId)
-            guard case .tokenRequested(let signIn) = try await system.published(on: Topic.authRequests, key: signInId) else {
-                throw HarnessError("no sign-in request \(signInId)")
-            }
-            for copied in [registration.sealedPassword, signIn.sealedCredential] {
-                let code = try await system.code(for: "attacker@example.com", .changeEmail)
-                let id = UUID().uuidString
-                let change = EmailChangeRequested(
-                    requestId: id, email: victim.email, sealedPassword: copied, newEmail: "attacker@example.com",
-                    sealedCode: attackerSeal(code, .code, requestId: id, email: victim.email, in: system), replyKey: Self.attackerKey)
-                #expect(reason(try await system.send(.emailChangeRequested(change))) == .invalidCredentials)
-            }
-            #expect(try system.backends.accounts().account(email: "attacker@example.com") == nil)
-            try await expectSessionAlive(session, in: system)
-            try await system.expectUnchanged(victim)
+        try await InProcessSystem.with(extraArguments: Attacks.noCodeCooldown) {
+            try await Attacks.aCopiedPasswordInAnEmailChangeIsRefused(on: $0)
         }
     }
 
-    /// The victim's own client sealing too long ago is refused. The victim's sign-in request id reused with a
-    /// credential the attacker sealed properly for it and the attacker's reply key gets only the first answer
-    /// again, sealed to the victim's reply key.
     @Test func aStaleSealOrAReusedRequestIdGivesTheAttackerNothing() async throws {
-        try await InProcessSystem.with { system in
-            let victim = try await system.victim()
-            let staleId = UUID().uuidString
-            let stale = system.publicKey.sealedBase64(
-                victim.password, for: .signInPassword,
-                in: SealContext(requestId: staleId, email: victim.email, replyKey: system.client.replyKey), at: Date().addingTimeInterval(-600))
-            let outcome = try await system.send(.tokenRequested(TokenRequested(
-                requestId: staleId, grantType: .password, email: victim.email, sealedCredential: stale, replyKey: system.client.replyKey)))
-            #expect(reason(outcome) == .invalidCredentials)
-
-            let signInId = UUID().uuidString
-            guard case .tokenIssued(let issued) = try await system.signIn(.password, email: victim.email, secret: victim.password, id: signInId).0 else {
-                Issue.record("the victim cannot sign in")
-                return
-            }
-            let guess = attackerSeal("a guess", .signInPassword, requestId: signInId, email: victim.email, in: system)
-            let reused = try await system.send(.tokenRequested(TokenRequested(
-                requestId: signInId, grantType: .password, email: victim.email, sealedCredential: guess, replyKey: Self.attackerKey)))
-            #expect(reused == .tokenIssued(issued), "the first answer again")
-            #expect((try? Self.attackerKeys.open(Array(Data(base64Encoded: issued.sealedTokens) ?? Data()))) == nil)
-            try await system.expectUnchanged(victim)
-        }
+        try await InProcessSystem.with { try await Attacks.aStaleSealOrAReusedRequestIdGivesTheAttackerNothing(on: $0) }
     }
 }
