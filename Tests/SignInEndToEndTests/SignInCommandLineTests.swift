@@ -99,22 +99,29 @@ import Testing
         // A pseudo-terminal (Python's pty): the prompt comes before any connection is tried, the typed secret is
         // not echoed, and the command goes on to connect (here to nothing listening).
         let script = """
-            import os, pty, sys
+            import os, pty, select, signal, sys, time
             pid, fd = pty.fork()
             if pid == 0:
                 os.execv(sys.argv[1], sys.argv[1:])
             seen = b""
-            while b"Password: " not in seen:
-                seen += os.read(fd, 1024)
-            os.write(fd, b"Typed-Canary-5d1e\\n")
-            while True:
+            deadline = time.monotonic() + 60
+            def read():
+                global seen
+                if not select.select([fd], [], [], max(0, deadline - time.monotonic()))[0]:
+                    return False
                 try:
                     chunk = os.read(fd, 4096)
                 except OSError:
-                    break
-                if not chunk:
-                    break
+                    return False
                 seen += chunk
+                return bool(chunk)
+            while b"Password: " not in seen and read():
+                pass
+            os.write(fd, b"Typed-Canary-5d1e\\n")
+            while time.monotonic() < deadline and read():
+                pass
+            if time.monotonic() >= deadline:
+                os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             sys.stdout.write(seen.decode(errors="replace").replace("\\r", ""))
             """
@@ -122,6 +129,7 @@ import Testing
                                                                           "--email", "tty@example.com", "--bootstrap", "127.0.0.1:1",
                                                                           "--public-key", SealingKeyPair.generate().publicKey.base64,
                                                                           "--timeout", "1"])
+        // The command may hang connecting to nothing (a known bug, see the closing note): it is killed after 60 s.
         #expect(status == 0)
         #expect(output.hasPrefix("Password: "), "\(output.prefix(200))")
         #expect(!output.contains("Typed-Canary-5d1e"))
