@@ -43,6 +43,16 @@ public final class OperationsEndpoint: Sendable {
         }
     }
 
+    /// The endpoint `--metrics-listen` in `parsed` asks for (nil when not given), its port logged for `component`.
+    public static func start(_ parsed: ParsedArguments, component: String,
+                             health: @escaping @Sendable () -> HealthReport) throws -> OperationsEndpoint? {
+        try parsed.value("metrics-listen").map { address in
+            let endpoint = try OperationsEndpoint(listening: address, health: health)
+            Logger(component: component).info("operations endpoint listening (metrics, healthz, readyz)", ["port": endpoint.port])
+            return endpoint
+        }
+    }
+
     public func stop() async { await server.stop() }
 
     static func answer(_ request: HTTPRequest, registry: MetricsRegistry, health: @autoclosure () -> HealthReport) -> HTTPResponse {

@@ -51,7 +51,10 @@ extension WorkerKind {
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
         let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
         let board = WorkerBoard()
-        let endpoint = try operationsEndpoint(parsed, board: board)
+        let endpoint = try OperationsEndpoint.start(parsed, component: name) {
+            let health = board.health()
+            return HealthReport(isAlive: health.isRunning, notReadyBecause: health.reasons)
+        }
         let session: @Sendable (KafkaConfiguration, ShutdownSignal) async throws -> Void = { configuration, until in
             try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval, board: board)
         }
@@ -69,17 +72,5 @@ extension WorkerKind {
             throw error
         }
         await endpoint?.stop()
-    }
-
-    /// The operations endpoint `--metrics-listen` asks for, reporting the health of the worker `board` shows.
-    private static func operationsEndpoint(_ parsed: ParsedArguments, board: WorkerBoard) throws -> OperationsEndpoint? {
-        try parsed.value("metrics-listen").map { address in
-            let endpoint = try OperationsEndpoint(listening: address) {
-                let health = board.health()
-                return HealthReport(isAlive: health.isRunning, notReadyBecause: health.reasons)
-            }
-            Logger(component: name).info("operations endpoint listening (metrics, healthz, readyz)", ["port": endpoint.port])
-            return endpoint
-        }
     }
 }

@@ -49,14 +49,11 @@ enum GatewayCommand {
                 let server = try HTTPServer(
                     HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls,
                                             bodyLimit: Gateway.bodyLimit), handler: gateway.handle)
-                let operations = try parsed.value("metrics-listen").map { address in
-                    try OperationsEndpoint(listening: address) {
-                        HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
-                    }
+                let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
+                    HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
                 }
                 let url = "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
                 FileHandle.standardOutput.write(Data((url + "\n").utf8))
-                if let operations { Logger(component: "gateway").info("operations endpoint listening (metrics, healthz, readyz)", ["port": operations.port]) }
                 await shutdown.wait()
                 await server.stop()
                 await operations?.stop()
