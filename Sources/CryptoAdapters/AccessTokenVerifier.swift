@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignIn
 
 /// Checks access tokens as a resource server must: EdDSA by a key of the JWKS under the header's `kid`,
 /// not expired, issued by `audience.issuer` for `audience.audience`.
@@ -25,5 +26,11 @@ public struct AccessTokenVerifier: Sendable {
     public func verify(_ token: String, now: Date = Date()) throws(JSONWebTokenError) -> AccessClaims {
         try JSONWebToken.verify(token, as: AccessClaims.self, using: keys(), issuer: audience.issuer,
                                 audience: audience.audience, now: now)
+    }
+}
+
+extension AccessTokenVerifier: AccessTokenCheck {
+    public func subject(of token: String, at now: Date) -> String? {
+        try? verify(token, now: now).sub
     }
 }

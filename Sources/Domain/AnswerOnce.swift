@@ -77,7 +77,7 @@ extension Event {
     /// Whether this event is a client's request that is answered on an outcome topic.
     var isRequest: Bool {
         switch self {
-        case .codeRequested, .tokenRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: true
+        case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: true
         default: false
         }
     }

@@ -22,6 +22,8 @@ public enum Event: Sendable, Equatable {
     case tokenRequested(TokenRequested)
     case tokenIssued(TokenIssued)
     case tokenRefused(RequestRefusal)
+    case profileRequested(ProfileRequested)
+    case profileAnswered(ProfileAnswered)
     case passwordChangeRequested(PasswordChangeRequested)
     case passwordResetRequested(PasswordResetRequested)
     case emailChangeRequested(EmailChangeRequested)
@@ -59,6 +61,8 @@ public enum Event: Sendable, Equatable {
         case .tokenRequested: .tokenRequested
         case .tokenIssued: .tokenIssued
         case .tokenRefused: .tokenRefused
+        case .profileRequested: .profileRequested
+        case .profileAnswered: .profileAnswered
         case .passwordChangeRequested: .passwordChangeRequested
         case .passwordResetRequested: .passwordResetRequested
         case .emailChangeRequested: .emailChangeRequested

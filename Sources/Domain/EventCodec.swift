@@ -125,6 +125,8 @@ public enum EventCodec {
         "TokenRequested": entry(Event.tokenRequested),
         "TokenIssued": entry(Event.tokenIssued),
         "TokenRefused": entry(Event.tokenRefused),
+        "ProfileRequested": entry(Event.profileRequested),
+        "ProfileAnswered": entry(Event.profileAnswered),
         "PasswordChangeRequested": entry(Event.passwordChangeRequested),
         "PasswordResetRequested": entry(Event.passwordResetRequested),
         "EmailChangeRequested": entry(Event.emailChangeRequested),
@@ -176,6 +178,8 @@ extension Event {
         case .tokenRequested(let e): e
         case .tokenIssued(let e): e
         case .tokenRefused(let e): e
+        case .profileRequested(let e): e
+        case .profileAnswered(let e): e
         case .passwordChangeRequested(let e): e
         case .passwordResetRequested(let e): e
         case .emailChangeRequested(let e): e

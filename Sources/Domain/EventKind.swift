@@ -20,6 +20,8 @@ extension Event {
         case tokenRequested = "TokenRequested"
         case tokenIssued = "TokenIssued"
         case tokenRefused = "TokenRefused"
+        case profileRequested = "ProfileRequested"
+        case profileAnswered = "ProfileAnswered"
         case passwordChangeRequested = "PasswordChangeRequested"
         case passwordResetRequested = "PasswordResetRequested"
         case emailChangeRequested = "EmailChangeRequested"
@@ -40,8 +42,8 @@ extension Event {
             case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
             case .codeRequested: Topic.codeRequests
             case .codeSent, .codeRefused: Topic.codeOutcomes
-            case .tokenRequested: Topic.authRequests
-            case .tokenIssued, .tokenRefused: Topic.authOutcomes
+            case .tokenRequested, .profileRequested: Topic.authRequests
+            case .tokenIssued, .tokenRefused, .profileAnswered: Topic.authOutcomes
             case .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: Topic.accountRequests
             case .profileEmailUpdated, .profileEmailRejected: Topic.accountReplies
             case .accountChangeCompleted, .accountChangeFailed: Topic.accountOutcomes

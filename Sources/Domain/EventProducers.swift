@@ -3,11 +3,11 @@ extension Event.Kind {
     /// no signature (the public request topics take only requests, see the routing tables).
     public var producers: Set<WorkerRole> {
         switch self {
-        case .registrationRequested, .codeRequested, .tokenRequested, .passwordChangeRequested, .passwordResetRequested,
+        case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
              .emailChangeRequested:
             []
         case .storeAvatar, .deleteAvatar, .writeProfile, .deleteProfile, .updateProfileEmail, .registrationCompleted,
-             .registrationFailed, .tokenIssued, .tokenRefused, .accountChangeCompleted, .accountChangeFailed:
+             .registrationFailed, .tokenIssued, .tokenRefused, .profileAnswered, .accountChangeCompleted, .accountChangeFailed:
             [.account]
         case .avatarStored, .avatarRejected, .avatarDeleted:
             [.image]

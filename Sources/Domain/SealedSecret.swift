@@ -17,6 +17,8 @@ public struct SealedSecret: Codable, Sendable, Equatable {
         case code
         /// `TokenRequested.sealedCredential` of the `refresh_token` grant.
         case refreshToken = "refresh_token"
+        /// `ProfileRequested.sealedAccessToken`.
+        case accessToken = "access_token"
     }
 
     public var purpose: Purpose

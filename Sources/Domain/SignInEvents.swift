@@ -60,3 +60,47 @@ public struct RequestRefusal: RequestMessage, Equatable {
         self.message = message
     }
 }
+
+/// Published by a client to `auth.requests` to read the caller's profile (`GET /me`): `sealedAccessToken` is
+/// the Bearer access token sealed to the account worker's public key (no email in its seal context); the
+/// profile is sealed back to `replyKey`.
+public struct ProfileRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var sealedAccessToken: String
+    public var replyKey: String
+
+    public init(requestId: String, sealedAccessToken: String, replyKey: String) {
+        self.requestId = requestId
+        self.sealedAccessToken = sealedAccessToken
+        self.replyKey = replyKey
+    }
+}
+
+/// The caller's profile: `sealedProfile` is a ``ProfileView`` (JSON) sealed to the request's `replyKey`.
+/// A token that does not verify gives `TokenRefused` `invalid_credentials`, an incomplete profile `profile_incomplete`.
+public struct ProfileAnswered: RequestMessage, Equatable {
+    public var requestId: String
+    public var sealedProfile: String
+
+    public init(requestId: String, sealedProfile: String) {
+        self.requestId = requestId
+        self.sealedProfile = sealedProfile
+    }
+}
+
+/// What `ProfileAnswered.sealedProfile` opens to: the account's uid and its profile.
+public struct ProfileView: Codable, Sendable, Equatable {
+    public var uid: String
+    public var name: String
+    public var email: String
+    public var profileImage: String
+    public var isMapLocationEnabled: Bool
+
+    public init(uid: String, profile: Profile) {
+        self.uid = uid
+        name = profile.name
+        email = profile.email
+        profileImage = profile.profileImage
+        isMapLocationEnabled = profile.isMapLocationEnabled
+    }
+}

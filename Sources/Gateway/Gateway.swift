@@ -64,6 +64,7 @@ public final class Gateway: Sendable {
             "/me/password": ("POST", changePassword),
             "/password/reset": ("POST", resetPassword),
             "/me/email": ("POST", changeEmail),
+            "/me": ("GET", showProfile),
         ]
         if request.method == "GET", let prefix = [Self.statusPrefix, "/registrations/"].first(where: request.path.hasPrefix) {
             return status(of: String(request.path.dropFirst(prefix.count)))
@@ -72,7 +73,8 @@ public final class Gateway: Sendable {
         guard request.method == route.method else {
             return Answer.error(405, "method_not_allowed", "Use \(route.method).", headers: [("Allow", route.method)])
         }
-        if route.method == "POST", let wait = addressLimiter.admit(request.clientAddress) {
+        // Every route that publishes a request.
+        if route.method == "POST" || request.path == "/me", let wait = addressLimiter.admit(request.clientAddress) {
             return Answer.tooManyRequests(retryAfter: wait)
         }
         return await route.answer(request)

@@ -20,3 +20,20 @@ extension RegistrarClient {
         return (outcome, pair)
     }
 }
+
+extension RegistrarClient {
+    /// Reads the profile of the account `accessToken` names; returns the outcome and, when answered, the opened profile.
+    public func profile(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
+                        timeout: Duration) async throws -> (Event, ProfileView?) {
+        let request = ProfileRequested(requestId: requestId,
+                                       sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
+                                       replyKey: replyKey)
+        let outcome = try await send(.profileRequested(request), timeout: timeout)
+        guard case .profileAnswered(let answered) = outcome else { return (outcome, nil) }
+        guard let sealed = Data(base64Encoded: answered.sealedProfile),
+              let view = try? JSONDecoder().decode(ProfileView.self, from: Data(try replyKeys.open(Array(sealed)))) else {
+            throw UnexpectedOutcome(type: "ProfileAnswered with an unreadable profile")
+        }
+        return (outcome, view)
+    }
+}

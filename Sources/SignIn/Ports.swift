@@ -36,3 +36,10 @@ extension CredentialStore {
         try updateFailures(uid: uid, of: .password, body)
     }
 }
+
+/// Checks Bearer access tokens, implemented with libsodium outside the domain.
+public protocol AccessTokenCheck: Sendable {
+    /// The uid (`sub`) of `token` if it verifies at `now`: signed by a published key under its `kid`, of
+    /// the configured issuer and audience, not expired; else nil.
+    func subject(of token: String, at now: Date) -> String?
+}

@@ -144,13 +144,9 @@ public struct SignInStep: EventHandler {
         return try issuer.signIn(uid: uid, requestId: requestId, replyKey: replyKey, accountCreated: accountCreated, at: clock())
     }
 
-    /// The messenger app's rule: only an active account with a complete profile (name, email, image) signs in.
+    /// The login guard's refusal of `uid`, if any.
     private func profileGuard(uid: String) throws -> Failure? {
-        let active = try passwords.accounts.account(uid: uid)?.status == .active
-        guard active, try profiles.profile(uid: uid)?.isComplete == true else {
-            return Failure(.profileIncomplete, "The account's profile needs a name, an email and a profile image before signing in.")
-        }
-        return nil
+        try LoginGuard(accounts: passwords.accounts, profiles: profiles).admitted(uid: uid) == nil ? LoginGuard.refusal : nil
     }
 
     private func invalid(_ request: TokenRequested) -> Event {

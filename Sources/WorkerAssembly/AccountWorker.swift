@@ -17,7 +17,8 @@ public enum AccountWorker: WorkerKind {
     public static let name = "account-worker"
     public static let role = WorkerRole.account
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
-    public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<AccountChangeStep>.self]
+    public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
+                                                            AnswerOnce<AccountChangeStep>.self]
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
@@ -38,8 +39,8 @@ public enum AccountWorker: WorkerKind {
         let keys = WorkerKeys(parsed, stores: stores)
         let vault = SodiumCredentialVault(keys: try keys.sealingKeyPair())
         let signingKey = try keys.signingKey()
-        let minter = EdDSATokenMinter(key: signingKey, audience: TokenAudience(
-            issuer: try parsed.required("token-issuer"), audience: try parsed.required("token-audience")))
+        let audience = TokenAudience(issuer: try parsed.required("token-issuer"), audience: try parsed.required("token-audience"))
+        let minter = EdDSATokenMinter(key: signingKey, audience: audience)
         let codeSecrets = HMACCodeSecrets(authenticator: try keys.codeSecret())
         // In production the JWKS is the one `registrar keys` maintains beside the keys.
         if !stores.isProduction {
@@ -56,14 +57,17 @@ public enum AccountWorker: WorkerKind {
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
                                         seals: seals, rules: rules, clock: clock)
-        let signIn = SignInStep(passwords: passwords, codes: codes, profiles: try stores.profileStore(),
+        let profiles = try stores.profileStore()
+        let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
                                 clock: clock)
+        let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
+                                      loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
         let answers = try stores.answerMemo(of: name)
         SagaGauge.watch(accounts)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 let cutoff = clock().addingTimeInterval(-deadline)

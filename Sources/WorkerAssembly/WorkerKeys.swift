@@ -1,5 +1,6 @@
 import Backends
 import Crypto
+import CryptoAdapters
 import Foundation
 import Support
 
@@ -66,6 +67,17 @@ struct WorkerKeys {
     /// The signing key set of the key directory, with its JWKS.
     var signingKeySet: SigningKeySet {
         SigningKeySet(secretPath: directory + "/" + KeyFileName.signing, jwksPath: directory + "/" + KeyFileName.jwks)
+    }
+
+    /// The verifier of the access tokens `signingKey` signs: by the key directory's JWKS (re-read when rewritten,
+    /// so retired keys verify until dropped) when there is one, else by the current signing key alone.
+    func accessTokenVerifier(signingKey: @escaping @Sendable () -> SigningKeyPair, audience: TokenAudience) throws -> AccessTokenVerifier {
+        if FileManager.default.fileExists(atPath: signingKeySet.jwksPath) {
+            return try AccessTokenVerifier(jwksAt: signingKeySet.jwksPath, audience: audience)
+        }
+        var verifier = AccessTokenVerifier(keys: JSONWebKeySet([]), audience: audience)
+        verifier.keys = { JSONWebKeySet([signingKey().publicKey]) }
+        return verifier
     }
 
     func codeSecret() throws -> MessageAuthenticator {

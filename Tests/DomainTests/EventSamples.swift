@@ -40,6 +40,8 @@ enum EventSamples {
         .tokenRequested(TokenRequested(requestId: "q-1", grantType: .refreshToken, email: nil, sealedCredential: "c2Vh", replyKey: "a2V5")),
         .tokenIssued(TokenIssued(requestId: "q-1", sealedTokens: "dG9r", expiresIn: 900, accountCreated: false)),
         .tokenRefused(RequestRefusal(requestId: "q-1", reason: .invalidCredentials, message: "no")),
+        .profileRequested(ProfileRequested(requestId: "q-1", sealedAccessToken: "c2Vh", replyKey: "a2V5")),
+        .profileAnswered(ProfileAnswered(requestId: "q-1", sealedProfile: "cHJv")),
         .passwordChangeRequested(PasswordChangeRequested(requestId: "q-1", email: "ada@example.com", sealedPassword: "cA==",
                                                          sealedNewPassword: "bg==", replyKey: "a2V5")),
         .passwordResetRequested(PasswordResetRequested(requestId: "q-1", email: "ada@example.com", sealedCode: "Yw==",

@@ -1,0 +1,25 @@
+import Domain
+import Registration
+
+/// The messenger app's rule: only an active account with a complete profile (name, email, image) signs in
+/// or reads its profile.
+public struct LoginGuard: Sendable {
+    public var accounts: any AccountStore
+    public var profiles: any ProfileStore
+
+    public init(accounts: any AccountStore, profiles: any ProfileStore) {
+        self.accounts = accounts
+        self.profiles = profiles
+    }
+
+    /// The refusal of an account the guard does not let in.
+    public static let refusal = Failure(.profileIncomplete,
+                                        "The account's profile needs a name, an email and a profile image before signing in.")
+
+    /// The profile of `uid` if the guard lets it in; else nil.
+    public func admitted(uid: String) throws -> Profile? {
+        guard try accounts.account(uid: uid)?.status == .active, let profile = try profiles.profile(uid: uid),
+              profile.isComplete else { return nil }
+        return profile
+    }
+}

@@ -1,0 +1,61 @@
+import Domain
+import Foundation
+import Registration
+
+/// The account worker's answer to `GET /me`: the profile of the uid an access token names, sealed to the
+/// requester's reply key. The uid is only ever the `sub` of a token that verifies (signature by a published
+/// key, issuer, audience, expiry), never a field of the request; a token that does not verify, for whatever
+/// reason, gives one `invalid_credentials` answer.
+public struct ProfileReadStep: EventHandler {
+    public var seals: SealOpener
+    public var accessTokens: any AccessTokenCheck
+    public var loginGuard: LoginGuard
+    public var clock: @Sendable () -> Date
+
+    public init(seals: SealOpener, accessTokens: any AccessTokenCheck, loginGuard: LoginGuard,
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.seals = seals
+        self.accessTokens = accessTokens
+        self.loginGuard = loginGuard
+        self.clock = clock
+    }
+
+    public static let routes = Route.set([Topic.authRequests: [.profileRequested]])
+
+    private var vault: any PasswordVault { seals.vault }
+
+    public func handle(_ event: Event) throws -> [Event] {
+        guard case .profileRequested(let request) = event else { unrouted(event) }
+        return [try answer(request)]
+    }
+
+    private func answer(_ request: ProfileRequested) throws -> Event {
+        if let failure = RequestId.validate(request.requestId) { return refused(request.requestId, failure) }
+        guard vault.isPublicKey(request.replyKey) else {
+            return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
+        }
+        let context = SealContext(requestId: request.requestId, email: nil, replyKey: request.replyKey)
+        let token: String
+        switch try seals.open([(request.sealedAccessToken, .accessToken)], in: context, on: Topic.authRequests) {
+        case .opened(let secrets): token = secrets[0]
+        case .unsealable:
+            return refused(request.requestId, Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
+        case .refused: return invalid(request)
+        }
+        guard let uid = accessTokens.subject(of: token, at: clock()) else { return invalid(request) }
+        guard let profile = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
+        let view = String(decoding: try JSONEncoder().encode(ProfileView(uid: uid, profile: profile)), as: UTF8.self)
+        guard let sealed = vault.seal(view, to: request.replyKey) else {
+            return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
+        }
+        return .profileAnswered(ProfileAnswered(requestId: request.requestId, sealedProfile: sealed))
+    }
+
+    private func invalid(_ request: ProfileRequested) -> Event {
+        refused(request.requestId, Failure(.invalidCredentials, "The access token is missing, malformed, expired or not ours."))
+    }
+
+    private func refused(_ requestId: String, _ failure: Failure) -> Event {
+        .tokenRefused(RequestRefusal(requestId: requestId, reason: failure.reason, message: failure.message))
+    }
+}
