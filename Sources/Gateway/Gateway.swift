@@ -91,13 +91,19 @@ public final class Gateway: Sendable {
         }
     }
 
-    /// Runs `work` once per request id (the `Idempotency-Key`, or a new one) and body, waiting at most the
-    /// configured time. `shown`: a late answer is found at the status URL (`202`); else `503` and retry with the key.
+    /// Runs `work` once per `Idempotency-Key` (or a new one) and body, waiting at most the configured time.
+    /// `shown`: a late answer is found at the status URL (`202`); else `503` and retry with the key.
+    ///
+    /// The request id `work` publishes under is the key scoped to the request: the SHA-256 of the key, the method,
+    /// path, client credentials and body. A retry through any replica (sharing `--reply-key-file`) gets the same id,
+    /// so the workers' answer memo answers it once; a guessed key with any other body or client is another request
+    /// and can never be given someone else's answer.
     func idempotent(_ request: HTTPRequest, shown: Bool, _ work: @escaping @Sendable (String) async -> HTTPResponse) async -> HTTPResponse {
-        let id = request.headers["Idempotency-Key"] ?? UUID().uuidString.lowercased()
-        if let failure = RequestId.validate(id) { return Answer.error(400, "invalid_request", "Idempotency-Key: " + failure.message) }
+        let key = request.headers["Idempotency-Key"] ?? UUID().uuidString.lowercased()
+        if let failure = RequestId.validate(key) { return Answer.error(400, "invalid_request", "Idempotency-Key: " + failure.message) }
         let digest = sha256(Array("\(request.method) \(request.path)\n\(request.headers["Authorization"] ?? "")\n".utf8) + request.body)
-        switch await pending.answer(id: id, digest: digest, shown: shown, within: configuration.wait, { await work(id) }) {
+        let id = sha256Hex(Array("registrar-idempotency-key\n\(key)\n".utf8) + digest)
+        switch await pending.answer(key: key, id: id, digest: digest, shown: shown, within: configuration.wait, { await work(id) }) {
         case .answered(let response):
             return response
         case .conflict:

@@ -15,6 +15,8 @@ final class PendingAnswers: Sendable {
     }
 
     private struct Entry {
+        /// The request id the work publishes under.
+        var id: String
         var digest: [UInt8]
         /// Whether `GET /requests/{id}` may show the answer (never for tokens).
         var shown: Bool
@@ -28,20 +30,20 @@ final class PendingAnswers: Sendable {
 
     init(retention: Duration = .seconds(600)) { self.retention = retention }
 
-    /// The answer for request `id` whose body has `digest`: `work`'s, started unless already under way,
-    /// awaited at most `wait`.
-    func answer(id: String, digest: [UInt8], shown: Bool, within wait: Duration,
+    /// The answer for the request under idempotency `key` whose body has `digest` (published as request `id`):
+    /// `work`'s, started unless already under way, awaited at most `wait`.
+    func answer(key: String, id: String, digest: [UInt8], shown: Bool, within wait: Duration,
                 _ work: @escaping @Sendable () async -> HTTPResponse) async -> Lookup {
         let started: Task<HTTPResponse, Never>? = entries.withLock { entries in
             let now = ContinuousClock.now
             entries = entries.filter { now - $0.value.created < retention }
-            if let entry = entries[id] { return entry.digest == digest ? entry.work : nil }
+            if let entry = entries[key] { return entry.digest == digest ? entry.work : nil }
             let task = Task { [weak self] in
                 let answer = await work()
-                self?.record(answer, for: id)
+                self?.record(answer, for: key)
                 return answer
             }
-            entries[id] = Entry(digest: digest, shown: shown, work: task, answer: nil, created: now)
+            entries[key] = Entry(id: id, digest: digest, shown: shown, work: task, answer: nil, created: now)
             return task
         }
         guard let started else { return .conflict }
@@ -64,12 +66,12 @@ final class PendingAnswers: Sendable {
     /// The answer to request `id` for its status URL: nil when unknown (or never shown), `.pending` while under way.
     func status(of id: String) -> Lookup? {
         entries.withLock { entries in
-            guard let entry = entries[id], entry.shown else { return nil }
+            guard let entry = entries.values.first(where: { $0.id == id }), entry.shown else { return nil }
             return entry.answer.map(Lookup.answered) ?? .pending
         }
     }
 
-    private func record(_ answer: HTTPResponse, for id: String) {
-        entries.withLock { $0[id]?.answer = answer }
+    private func record(_ answer: HTTPResponse, for key: String) {
+        entries.withLock { $0[key]?.answer = answer }
     }
 }

@@ -1,4 +1,5 @@
 import Backends
+import Crypto
 import Foundation
 import Gateway
 import HTTPServer
@@ -24,6 +25,8 @@ enum GatewayCommand {
             .value("codes-per-hour", "Code requests per email address per hour", default: "20"),
             .value("sign-ins-per-minute", "Token requests per email address per minute", default: "10"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+            .value("reply-key-file", "The reply key pair outcomes are sealed to (0600, created if missing); replicas sharing it "
+                   + "answer each other's retries (Idempotency-Key); default: a new one in memory"),
             OperationsEndpoint.option,
         ] + ConnectionOptions.specs + BackendOptions.specs)
 
@@ -41,8 +44,10 @@ enum GatewayCommand {
             configuration.codesPerHourPerEmail = try parsed.integer("codes-per-hour") ?? 20
             configuration.signInsPerMinutePerEmail = try parsed.integer("sign-ins-per-minute") ?? 10
             let shutdown = ShutdownSignal()
+            let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreate(at: $0) } ?? .generate()
             return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-gateway"),
-                                                  publicKey: try PublicKeySource.load(parsed), name: "registrar-gateway") { client in
+                                                  publicKey: try PublicKeySource.load(parsed), name: "registrar-gateway",
+                                                  replyKeys: replyKeys) { client in
                 let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
                 let gateway = Gateway(client: client, staging: objects, configuration: configuration)
                 let host = try parsed.required("host")

@@ -12,13 +12,13 @@ import Testing
             runs.withLock { $0 += 1 }
             return .text(200, "done")
         }
-        guard case .answered(let first) = await pending.answer(id: "k", digest: [1], shown: true, within: .seconds(5), work),
-              case .answered(let second) = await pending.answer(id: "k", digest: [1], shown: true, within: .seconds(5), work) else {
+        guard case .answered(let first) = await pending.answer(key: "k", id: "k", digest: [1], shown: true, within: .seconds(5), work),
+              case .answered(let second) = await pending.answer(key: "k", id: "k", digest: [1], shown: true, within: .seconds(5), work) else {
             Issue.record("not answered")
             return
         }
         #expect(first.body == second.body && runs.withLock { $0 } == 1)
-        guard case .conflict = await pending.answer(id: "k", digest: [2], shown: true, within: .seconds(5), work) else {
+        guard case .conflict = await pending.answer(key: "k", id: "k", digest: [2], shown: true, within: .seconds(5), work) else {
             Issue.record("a different body under the same key was not refused")
             return
         }
@@ -31,15 +31,15 @@ import Testing
             for await _ in gate.stream { break }
             return .text(200, "late")
         }
-        guard case .pending = await pending.answer(id: "s", digest: [], shown: true, within: .milliseconds(50), slow),
-              case .pending = await pending.answer(id: "t", digest: [], shown: false, within: .milliseconds(50), slow) else {
+        guard case .pending = await pending.answer(key: "s", id: "s", digest: [], shown: true, within: .milliseconds(50), slow),
+              case .pending = await pending.answer(key: "t", id: "t", digest: [], shown: false, within: .milliseconds(50), slow) else {
             Issue.record("answered before the work ended")
             return
         }
         guard case .pending? = pending.status(of: "s") else { Issue.record("no pending status"); return }
         gate.continuation.yield()
         gate.continuation.finish()
-        guard case .answered(let late) = await pending.answer(id: "s", digest: [], shown: true, within: .seconds(5), slow) else {
+        guard case .answered(let late) = await pending.answer(key: "s", id: "s", digest: [], shown: true, within: .seconds(5), slow) else {
             Issue.record("the late answer was not kept")
             return
         }
@@ -62,7 +62,7 @@ extension PendingAnswersTests {
     @Test func anAnswerWithinTheWaitIsNeverReportedPending() async {
         let pending = PendingAnswers()
         for index in 0..<500 {
-            guard case .answered = await pending.answer(id: "q\(index)", digest: [], shown: true, within: .seconds(30), { .text(200, "ok") }) else {
+            guard case .answered = await pending.answer(key: "q\(index)", id: "q\(index)", digest: [], shown: true, within: .seconds(30), { .text(200, "ok") }) else {
                 Issue.record("answer \(index) reported pending")
                 return
             }
