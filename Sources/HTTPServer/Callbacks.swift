@@ -9,11 +9,14 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     guard let stored = state.pointee else {
         let head = HTTPRequest(method: String(cString: method), path: String(cString: url), headers: headers(of: connection),
                                clientAddress: clientAddress(of: connection))
-        let exchange = Exchange(head: head, limit: core.bodyLimit(head.method, head.path))
+        let exchange = Exchange(head: head, limit: core.bodyLimit(head.method, head.path), budget: core.bodyBudget)
         state.pointee = Unmanaged.passRetained(exchange).toOpaque()
-        if let announced = head.headers["Content-Length"].flatMap(Int.init), announced > exchange.limit {
-            exchange.reject()
-            return queue(.contentTooLarge, on: connection)
+        if let announced = head.headers["Content-Length"].flatMap(Int.init) {
+            let refusal: HTTPResponse? = announced > exchange.limit ? .contentTooLarge : exchange.hold(upTo: announced) ? nil : .overBudget
+            if let refusal {
+                exchange.reject()
+                return queue(refusal, on: connection)
+            }
         }
         return .YES
     }

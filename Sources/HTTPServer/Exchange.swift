@@ -1,7 +1,8 @@
 import Synchronization
 
 /// One request on its connection, from its headers to its answer: the body received up to the
-/// limit, the handler running, the answer waiting to be queued.
+/// limit and within the server's body budget (what it holds of the budget given back when it ends),
+/// the handler running, the answer waiting to be queued.
 final class Exchange: Sendable {
     /// What the connection's next turn without body bytes does.
     enum Step {
@@ -11,7 +12,8 @@ final class Exchange: Sendable {
     }
 
     private enum Phase {
-        case receiving(body: [UInt8], tooLarge: Bool)
+        /// `refusal`: the body is discarded and this is the answer (too large, or past the budget).
+        case receiving(body: [UInt8], refusal: HTTPResponse?)
         case running
         case answered(HTTPResponse)
         case done
@@ -19,23 +21,41 @@ final class Exchange: Sendable {
 
     let head: HTTPRequest
     let limit: Int
-    private let phase = Mutex(Phase.receiving(body: [], tooLarge: false))
+    private let budget: BodyBudget
+    private let phase = Mutex(Phase.receiving(body: [], refusal: nil))
+    /// The bytes of the budget this request holds.
+    private let held = Mutex(0)
 
-    init(head: HTTPRequest, limit: Int) {
+    init(head: HTTPRequest, limit: Int, budget: BodyBudget) {
         self.head = head
         self.limit = limit
+        self.budget = budget
     }
 
-    /// Appends body bytes, keeping none past the limit.
+    deinit { budget.give(held.withLock { $0 }) }
+
+    /// Takes `bytes` more of the budget, unless the body already holds that much; whether it fits.
+    func hold(upTo bytes: Int) -> Bool {
+        held.withLock { held in
+            guard bytes > held else { return true }
+            guard budget.take(bytes - held) else { return false }
+            held = bytes
+            return true
+        }
+    }
+
+    /// Appends body bytes, keeping none past the limit or the budget.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         phase.withLock { phase in
-            guard case .receiving(var body, false) = phase else { return }
+            guard case .receiving(var body, nil) = phase else { return }
             phase = .done
             if body.count + bytes.count > limit {
-                phase = .receiving(body: [], tooLarge: true)
+                phase = .receiving(body: [], refusal: .contentTooLarge)
+            } else if !hold(upTo: body.count + bytes.count) {
+                phase = .receiving(body: [], refusal: .overBudget)
             } else {
                 body.append(contentsOf: bytes)
-                phase = .receiving(body: body, tooLarge: false)
+                phase = .receiving(body: body, refusal: nil)
             }
         }
     }
@@ -44,10 +64,10 @@ final class Exchange: Sendable {
     func next() -> Step {
         phase.withLock { phase in
             switch phase {
-            case .receiving(_, true):
+            case .receiving(_, let refusal?):
                 phase = .done
-                return .respond(.contentTooLarge)
-            case .receiving(let body, false):
+                return .respond(refusal)
+            case .receiving(let body, nil):
                 phase = .running
                 var request = head
                 request.body = body
@@ -61,7 +81,7 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Answered before the body was read (it was announced too large).
+    /// Answered before the body was read (it was announced too large, or past the budget).
     func reject() { phase.withLock { $0 = .done } }
 
     /// The handler's answer, for the resumed connection to queue.

@@ -17,4 +17,8 @@ public struct HTTPResponse: Sendable {
 
     /// The answer to a body past its route's limit.
     static let contentTooLarge = text(413, "request body too large\n")
+
+    /// The answer to a body that does not fit beside the bodies held now (`bodyBudget`): retry shortly.
+    static let overBudget = HTTPResponse(status: 503, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", "1")]),
+                                         body: Array("too many uploads at once; retry shortly\n".utf8))
 }

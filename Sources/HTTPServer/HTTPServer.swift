@@ -25,7 +25,7 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError("plain HTTP is served only on a loopback address; give a TLS certificate and key for \(configuration.host)")
         }
         guard (0...65535).contains(configuration.port) else { throw HTTPServerError("port \(configuration.port) is out of range") }
-        let core = ServerCore(handler: handler, bodyLimit: configuration.bodyLimit)
+        let core = ServerCore(handler: handler, bodyLimit: configuration.bodyLimit, bodyBudget: BodyBudget(capacity: configuration.bodyBudget))
         let context = Unmanaged.passUnretained(core).toOpaque()
         let started: OpaquePointer? = configuration.host.withCString { host in
             withOptionalCString(configuration.tls?.keyPEM) { key in
@@ -73,12 +73,14 @@ private struct DaemonPointer: @unchecked Sendable {
 final class ServerCore: Sendable {
     let handler: HTTPServer.Handler
     let bodyLimit: @Sendable (String, String) -> Int
+    let bodyBudget: BodyBudget
     /// Requests whose handler is running (their connections suspended).
     let inFlight = Mutex(0)
 
-    init(handler: @escaping HTTPServer.Handler, bodyLimit: @escaping @Sendable (String, String) -> Int) {
+    init(handler: @escaping HTTPServer.Handler, bodyLimit: @escaping @Sendable (String, String) -> Int, bodyBudget: BodyBudget) {
         self.handler = handler
         self.bodyLimit = bodyLimit
+        self.bodyBudget = bodyBudget
     }
 }
 

@@ -31,6 +31,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLS?
     /// The most body bytes a request may carry, by method and path; a larger one is answered 413 unread.
     public var bodyLimit: @Sendable (_ method: String, _ path: String) -> Int
+    /// The most body bytes all requests together may hold at once (from the headers until the answer is sent);
+    /// a body that does not fit beside them is answered 503 with `Retry-After`, unread.
+    public var bodyBudget: Int = 64 << 20
     public var connectionLimit: Int = 256
     /// An idle connection is closed after this many seconds.
     public var connectionTimeout: Int = 30

@@ -24,6 +24,7 @@ enum GatewayCommand {
             .value("requests-per-minute", "Requests per client address per minute", default: "120"),
             .value("codes-per-hour", "Code requests per email address per hour", default: "20"),
             .value("sign-ins-per-minute", "Token requests per email address per minute", default: "10"),
+            .value("body-budget", "MiB of request bodies all connections may hold at once; past it 503 with Retry-After", default: "64"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             .value("reply-key-file", "The reply key pair outcomes are sealed to (0600, created if missing); replicas sharing it "
                    + "answer each other's retries (Idempotency-Key); default: a new one in memory"),
@@ -51,9 +52,9 @@ enum GatewayCommand {
                 let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
                 let gateway = Gateway(client: client, staging: objects, configuration: configuration)
                 let host = try parsed.required("host")
-                let server = try HTTPServer(
-                    HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls,
-                                            bodyLimit: Gateway.bodyLimit), handler: gateway.handle)
+                var http = HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls, bodyLimit: Gateway.bodyLimit)
+                http.bodyBudget = (try parsed.integer("body-budget") ?? 64) << 20
+                let server = try HTTPServer(http, handler: gateway.handle)
                 let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
                     HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
                 }

@@ -94,6 +94,35 @@ import Testing
         await server.stop()
     }
 
+    @Test func bodiesHeldAtOnceAreBoundedTogetherAndPastTheBudgetAnswered503() async throws {
+        let gate = AsyncStream<Void>.makeStream()
+        let handled = Mutex(0)
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, bodyLimit: { _, _ in 1000 })
+        configuration.bodyBudget = 1000
+        let server = try HTTPServer(configuration) { request in
+            handled.withLock { $0 += 1 }
+            if request.path == "/hold" { for await _ in gate.stream { break } }
+            return .text(200, "\(request.body.count)")
+        }
+        let url = "http://127.0.0.1:\(server.port)"
+        // 700 bytes held by a request whose handler waits: 400 more do not fit, announced or chunked.
+        let held = Task { try await CurlRun.run(["--data-binary", String(repeating: "a", count: 700), url + "/hold"]) }
+        while handled.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let announced = try await CurlRun.run(["--data-binary", String(repeating: "b", count: 400), url + "/next"])
+        #expect(announced.status == 503 && announced.header("Retry-After") == "1")
+        let chunked = try await CurlRun.run(["-H", "Transfer-Encoding: chunked", "--data-binary", String(repeating: "c", count: 400), url + "/next"])
+        #expect(chunked.status == 503 && chunked.header("Retry-After") == "1")
+        let small = try await CurlRun.run(["--data-binary", String(repeating: "d", count: 300), url + "/next"])
+        #expect(small.status == 200 && small.body == "300")
+        #expect(handled.withLock { $0 } == 2)
+        // Once the held request is answered its bytes are given back.
+        gate.continuation.yield()
+        #expect(try await held.value.status == 200)
+        let after = try await CurlRun.run(["--data-binary", String(repeating: "e", count: 1000), url + "/next"])
+        #expect(after.status == 200 && after.body == "1000")
+        await server.stop()
+    }
+
     @Test func plainHTTPIsRefusedOffLoopback() throws {
         #expect(throws: HTTPServerError.self) {
             try HTTPServer(HTTPServerConfiguration(host: "0.0.0.0", port: 0, bodyLimit: { _, _ in 16 }), handler: Echo().handle)
