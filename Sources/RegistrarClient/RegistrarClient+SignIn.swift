@@ -13,11 +13,7 @@ extension RegistrarClient {
                                      replyKey: replyKey)
         let outcome = try await send(.tokenRequested(request), timeout: timeout)
         guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
-        guard let sealed = Data(base64Encoded: issued.sealedTokens),
-              let pair = try? JSONDecoder().decode(TokenPair.self, from: Data(try replyKeys.open(Array(sealed)))) else {
-            throw UnexpectedOutcome(type: "TokenIssued with unreadable tokens")
-        }
-        return (outcome, pair)
+        return (outcome, try replyKeys.open(issued.sealedTokens, as: TokenPair.self, "TokenIssued with unreadable tokens"))
     }
 }
 
@@ -30,10 +26,6 @@ extension RegistrarClient {
                                        replyKey: replyKey)
         let outcome = try await send(.profileRequested(request), timeout: timeout)
         guard case .profileAnswered(let answered) = outcome else { return (outcome, nil) }
-        guard let sealed = Data(base64Encoded: answered.sealedProfile),
-              let view = try? JSONDecoder().decode(ProfileView.self, from: Data(try replyKeys.open(Array(sealed)))) else {
-            throw UnexpectedOutcome(type: "ProfileAnswered with an unreadable profile")
-        }
-        return (outcome, view)
+        return (outcome, try replyKeys.open(answered.sealedProfile, as: ProfileView.self, "ProfileAnswered with an unreadable profile"))
     }
 }
