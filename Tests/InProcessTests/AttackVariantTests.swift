@@ -14,4 +14,12 @@ import Testing
     @Test func everyReplyForNoSagaIsUnknown() async throws {
         try await InProcessSystem.with { try await Attacks.everyReplyForNoSagaIsUnknown(on: $0) }
     }
+
+    @Test func everySealCopiedIntoEverySealedFieldIsRefused() async throws {
+        try await InProcessSystem.with(extraArguments: Attacks.manyCodes) { try await Attacks.everySealCopiedIntoEverySealedFieldIsRefused(on: $0) }
+    }
+
+    @Test func everyAttackerChosenStagedKeyReadsAndDeletesNothing() async throws {
+        try await InProcessSystem.with { try await Attacks.everyAttackerChosenStagedKeyReadsAndDeletesNothing(on: $0) }
+    }
 }
