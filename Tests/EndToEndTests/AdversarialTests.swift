@@ -54,4 +54,13 @@ import Testing
     @Test func theOutcomeTopicsCarryNoPersonalData() async throws {
         try await LiveSystem.with { try await Attacks.theOutcomeTopicsCarryNoPersonalData(on: $0) }
     }
+
+    // Point 8's variants (all of them run in process: AttackVariantTests); two tables on the real binaries
+    @Test func everyReplyForNoSagaIsUnknown() async throws {
+        try await LiveSystem.with { try await Attacks.everyReplyForNoSagaIsUnknown(on: $0) }
+    }
+
+    @Test func everyAttackerChosenStagedKeyReadsAndDeletesNothing() async throws {
+        try await LiveSystem.with { try await Attacks.everyAttackerChosenStagedKeyReadsAndDeletesNothing(on: $0) }
+    }
 }
