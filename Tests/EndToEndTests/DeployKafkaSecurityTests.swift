@@ -22,16 +22,19 @@ import WorkerRuntime
         return directory
     }
 
-    /// The principals `registrar topics acls` grants something to.
+    /// The principals the script `registrar topics acls --output` writes grants something to.
     static func principalsWithACLs() async throws -> Set<String> {
-        let acls = try ChildProcess(Binaries.path("registrar"), ["topics", "acls"], errors: .standardOutput)
-        var principals: Set<String> = []
-        while let line = await acls.nextLine() {
-            guard let start = line.range(of: "--allow-principal 'User:")?.upperBound, let end = line[start...].firstIndex(of: "'") else { continue }
-            principals.insert(String(line[start..<end]))
-        }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-acls-\(UUID().uuidString.prefix(8)).sh").path
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let acls = try ChildProcess(Binaries.path("registrar"), ["topics", "acls", "--output", script], errors: .standardOutput)
+        while await acls.nextLine() != nil {}
         #expect(await acls.waitForExit() == 0)
-        return principals
+        let lines = try String(contentsOfFile: script, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "#!/bin/sh" && lines.contains("set -e"), "the ACL job stops at the first refused command")
+        return Set(lines.compactMap { line in
+            guard let start = line.range(of: "--allow-principal 'User:")?.upperBound, let end = line[start...].firstIndex(of: "'") else { return nil }
+            return String(line[start..<end])
+        })
     }
 
     /// The librdkafka properties of a principal's file the script wrote.
