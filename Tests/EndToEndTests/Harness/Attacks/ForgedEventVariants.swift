@@ -98,8 +98,8 @@ extension Attacks {
         }
     }
 
-    /// Expects no command for the victim's uid or image id but its own registration's, and the victim unchanged
-    /// and signing in, with a clean audit.
+    /// Expects no signed command but the victim's own registration's (each at least once), and the victim
+    /// unchanged and signing in, with a clean audit.
     static func expectNothingDone(to victim: Victim, on system: some TestSystem) async throws {
         let account = try system.signer(.account)
         let verifier = EventVerifier(trusting: [.account: [account.publicKey]])
@@ -109,8 +109,8 @@ extension Attacks {
                 (try? verifier.verify(message, type: event.type, from: [.account])).map { "\(event.type) \(event.key)" }
             }
         }
-        #expect(signed.sorted() == ["StoreAvatar \(victim.registrationId)", "WriteProfile \(victim.registrationId)"],
-                "the account worker sent only the victim's own commands")
+        #expect(Set(signed) == ["StoreAvatar \(victim.registrationId)", "WriteProfile \(victim.registrationId)"],
+                "the account worker sent only the victim's own commands (a redelivered step may send one twice)")
         try await system.expectUnchanged(victim)
         #expect(try system.audit().isEmpty)
     }
