@@ -30,6 +30,18 @@ public struct EventKeyDirectory: Sendable {
         return [current, try SigningPublicKey.load(from: previousPath(of: role))]
     }
 
+    /// `role`'s accepted public keys as ``publicKeys(of:creatingMissing:)`` reads them now, re-read whenever a
+    /// rotation replaces or retires one of its files (one `stat` of each per call), so a running worker accepts
+    /// a rotated key at once and refuses a retired one.
+    public func reloadingPublicKeys(of role: WorkerRole, creatingMissing: Bool) throws -> @Sendable () -> [SigningPublicKey] {
+        _ = try publicKeys(of: role, creatingMissing: creatingMissing)
+        let current = try ReloadingFile(path: publicPath(of: role), load: SigningPublicKey.load(from:))
+        let previous = try ReloadingFile<SigningPublicKey?>(path: previousPath(of: role)) { path in
+            FileManager.default.fileExists(atPath: path) ? try SigningPublicKey.load(from: path) : nil
+        }
+        return { [current.current] + (previous.current.map { [$0] } ?? []) }
+    }
+
     /// Creates a key pair for each of `roles` that has none.
     public func ensure(_ roles: [WorkerRole]) throws {
         for role in roles { _ = try SigningKeyPair.loadOrCreate(at: secretPath(of: role)) }
@@ -41,11 +53,14 @@ public struct EventKeyDirectory: Sendable {
     }
 
     /// Replaces `role`'s key pair with a new one, keeping the old public key as the previous one (replacing
-    /// any earlier previous key, which is thereby retired); returns the new public key.
+    /// any earlier previous key, which is thereby retired); returns the new public key. The new public key is
+    /// written before the secret key, so running consumers sharing this directory accept the first event the
+    /// running producer signs with it.
     public func rotate(_ role: WorkerRole) throws -> SigningPublicKey {
         let old = try SigningPublicKey.load(from: publicPath(of: role))
         try old.save(to: previousPath(of: role))
         let new = SigningKeyPair.generate()
+        try new.publicKey.save(to: publicPath(of: role))
         try new.save(to: secretPath(of: role))
         return new.publicKey
     }

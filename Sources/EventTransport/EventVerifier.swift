@@ -5,15 +5,31 @@ import Kafka
 /// The public event keys a worker trusts, by role (during a rotation a role has its old and its new
 /// key): checks that a message was signed by one of the roles its route takes.
 public struct EventVerifier: Sendable {
-    private let keys: [String: (role: WorkerRole, key: SigningPublicKey)]
+    /// The roles with at least one trusted key.
+    public let roles: Set<WorkerRole>
+    private let keys: @Sendable (WorkerRole) -> [SigningPublicKey]
 
     /// A verifier trusting `keys`, each role's keys; the roles of a worker's routes' producers.
     public init(trusting keys: [WorkerRole: [SigningPublicKey]]) {
-        self.keys = Dictionary(keys.flatMap { role, keys in keys.map { ($0.keyID, (role, $0)) } }) { first, _ in first }
+        self.init(roles: Set(keys.filter { !$0.value.isEmpty }.keys)) { keys[$0] ?? [] }
     }
 
-    /// The roles with at least one trusted key.
-    public var roles: Set<WorkerRole> { Set(keys.values.map(\.role)) }
+    /// A verifier trusting `roles`, reading a role's keys from `keys` at each message that needs them: key files
+    /// re-read when a rotation replaces or retires one.
+    public init(roles: Set<WorkerRole>, keys: @escaping @Sendable (WorkerRole) -> [SigningPublicKey]) {
+        self.roles = roles
+        self.keys = keys
+    }
+
+    /// The trusted key with id `keyID` and its role: the producers' keys first, the other roles' only on a miss.
+    private func key(_ keyID: String, preferring producers: Set<WorkerRole>) -> (role: WorkerRole, key: SigningPublicKey)? {
+        for group in [roles.intersection(producers), roles.subtracting(producers)] {
+            for role in group.sorted() {
+                if let key = keys(role).first(where: { $0.keyID == keyID }) { return (role, key) }
+            }
+        }
+        return nil
+    }
 
     /// Checks that `message`, carrying an event of `type`, is signed by a trusted key of one of `producers`.
     public func verify(_ message: KafkaMessage, type: String, from producers: Set<WorkerRole>) throws(UnauthenticatedEvent) {
@@ -21,7 +37,7 @@ public struct EventVerifier: Sendable {
               let encoded = Self.single(EventSignature.signatureHeader, of: message) else {
             throw UnauthenticatedEvent("no single \(EventSignature.keyHeader) and \(EventSignature.signatureHeader) header")
         }
-        guard let (role, key) = keys[keyID] else {
+        guard let (role, key) = key(keyID, preferring: producers) else {
             throw UnauthenticatedEvent("signed with an unknown key (\(keyID.prefix(16)))")
         }
         guard producers.contains(role) else {

@@ -78,6 +78,7 @@ let accountSchema = SQLSchema(
         ALTER TABLE sagas ADD COLUMN reply_key TEXT NOT NULL DEFAULT '';
         ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
         """,
+        "CREATE INDEX used_seals_by_time ON used_seals (used_at);",
     ],
     postgres: [
         """
@@ -151,6 +152,7 @@ let accountSchema = SQLSchema(
         ALTER TABLE sagas ADD COLUMN reply_key TEXT NOT NULL DEFAULT '';
         ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
         """,
+        "CREATE INDEX used_seals_by_time ON used_seals (used_at);",
     ])
 
 extension Account: TableRecord {

@@ -23,4 +23,10 @@ public struct SQLSealLedger: SealLedger {
             return used.first == digest
         }
     }
+
+    public func forget(claimedBefore date: Date) throws(StoreError) -> Int {
+        try database.inTransaction { (db) throws(SQLError) -> Int in
+            try db.execute("DELETE FROM used_seals WHERE used_at < ?", [date])
+        }
+    }
 }

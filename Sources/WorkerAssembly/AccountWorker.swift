@@ -12,7 +12,7 @@ import Support
 import Verification
 
 /// The account worker: the registration saga, sign-in and account changes, each request answered once,
-/// and the sweep that undoes registrations and email changes past their deadline.
+/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims.
 public enum AccountWorker: WorkerKind {
     public static let name = "account-worker"
     public static let role = WorkerRole.account
@@ -70,6 +70,7 @@ public enum AccountWorker: WorkerKind {
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
+                try seals.forgetExpiredClaims()
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
             })

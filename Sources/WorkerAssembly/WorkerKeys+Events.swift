@@ -6,7 +6,8 @@ import Support
 /// Every worker's event keys: its own role's signing key (from `$REGISTRAR_EVENT_KEY` as base64, else
 /// `--event-key-file`, else `--keys-dir`, like the other keys) and the public keys of the roles whose
 /// events it takes (from `$REGISTRAR_EVENT_PUBLIC_KEYS`, else the `.pub` files of `--keys-dir`,
-/// including a rotated-out key still in its overlap). In embedded mode missing ones are created in `<data>/keys`.
+/// including a rotated-out key still in its overlap). Key files are re-read when a rotation replaces or retires
+/// them, so running workers follow a rotation. In embedded mode missing ones are created in `<data>/keys`.
 extension WorkerKeys {
     static let publicEventKeysVariable = "REGISTRAR_EVENT_PUBLIC_KEYS"
 
@@ -23,10 +24,9 @@ extension WorkerKeys {
             option: "event-key-file", variable: "REGISTRAR_EVENT_KEY")
     }
 
-    /// The signer of `role`'s events: this worker's own event key.
+    /// The signer of `role`'s events: this worker's own event key, its file re-read when a rotation replaces it.
     func eventSigner(_ role: WorkerRole) throws -> EventSigner {
-        EventSigner(role: role, key: try load(Self.eventKey(role), decode: SigningKeyPair.init(base64Secret:source:),
-                                              read: SigningKeyPair.load(from:), readOrCreate: SigningKeyPair.loadOrCreate(at:)))
+        EventSigner(role: role, key: try reloadingSigningKey(Self.eventKey(role)))
     }
 
     /// The verifier of the events of `roles`: their public keys only.
@@ -40,9 +40,9 @@ extension WorkerKeys {
             throw MissingPublicEventKey(role: missing)
         }
         let directory = EventKeyDirectory(directory)
-        var keys: [WorkerRole: [SigningPublicKey]] = [:]
-        for role in roles { keys[role] = try directory.publicKeys(of: role, creatingMissing: !stores.isProduction) }
-        return EventVerifier(trusting: keys)
+        var keys: [WorkerRole: @Sendable () -> [SigningPublicKey]] = [:]
+        for role in roles { keys[role] = try directory.reloadingPublicKeys(of: role, creatingMissing: !stores.isProduction) }
+        return EventVerifier(roles: roles) { [keys] role in keys[role]?() ?? [] }
     }
 
     /// Parses `role=base64` entries separated by spaces, commas or newlines (a role may appear twice during a rotation).

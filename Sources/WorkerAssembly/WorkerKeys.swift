@@ -51,11 +51,16 @@ struct WorkerKeys {
     /// The access-token signing key: fixed when given by environment; else its key file, re-read when it is
     /// replaced (`registrar keys rotate-signing`), so a running worker signs with a rotated key at once.
     func signingKey() throws -> @Sendable () -> SigningKeyPair {
+        try reloadingSigningKey(Self.signing)
+    }
+
+    /// The Ed25519 key `key`: fixed when given by environment; else its key file, re-read when it is replaced.
+    func reloadingSigningKey(_ key: Key) throws -> @Sendable () -> SigningKeyPair {
         let reloading = { (path: String) throws -> @Sendable () -> SigningKeyPair in
             let file = try SigningKeyFile(path: path)
             return { file.current }
         }
-        return try load(Self.signing, decode: { text, source in
+        return try load(key, decode: { text, source in
             let pair = try SigningKeyPair(base64Secret: text, source: source)
             return { pair }
         }, read: reloading, readOrCreate: { path in

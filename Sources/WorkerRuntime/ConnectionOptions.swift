@@ -7,7 +7,8 @@ import Support
 /// The broker address comes from `--bootstrap`, `KAFKA_BOOTSTRAP_SERVERS`, or else the file
 /// `<data-dir>/broker.bootstrap` that `registrar broker --data-dir` writes. Any librdkafka property
 /// (TLS, SASL, tuning) passes through `--kafka-property name=value` (one per option, commas kept) or
-/// `KAFKA_PROPERTIES` (comma-separated `name=value` pairs).
+/// `KAFKA_PROPERTIES` (comma-separated `name=value` pairs); secrets (`sasl.password`) belong in
+/// `--kafka-properties-file`, one `name=value` a line, which `--kafka-property` overrides.
 public struct ConnectionOptions: Sendable {
     public var bootstrapServers: String
     /// The local broker's address file, when the address came from it (no `--bootstrap`, no environment).
@@ -20,6 +21,8 @@ public struct ConnectionOptions: Sendable {
         .value("bootstrap", "Kafka bootstrap servers, host:port[,host:port…]", environment: "KAFKA_BOOTSTRAP_SERVERS"),
         .value("data-dir", "Directory of the embedded stores (SQLite, files, keys)", environment: "REGISTRAR_DATA_DIR", default: "data"),
         .value("kafka-property", "Any librdkafka property as name=value", environment: "KAFKA_PROPERTIES", repeatable: true),
+        .value("kafka-properties-file", "File of librdkafka properties, name=value a line (# comments), e.g. SASL credentials",
+               environment: "KAFKA_PROPERTIES_FILE"),
     ]
 
     /// The file a local broker started with `--data-dir` leaves its address in.
@@ -35,8 +38,17 @@ public struct ConnectionOptions: Sendable {
         } else {
             throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar broker --data-dir \(dataDirectory)`", "")
         }
-        kafkaProperties = try KafkaConfiguration.parseProperties(
-            arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property"))
+        let fromFile = try arguments.value("kafka-properties-file").map(Self.properties(inFile:)) ?? [:]
+        kafkaProperties = fromFile.merging(try KafkaConfiguration.parseProperties(
+            arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property")), uniquingKeysWith: { $1 })
+    }
+
+    /// The properties of a `--kafka-properties-file`: one `name=value` a line, blank lines and `#` comments skipped.
+    static func properties(inFile path: String) throws(UsageError) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .invalid("cannot read --kafka-properties-file \(path)", "") }
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        let entries = lines.filter { let text = $0.trimmingCharacters(in: .whitespaces); return !text.isEmpty && !text.hasPrefix("#") }
+        return try KafkaConfiguration.parseProperties(entries, separatedByCommas: false)
     }
 
     /// How long a group waits for a silent member (killed, frozen, cut off) before moving its partitions

@@ -1,3 +1,4 @@
+import Foundation
 import Domain
 import Support
 import WorkerAssembly
@@ -12,6 +13,7 @@ enum TopicsACLs {
                default: "User:registrar-operator"),
         .value("command-config", "The admin client's properties file, passed to kafka-acls.sh", default: "admin.properties"),
         .value("bootstrap", "The cluster, passed to kafka-acls.sh", environment: "KAFKA_BOOTSTRAP_SERVERS", default: "kafka:9093"),
+        .value("output", "Write the commands to this file, a shell script, instead of standard output"),
     ])
 
     @Sendable static func run(_ arguments: [String]) async -> ExitCode {
@@ -23,10 +25,18 @@ enum TopicsACLs {
                 return access
             } + [TopicAccess.client(named: try parsed.required("client")), TopicAccess.operatorTools(named: try parsed.required("operator"))]
             let base = "kafka-acls.sh --bootstrap-server \(try parsed.required("bootstrap")) --command-config \(try parsed.required("command-config")) --add"
-            print("# Registrar's ACLs: each principal may do only what its role needs (registrar topics acls).")
+            var script = ["#!/bin/sh", "# Registrar's ACLs: each principal may do only what its role needs (registrar topics acls).", "set -e"]
             for access in accesses {
-                print("# \(access.principal)")
-                for line in commands(for: access) { print("\(base) --allow-principal '\(access.principal)' \(line)") }
+                script.append("# \(access.principal)")
+                script += commands(for: access).map { "\(base) --allow-principal '\(access.principal)' \($0)" }
+            }
+            let text = script.joined(separator: "\n") + "\n"
+            guard let output = parsed.value("output") else {
+                print(text, terminator: "")
+                return .success
+            }
+            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
+                throw UsageError.invalid("cannot write --output \(output)", "")
             }
             return .success
         }

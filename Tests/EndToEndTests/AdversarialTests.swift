@@ -5,7 +5,7 @@ import Testing
 /// installation of its own (they use fixed emails and ids, and some read every message of a topic).
 /// The production pass of `scripts/test` runs them again on PostgreSQL, S3 and SMTP.
 @Suite struct AdversarialTests {
-    // Attacks 1, 3, 4, 5
+    // Attacks 1, 3, 4
     @Test func forgedRepliesDeleteNothing() async throws {
         try await LiveSystem.with { try await Attacks.forgedRepliesDeleteNothing(on: $0) }
     }
@@ -20,10 +20,6 @@ import Testing
         try await LiveSystem.with(extraArguments: Attacks.noCodeCooldown) {
             try await Attacks.aForgedCompletionIssuesNoTokensForTheVictim(on: $0)
         }
-    }
-
-    @Test func aStagedKeyNamingTheVictimsAvatarReadsAndDeletesNothing() async throws {
-        try await LiveSystem.with { try await Attacks.aStagedKeyNamingTheVictimsAvatarReadsAndDeletesNothing(on: $0) }
     }
 
     // Issue 12 point 1: forged internal events
@@ -53,5 +49,14 @@ import Testing
     // Attack 7: personal data on the outcome topics
     @Test func theOutcomeTopicsCarryNoPersonalData() async throws {
         try await LiveSystem.with { try await Attacks.theOutcomeTopicsCarryNoPersonalData(on: $0) }
+    }
+
+    // Point 8's variants (all of them run in process: AttackVariantTests); two tables on the real binaries, attack 5 among them
+    @Test func everyReplyForNoSagaIsUnknown() async throws {
+        try await LiveSystem.with { try await Attacks.everyReplyForNoSagaIsUnknown(on: $0) }
+    }
+
+    @Test func everyAttackerChosenStagedKeyReadsAndDeletesNothing() async throws {
+        try await LiveSystem.with { try await Attacks.everyAttackerChosenStagedKeyReadsAndDeletesNothing(on: $0) }
     }
 }

@@ -22,7 +22,7 @@ import Testing
             try await Self.expectKnown(command, environment: environment, in: "compose service \(name)")
             checked += 1
         }
-        #expect(checked == 6, "the topics job, the four workers and the gateway")
+        #expect(checked == 7, "the topics and ACL-script jobs, the four workers and the gateway")
         for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "gateway"] {
             let health = try #require(services[worker]?["healthcheck"] as? [String: Any])
             #expect((health["test"] as? [String])?.last?.hasSuffix("/readyz") == true, "\(worker) is checked on /readyz")
@@ -36,7 +36,8 @@ import Testing
         for document in documents where ["Deployment", "Job"].contains(document["kind"] as? String) {
             let template = try #require((document["spec"] as? [String: Any])?["template"] as? [String: Any])
             let pod = try #require(template["spec"] as? [String: Any])
-            for container in try #require(pod["containers"] as? [[String: Any]]) {
+            let containers = ((pod["initContainers"] as? [[String: Any]]) ?? []) + (try #require(pod["containers"] as? [[String: Any]]))
+            for container in containers where (container["image"] as? String)?.hasPrefix("registrar") == true {
                 let command = ((container["command"] as? [String]) ?? []) + ((container["args"] as? [String]) ?? [])
                 let fromConfig = (container["envFrom"] as? [[String: Any]])?.contains { $0["configMapRef"] != nil } == true ? Array(config.keys) : []
                 let named = (container["env"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []

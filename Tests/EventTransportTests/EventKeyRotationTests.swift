@@ -8,37 +8,44 @@ import EventTransport
 
 /// `registrar keys rotate-events`'s rotation in a key directory: after a rotation a consumer loading the
 /// role's public keys takes events signed with the new key and with the old one (the overlap); after a
-/// second rotation, or once the previous key is retired, the old key is refused.
+/// second rotation, or once the previous key is retired, the old key is refused — also by a consumer that
+/// read the keys before the rotation and kept running (it re-reads the files).
 @Suite struct EventKeyRotationTests {
     static let command = Event.deleteAvatar(DeleteAvatar(registrationId: "reg-1", imageId: "00000000-0000-0000-0000-000000000002"))
 
-    /// Whether a consumer loading `directory`'s image keys now takes the command signed with `key`.
-    static func accepts(_ directory: EventKeyDirectory, signedWith key: SigningKeyPair) throws -> Bool {
-        let verifier = EventVerifier(trusting: [.image: try directory.publicKeys(of: .image, creatingMissing: false)])
+    /// Whether a consumer takes the command signed with `key`: one loading `directory`'s image keys now, or
+    /// (`running`) one that has read them since before the rotations, as a running worker does.
+    static func accepts(_ directory: EventKeyDirectory, signedWith key: SigningKeyPair, running: EventVerifier?) throws -> Bool {
+        let verifier = try running ?? EventVerifier(trusting: [.image: try directory.publicKeys(of: .image, creatingMissing: false)])
         let outgoing = OutgoingMessage(command, producer: "test", signer: EventSigner(role: .image, key: key))
         let message = KafkaMessage(topic: outgoing.topic, partition: 0, offset: 0, key: outgoing.key, value: outgoing.value,
                                    headers: outgoing.headers)
         return (try? verifier.verify(message, type: command.type, from: [.image])) != nil
     }
 
-    @Test func bothKeysAreAcceptedDuringTheOverlapAndARetiredOneIsRefused() throws {
+    @Test(arguments: [false, true])
+    func bothKeysAreAcceptedDuringTheOverlapAndARetiredOneIsRefused(byARunningConsumer: Bool) throws {
         try withTemporaryDirectory { path in
             let directory = EventKeyDirectory(path + "/keys")
             try directory.create(WorkerRole.allCases)
+            let running = byARunningConsumer
+                ? EventVerifier(roles: [.image], keys: { [keys = try directory.reloadingPublicKeys(of: .image, creatingMissing: false)] _ in keys() })
+                : nil
+            func accepts(_ key: SigningKeyPair) throws -> Bool { try Self.accepts(directory, signedWith: key, running: running) }
             let first = try SigningKeyPair.load(from: directory.secretPath(of: .image))
-            #expect(try Self.accepts(directory, signedWith: first))
+            #expect(try accepts(first))
 
             let second = try directory.rotate(.image)
             let rotated = try SigningKeyPair.load(from: directory.secretPath(of: .image))
             #expect(rotated.publicKey == second && second != first.publicKey)
-            #expect(try Self.accepts(directory, signedWith: rotated), "the new key")
-            #expect(try Self.accepts(directory, signedWith: first), "the old key, during the overlap")
+            #expect(try accepts(rotated), "the new key")
+            #expect(try accepts(first), "the old key, during the overlap")
 
             _ = try directory.rotate(.image)
-            #expect(try !Self.accepts(directory, signedWith: first), "retired by the second rotation")
-            #expect(try Self.accepts(directory, signedWith: rotated))
+            #expect(try !accepts(first), "retired by the second rotation")
+            #expect(try accepts(rotated))
             #expect(try directory.retirePrevious(of: .image))
-            #expect(try !Self.accepts(directory, signedWith: rotated), "retired")
+            #expect(try !accepts(rotated), "retired")
             #expect(try !directory.retirePrevious(of: .image))
             #expect(try FileManager.default.attributesOfItem(atPath: directory.secretPath(of: .image))[.posixPermissions] as? Int == 0o600)
             // Other roles' keys are untouched.

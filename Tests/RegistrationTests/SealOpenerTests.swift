@@ -73,4 +73,18 @@ import Testing
         #expect(try opener.open([("plain", .code)], in: context, on: "auth.requests") == .unsealable)
         #expect(try opener.open([("sealed:not json", .code)], in: context, on: "auth.requests") == .unsealable)
     }
+
+    /// The sweep forgets a claim only once no seal used with it can open again: a seal sealed as far ahead
+    /// as the maximum age allows, used at once, is refused as too old before its claim is forgotten.
+    @Test func claimsAreForgottenOnlyOnceTheirSealsCannotOpenAgain() throws {
+        let ahead = sealed(at: clock.now.addingTimeInterval(300))
+        #expect(try opener.open([(ahead, .signInPassword)], in: context, on: "auth.requests") == .opened(["ada password"]))
+        clock.advance(by: opener.claimRetention - 1)
+        #expect(try opener.forgetExpiredClaims() == 0)
+        #expect(try opener.open([(sealed("other"), .signInPassword)], in: context, on: "auth.requests") == .refused, "still claimed")
+        clock.advance(by: 2)
+        #expect(try opener.forgetExpiredClaims() == 1)
+        #expect(try opener.open([(ahead, .signInPassword)], in: context, on: "auth.requests") == .refused, "too old by then")
+        #expect(opener.claimRetention == 660, "2 × the maximum age + a minute")
+    }
 }

@@ -46,5 +46,6 @@ import Testing
     /// Claims nothing: these tests never open a seal.
     struct NoLedger: SealLedger {
         func claim(requestId: String, digest: String, at date: Date) throws(StoreError) -> Bool { false }
+        func forget(claimedBefore date: Date) throws(StoreError) -> Int { 0 }
     }
 }

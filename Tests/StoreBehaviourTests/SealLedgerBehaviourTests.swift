@@ -20,4 +20,18 @@ import Testing
             #expect(try replica.claim(requestId: "q-2", digest: "bb", at: now))
         }
     }
+
+    @Test(arguments: StoreBackend.allCases)
+    func forgettingFreesOnlyTheClaimsBeforeTheDate(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let ledger = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").sealLedger()
+            let now = Date(timeIntervalSince1970: 1_700_000_000)
+            #expect(try ledger.claim(requestId: "q-old", digest: "aa", at: now))
+            #expect(try ledger.claim(requestId: "q-new", digest: "aa", at: now.addingTimeInterval(100)))
+            #expect(try ledger.forget(claimedBefore: now.addingTimeInterval(50)) == 1)
+            #expect(try ledger.claim(requestId: "q-old", digest: "bb", at: now.addingTimeInterval(200)), "forgotten: free again")
+            #expect(try !ledger.claim(requestId: "q-new", digest: "bb", at: now.addingTimeInterval(200)), "kept")
+            #expect(try ledger.forget(claimedBefore: now) == 0)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 import Support
 import Testing
@@ -42,5 +43,29 @@ import WorkerRuntime
         let text = "\(String(describing: error))"
         #expect(text.contains("security.protocol"), "\(text)")
         #expect(!text.contains("Canary") && !text.contains("Secret"), "\(text)")
+    }
+}
+
+/// `--kafka-properties-file`: the SASL credentials come from a mounted file, never argv.
+@Suite struct KafkaPropertiesFileTests {
+    let spec = CommandSpec(name: "tool", summary: "test", options: ConnectionOptions.specs)
+
+    @Test func aFilesLinesAreProperties() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "# client\nsasl.username=u\n\nsasl.password=p4ss,w0rd= \nsecurity.protocol=SASL_SSL\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let parsed = try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path,
+                                                            "--kafka-property", "security.protocol=SSL"], spec: spec, environment: [:]))
+        #expect(parsed.kafkaProperties == ["sasl.username": "u", "sasl.password": "p4ss,w0rd= ", "security.protocol": "SSL"])
+    }
+
+    @Test func aBadLineShowsNoText() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "sasl.username=u\nCanarySecret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: UsageError.self) {
+            try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path], spec: spec, environment: [:]))
+        }
+        #expect(!"\(String(describing: error))".contains("Canary"))
     }
 }

@@ -50,4 +50,15 @@ public struct SealOpener: Sendable {
         guard try ledger.claim(requestId: "\(topic)/\(context.requestId)", digest: digest, at: now) else { return .refused }
         return .opened(secrets.map(\.secret))
     }
+
+    /// How long the ledger keeps a claim: a seal used at time t was sealed within ``maximumAge`` of t and counts
+    /// until ``maximumAge`` after it was sealed, so 2 × ``maximumAge`` after t no seal used then opens again
+    /// (each is refused as too old); one more minute covers clocks that drift between replicas.
+    public var claimRetention: Double { 2 * maximumAge + 60 }
+
+    /// Forgets the ledger's claims older than ``claimRetention`` (the account worker's periodic sweep); returns how many.
+    @discardableResult
+    public func forgetExpiredClaims() throws(StoreError) -> Int {
+        try ledger.forget(claimedBefore: clock().addingTimeInterval(-claimRetention))
+    }
 }

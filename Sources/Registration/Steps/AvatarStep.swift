@@ -80,7 +80,8 @@ public struct AvatarStep: EventHandler {
         case .staged(let key, let digest, let size):
             let staged = Self.stagingKey(registrationId: registrationId)
             guard key == staged else {
-                return .failure(Failure(.imageStagingMissing, "A staged avatar must be at \(staged), not at \(key)."))
+                // The client's key is not repeated: it may hold anything (a NUL PostgreSQL cannot store).
+                return .failure(Failure(.imageStagingMissing, "A staged avatar must be at \(staged), its registration's own key."))
             }
             guard let stored = try images.size(of: staged) else {
                 return .failure(Failure(.imageStagingMissing, "The staged avatar \(staged) does not exist."))

@@ -50,6 +50,7 @@ struct StoreLocation: Sendable {
     func accounts() throws -> any AccountStore { try options.accountStore() }
     func profiles() throws -> any ProfileStore { try options.profileStore() }
     func objects() throws -> any ObjectStore { try options.objectStore() }
+    func sealLedger() throws -> any SealLedger { try options.sealLedger() }
 
     /// Runs `sql` against the profile store (SQLite in the data directory, or PostgreSQL).
     func executeOnProfiles(sqlite: String, postgres: String, logs: String) async throws {

@@ -25,11 +25,12 @@ struct Victim {
 /// dead letters, and check that a victim's account, profile and avatar are unchanged.
 extension TestSystem {
     /// Publishes `event` as a client would, to `topic` (its own topic by default), keyed by its flow id,
-    /// signed for its own topic by `signer` when given (as a worker, or one who holds its key, would).
+    /// signed for that topic by `signer` when given (as a worker, or one who holds its key, would).
     func forge(_ event: Event, on topic: String? = nil, signedBy signer: EventSigner? = nil) async throws {
-        let message = OutgoingMessage(event, producer: "attacker", signer: signer)
-        try await client.publish(OutgoingMessage(topic: topic ?? event.topic, key: message.key, value: message.value,
-                                                 headers: message.headers))
+        let message = OutgoingMessage(event, producer: "attacker")
+        let topic = topic ?? event.topic
+        let signature = signer?.headers(topic: topic, key: Array(event.key.utf8), type: event.type, payload: message.value) ?? []
+        try await client.publish(OutgoingMessage(topic: topic, key: message.key, value: message.value, headers: message.headers + signature))
     }
 
     /// The signer of `role` with its real event key from the installation's key directory.
