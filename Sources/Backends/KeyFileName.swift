@@ -6,6 +6,9 @@ public enum KeyFileName {
     public static let signing = "access-tokens.ed25519"
     /// The server secret keying code hashes, shared by the account and code dispatch workers.
     public static let codeSecret = "codes.hmac"
+    /// The gateway's X25519 reply key pair, which every gateway replica shares so that any of them opens the
+    /// answers sealed to another (`registrar gateway --reply-key-file`).
+    public static let gatewayReply = "gateway-reply.seal"
     /// The JSON Web Key Set that verifies access tokens.
     public static let jwks = "jwks.json"
 }

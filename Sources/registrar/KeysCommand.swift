@@ -17,7 +17,7 @@ enum KeysCommand {
         .value("keys-dir", "Directory of the keys (default: <data-dir>/keys)", environment: "REGISTRAR_KEYS_DIR"),
     ]
 
-    static let spec = CommandSpec(name: "registrar keys", summary: "create a key set (sealing, signing, code secret, JWKS, event keys)",
+    static let spec = CommandSpec(name: "registrar keys", summary: "create a key set (sealing, signing, code secret, JWKS, event keys, gateway reply key)",
                                   options: directoryOptions)
 
     /// The key directory `parsed` names.
@@ -29,7 +29,8 @@ enum KeysCommand {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let directory = directory(parsed)
             let events = EventKeyDirectory(directory)
-            let secrets = [KeyFileName.sealing, KeyFileName.signing, KeyFileName.codeSecret].map { directory + "/" + $0 }
+            let secrets = [KeyFileName.sealing, KeyFileName.signing, KeyFileName.codeSecret, KeyFileName.gatewayReply]
+                .map { directory + "/" + $0 }
                 + WorkerRole.allCases.map(events.secretPath(of:))
             if let existing = secrets.first(where: FileManager.default.fileExists(atPath:)) {
                 throw CryptoError.keyFile(path: existing, reason: "exists; keys are never overwritten")
@@ -38,6 +39,7 @@ enum KeysCommand {
             _ = try KeySet.signing(in: directory).create()
             _ = try MessageAuthenticator.create(at: secrets[2])
             try events.create(WorkerRole.allCases)
+            _ = try SealingKeyPair.create(at: secrets[3])
             print(sealing.publicKey.base64)
             return .success
         }

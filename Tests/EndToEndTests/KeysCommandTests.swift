@@ -17,10 +17,10 @@ import Testing
             let eventKeys = ["account", "code-dispatch", "image", "profile"].map { "events-\($0).ed25519" }
             #expect(try FileManager.default.contentsOfDirectory(atPath: keys).sorted() == ([
                 "access-tokens.ed25519", "access-tokens.ed25519.pub", "account-worker.seal", "account-worker.seal.pub",
-                "codes.hmac", "jwks.json",
+                "codes.hmac", "gateway-reply.seal", "gateway-reply.seal.pub", "jwks.json",
             ] + eventKeys + eventKeys.map { $0 + ".pub" }).sorted())
             #expect(try mode(of: keys) == 0o700)
-            for secret in ["account-worker.seal", "access-tokens.ed25519", "codes.hmac"] + eventKeys {
+            for secret in ["account-worker.seal", "access-tokens.ed25519", "codes.hmac", "gateway-reply.seal"] + eventKeys {
                 #expect(try mode(of: keys + "/" + secret) == 0o600, "\(secret)")
             }
             let jwks = try String(contentsOfFile: keys + "/jwks.json", encoding: .utf8)
