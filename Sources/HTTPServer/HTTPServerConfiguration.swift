@@ -45,6 +45,12 @@ public struct HTTPServerConfiguration: Sendable {
         self.bodyLimit = bodyLimit
     }
 
+    /// `host:port` split (an IPv6 host may be in brackets); nil when `address` is not of that form.
+    public static func hostAndPort(_ address: String) -> (host: String, port: Int)? {
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else { return nil }
+        return (String(address[..<colon]).trimmingCharacters(in: ["[", "]"]), port)
+    }
+
     /// Whether `host` is a loopback address (127.0.0.0/8 or ::1).
     public static func isLoopback(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)

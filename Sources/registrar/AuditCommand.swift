@@ -8,8 +8,10 @@ import WorkerRuntime
 enum AuditCommand {
     static let spec = CommandSpec(
         name: "registrar audit", summary: "check every store for half-registered users",
-        options: [.value("grace", "Seconds a registration may be in flight before it counts", default: "300"),
-                  ConnectionOptions.specs[1]] + BackendOptions.specs)
+        options: [graceOption, ConnectionOptions.specs[1]] + BackendOptions.specs)
+
+    /// `--grace`: how long a registration may be in flight before it counts (as half-registered, or stuck).
+    static let graceOption = CommandSpec.Option.value("grace", "Seconds a registration may be in flight before it counts", default: "300")
 
     /// The audit of the stores `parsed` names.
     static func audit(_ parsed: ParsedArguments) throws -> RegistrationAudit {
