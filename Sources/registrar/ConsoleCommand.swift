@@ -24,7 +24,7 @@ enum ConsoleCommand {
             guard let (host, port) = HTTPServerConfiguration.hostAndPort(listen) else {
                 throw UsageError.invalid("--listen expects host:port, e.g. 127.0.0.1:8090; got '\(listen)'", spec.helpText)
             }
-            let console = Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
+            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
                                   grace: try AuditCommand.grace(parsed), refresh: try parsed.integer("refresh") ?? 5, tls: tls != nil)
             let shutdown = ShutdownSignal()
             let server = try HTTPServer(HTTPServerConfiguration(host: host, port: port, tls: tls) { method, _ in

@@ -10,6 +10,7 @@ import WorkerRuntime
 /// `POST /replay` (a CSRF token from the page it came from, same-origin only, then a confirmation step).
 final class Console: Sendable {
     let kafka: KafkaConfiguration
+    private let members: GroupMembers
     let audit: RegistrationAudit
     let grace: Duration
     /// Seconds between the overview's reloads.
@@ -18,8 +19,9 @@ final class Console: Sendable {
     private let tokens = FormTokens()
     private let logger = Logger(component: "console")
 
-    init(kafka: KafkaConfiguration, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) {
+    init(kafka: KafkaConfiguration, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) throws {
         self.kafka = kafka
+        members = try GroupMembers(kafka: kafka)
         self.audit = audit
         self.grace = grace
         self.refresh = refresh
@@ -44,7 +46,7 @@ final class Console: Sendable {
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
         case ("GET", "/"):
-            let view = await ConsoleView.read(kafka: kafka, audit: audit, grace: grace)
+            let view = await ConsoleView.read(kafka: kafka, members: members.describe, audit: audit, grace: grace)
             return Self.html(200, ConsolePage.overview(view, grace: grace, refresh: refresh, token: tokens.issue()))
         case ("POST", "/replay"):
             return await replay(request)

@@ -10,8 +10,8 @@ enum ConsolePage {
         let body = """
             <p>Read \(HTML.escape(time(view.readAt))) from Kafka and the stores; refreshed every \(refresh) s.</p>
             \(view.problems.map { "<p class=\"problem\">cannot read \(HTML.escape($0))</p>" }.joined())
-            <h2>Workers (consumer groups): lag</h2>
-            \(workers(view.groups))
+            <h2>Workers (consumer groups): members and lag</h2>
+            \(workers(view))
             <h2>Registrations and email changes in flight (\(inFlight.count), stuck after \(Int(grace.timeInterval)) s)</h2>
             \(flows(inFlight, now: view.readAt, grace: grace))
             <h2>Recently finished</h2>
@@ -54,12 +54,25 @@ enum ConsolePage {
     /// A letter's `topic:partition:offset`, as the replay form names it.
     static func position(of letter: KafkaMessage) -> String { "\(letter.topic):\(letter.partition):\(letter.offset)" }
 
-    private static func workers(_ groups: [ConsumerGroupLag]) -> String {
-        HTML.table(["group", "lag (messages)", "partitions behind", "partitions never committed"], groups.map { group in
+    private static func workers(_ view: ConsoleView) -> String {
+        HTML.table(["group", "state", "members alive", "lag (messages)", "partitions behind", "partitions never committed"],
+                   view.groups.map { group in
             let behind = group.partitions.filter { $0.lag > 0 }.map { "\($0.topicPartition): \($0.lag)" }
-            return [HTML.escape(group.group), "\(group.total)", HTML.escape(behind.isEmpty ? "none" : behind.joined(separator: ", ")),
-                    "\(group.partitions.filter { $0.committed == nil }.count) of \(group.partitions.count)"]
+            return [HTML.escape(group.group)] + members(view.members[group.group]) + [
+                "\(group.total)", HTML.escape(behind.isEmpty ? "none" : behind.joined(separator: ", ")),
+                "\(group.partitions.filter { $0.committed == nil }.count) of \(group.partitions.count)"]
         }, empty: "no consumer groups read")
+    }
+
+    /// A group's state and members, one a line with its host and partition count, or why they are not known.
+    private static func members(_ description: Result<ConsumerGroupDescription, KafkaError>?) -> [String] {
+        switch description {
+        case .success(let group)?:
+            let lines = group.members.map { "\($0.clientID) \($0.host): \($0.partitions.count) partitions" }
+            return [HTML.escape(group.state), lines.isEmpty ? "none" : "<pre>\(HTML.escape(lines.joined(separator: "\n")))</pre>"]
+        case .failure(let error)?: return ["?", "not described: \(HTML.escape(error.message))"]
+        case nil: return ["?", "not described"]
+        }
     }
 
     /// `flows` with their paths; with a `grace`, those started longer ago are marked stuck.

@@ -28,6 +28,8 @@ struct ConsoleView: Sendable {
 
     var readAt: Date
     var groups: [ConsumerGroupLag] = []
+    /// Each group's members (the workers alive in it), or why the cluster did not describe it.
+    var members: [String: Result<ConsumerGroupDescription, KafkaError>] = [:]
     /// Registrations and email changes, newest first.
     var flows: [Flow] = []
     var outcomes: [OutcomeCount] = []
@@ -39,24 +41,27 @@ struct ConsoleView: Sendable {
     /// How far back outcomes count as recent.
     static let recentOutcomes: Duration = .seconds(15 * 60)
 
-    /// Reads every part: the workers' groups' lag, every topic once, and the audit of the stores.
-    static func read(kafka: KafkaConfiguration, audit: RegistrationAudit, grace: Duration) async -> ConsoleView {
+    /// Reads every part at once: the workers' groups' lag and (through `members`) their members, every topic
+    /// once, and the audit of the stores.
+    static func read(kafka: KafkaConfiguration, members: @escaping @Sendable () async throws -> [String: Result<ConsumerGroupDescription, KafkaError>],
+                     audit: RegistrationAudit, grace: Duration) async -> ConsoleView {
         var view = ConsoleView(readAt: Date())
+        async let groups = offload {
+            try TopicAccess.workers.map { try ConsumerGroupLag.read(group: $0.name, topics: TopicAccess.worker($0).reads.sorted(), configuration: kafka) }
+        }
+        async let described = members()
+        async let messages = TopicSnapshot.read(Topic.all.map(\.name), configuration: kafka)
+        async let findings = offload { try audit.run(grace: grace) }
+        do { view.groups = try await groups } catch { view.problems.append("consumer groups: \(error)") }
+        do { view.members = try await described } catch { view.problems.append("consumer group members: \(error)") }
         do {
-            view.groups = try await offload {
-                try TopicAccess.workers.map { try ConsumerGroupLag.read(group: $0.name, topics: TopicAccess.worker($0).reads.sorted(), configuration: kafka) }
-            }
-        } catch { view.problems.append("consumer groups: \(error)") }
-        do {
-            let messages = try await TopicSnapshot.read(Topic.all.map(\.name), configuration: kafka)
+            let messages = try await messages
             view.flows = flows(in: messages)
             view.outcomes = outcomes(in: messages, since: view.readAt.addingTimeInterval(-recentOutcomes.timeInterval))
             view.deadLetters = messages.filter { DeadLetterCommand.topics.contains($0.topic) }
                 .sorted { ($0.timestamp ?? .distantPast) > ($1.timestamp ?? .distantPast) }
         } catch { view.problems.append("topics: \(error)") }
-        do {
-            view.findings = try await offload { try audit.run(grace: grace) }
-        } catch { view.problems.append("audit: \(error)") }
+        do { view.findings = try await findings } catch { view.problems.append("audit: \(error)") }
         return view
     }
 
