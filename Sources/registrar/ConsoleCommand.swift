@@ -24,14 +24,15 @@ enum ConsoleCommand {
             guard let (host, port) = HTTPServerConfiguration.hostAndPort(listen) else {
                 throw UsageError.invalid("--listen expects host:port, e.g. 127.0.0.1:8090; got '\(listen)'", spec.helpText)
             }
-            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
-                                  grace: try AuditCommand.grace(parsed), refresh: try parsed.integer("refresh") ?? 5, tls: tls != nil)
-            let shutdown = ShutdownSignal()
-            let server = try HTTPServer(HTTPServerConfiguration(host: host, port: port, tls: tls) { method, _ in
+            let configuration = HTTPServerConfiguration(host: host, port: port, tls: tls) { method, _ in
                 method == "POST" ? Console.bodyLimit : 0
-            }, handler: console.handle)
-            let url = "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/"
-            FileHandle.standardOutput.write(Data((url + "\n").utf8))
+            }
+            try configuration.validate()
+            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
+                                      grace: try AuditCommand.grace(parsed), refresh: try parsed.integer("refresh") ?? 5, tls: tls != nil)
+            let shutdown = ShutdownSignal()
+            let server = try HTTPServer(configuration, handler: console.handle)
+            FileHandle.standardOutput.write(Data((server.url(on: host) + "/\n").utf8))
             await shutdown.wait()
             await server.stop()
             return .success

@@ -51,8 +51,7 @@ enum GatewayCommand {
                 let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
                     HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
                 }
-                let url = "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
-                FileHandle.standardOutput.write(Data((url + "\n").utf8))
+                FileHandle.standardOutput.write(Data((server.url(on: host) + "\n").utf8))
                 await shutdown.wait()
                 await server.stop()
                 await operations?.stop()

@@ -35,6 +35,11 @@ import Testing
             let url = try #require(await console.nextLine())
             #expect(url.hasPrefix("http://127.0.0.1:"))
 
+            let head = try await Self.curl(url, headers: [], arguments: ["-D", "-", "-o", "/dev/null"]).body
+            for header in ["Content-Security-Policy: default-src 'none';", "X-Frame-Options: DENY", "X-Content-Type-Options: nosniff", "Cache-Control: no-store"] {
+                #expect(head.contains(header), "\(head)")
+            }
+
             // Attacks: no token, a made-up one, a page's token sent from another site, the wrong method.
             let token = try #require(Self.token(in: try await Self.curl(url).body))
             #expect(try await Self.curl(url + "replay", form: "letter=\(position)&confirm=yes").status == 403)
@@ -74,6 +79,18 @@ import Testing
         }
     }
 
+    @Test func plainHTTPOffLoopbackIsRefusedBeforeAnyStoreIsOpened() async throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/console-refused-\(UUID().uuidString.prefix(8))"
+        let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "0.0.0.0:0", "--bootstrap", "127.0.0.1:1",
+                                                                    "--data-dir", directory],
+                                       errors: .standardOutput)
+        var lines: [String] = []
+        while let line = await console.nextLine() { lines.append(line) }
+        #expect(await console.waitForExit() != 0)
+        #expect(lines.joined().contains("plain HTTP is served only on a loopback address"), "\(lines)")
+        #expect(!FileManager.default.fileExists(atPath: directory), "no store made")
+    }
+
     /// The pages Chromium renders: `url`, then the page each click in turn leads to.
     static func browse(_ url: String, screenshot: String, clicking selectors: [String]) async throws -> [(url: String, html: String)] {
         let driver = try ChildProcess("/usr/bin/python3", [Binaries.packageRoot + "/Tests/Browser/browser.py", url, "--screenshot", screenshot]
@@ -89,9 +106,9 @@ import Testing
     }
 
     /// A request with curl: a POST of `form` if given, else a GET; the status and body.
-    static func curl(_ url: String, form: String? = nil, headers: [String] = []) async throws -> (status: Int, body: String) {
-        let arguments = ["-s", "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] } + (form.map { ["--data", $0] } ?? []) + [url]
-        let curl = try ChildProcess("/usr/bin/curl", arguments, errors: .discarded)
+    static func curl(_ url: String, form: String? = nil, headers: [String] = [], arguments: [String] = []) async throws -> (status: Int, body: String) {
+        let curl = try ChildProcess("/usr/bin/curl", ["-s", "-w", "\n%{http_code}"] + arguments + headers.flatMap { ["-H", $0] }
+                                    + (form.map { ["--data", $0] } ?? []) + [url], errors: .discarded)
         var lines: [String] = []
         while let line = await curl.nextLine() { lines.append(line) }
         _ = await curl.waitForExit()
