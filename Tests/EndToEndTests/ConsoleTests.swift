@@ -6,17 +6,21 @@ import Testing
 
 /// `registrar console` in headless Chromium (driven through the DevTools protocol by `Tests/Browser/browser.py`):
 /// the page shows a registration the test made and a dead letter it planted, hostile text in the letter escaped;
-/// a replay through the page's forms ends in an outcome; a replay without a fresh token from the console's own
-/// page changes nothing.
+/// a registration held up (its profile worker down) is shown stuck with its path; a replay through the page's forms
+/// ends in an outcome; a replay without a fresh token from the console's own page changes nothing. A system of its
+/// own: the tests sharing one count the dead letters on its topics.
 @Suite(.serialized) struct ConsoleTests {
     static let hostile = "<script>document.title='owned'</script><img src=x onerror=alert(1)>"
 
     @Test func theConsoleShowsFlowsAndDeadLettersAndReplaysThroughTheBrowser() async throws {
-        try await LiveSystem.shared { system in
+        try await LiveSystem.with { system in
             let made = system.request(email: "console-made@example.com")
             guard case .registrationCompleted = try await system.send(.registrationRequested(made)) else {
                 Issue.record("the test's registration did not complete"); return
             }
+            await system.kill("profile-worker")
+            let held = system.request(email: "console-held@example.com")
+            try await system.publish([held])
             // A dead letter planted by hand: a valid request, with hostile text in its headers.
             let planted = system.request(email: "console-planted@example.com")
             let headers = [("dlq.reason", "step_failed"), ("dlq.topic", Topic.registrationRequests), ("dlq.offset", "0"),
@@ -29,7 +33,7 @@ import Testing
             })
             let position = "\(letter.topic):\(letter.partition):\(letter.offset)"
 
-            let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "127.0.0.1:0", "--data-dir", system.directory],
+            let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "127.0.0.1:0", "--grace", "2", "--data-dir", system.directory],
                                            environment: system.backends.environment, errors: .file("\(system.logs)/console.log"))
             defer { console.send(SIGTERM) }
             let url = try #require(await console.nextLine())
@@ -48,26 +52,44 @@ import Testing
                                         headers: ["Sec-Fetch-Site: cross-site", "Origin: https://evil.example"]).status == 403)
             #expect(try await Self.curl(url + "replay").status == 405)
 
+            // The held registration waits at WriteProfile for longer than the grace.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await !system.allTopicMessages().contains(where: { $0.topic == Topic.profileCommands && $0.keyString == held.registrationId }),
+                  ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            try await Task.sleep(for: .seconds(3))
             let screenshot = system.logs + "/console.png"
-            let pages = try await Self.browse(url, screenshot: screenshot, clicking: [
-                "form[data-letter=\"\(position)\"] button", "form[action=\"/replay\"] button",
-            ])
-            try #require(pages.count == 3, "\(pages.map(\.url))")
-            let overview = pages[0].html
+            let overview = try #require(try await Self.browse(url, screenshot: screenshot, clicking: []).first).html
+            let inFlight = try #require(overview.range(of: "in flight").flatMap { start in
+                overview.range(of: "Recently finished").map { String(overview[start.upperBound..<$0.lowerBound]) }
+            })
+            #expect(inFlight.contains(held.registrationId) && inFlight.contains("class=\"stuck\"") && inFlight.contains("WriteProfile"),
+                    "the held registration shown stuck, with its path: \(inFlight)")
+            #expect(!inFlight.contains(made.registrationId))
             #expect(overview.contains(made.registrationId), "the registration the test made")
             #expect(overview.contains(planted.registrationId) && overview.contains(position), "the planted dead letter")
             #expect(overview.contains(HTMLText.escaped(Self.hostile)), "the hostile header shown as text")
             #expect(!overview.lowercased().contains("<script") && !overview.contains("<img"), "no markup from the letter")
             #expect(overview.contains("RegistrationCompleted"), "outcomes by reason")
             #expect(overview.contains("<td>account-worker</td><td>"), "the workers' groups")
+            #expect(FileManager.default.fileExists(atPath: screenshot))
+
+            try system.startWorker("profile-worker")
+            let pages = try await Self.browse(url, screenshot: screenshot, clicking: [
+                "form[data-letter=\"\(position)\"] button", "form[action=\"/replay\"] button",
+            ])
+            try #require(pages.count == 3, "\(pages.map(\.url))")
             #expect(pages[1].html.contains("Replay this dead letter?") && pages[1].html.contains(planted.registrationId))
             #expect(pages[2].html.contains("replayed \(letter.topic) \(letter.partition):\(letter.offset) to \(Topic.registrationRequests)"),
                     "\(pages[2].html)")
-            #expect(FileManager.default.fileExists(atPath: screenshot))
 
-            let outcomes = try await system.waitForOutcomes([planted.registrationId])
+            let outcomes = try await system.waitForOutcomes([planted.registrationId, held.registrationId])
             guard case .registrationCompleted = outcomes[planted.registrationId]?.first else {
                 Issue.record("the replayed request had no completed outcome: \(outcomes[planted.registrationId] ?? [])"); return
+            }
+            guard case .registrationCompleted = outcomes[held.registrationId]?.first else {
+                Issue.record("the held registration did not complete once its worker was back: \(outcomes[held.registrationId] ?? [])"); return
             }
             // The confirmation page's token was used by the replay: sent again, it replays nothing.
             let used = try #require(Self.token(in: pages[1].html))
