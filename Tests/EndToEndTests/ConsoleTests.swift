@@ -76,7 +76,7 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: screenshot))
 
             try system.startWorker("profile-worker")
-            let pages = try await Self.browse(url, screenshot: screenshot, clicking: [
+            let pages = try await Self.browse(url, clicking: [
                 "form[data-letter=\"\(position)\"] button", "form[action=\"/replay\"] button",
             ])
             try #require(pages.count == 3, "\(pages.map(\.url))")
@@ -113,10 +113,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory), "no store made")
     }
 
-    /// The pages Chromium renders: `url`, then the page each click in turn leads to.
-    static func browse(_ url: String, screenshot: String, clicking selectors: [String]) async throws -> [(url: String, html: String)] {
-        let driver = try ChildProcess("/usr/bin/python3", [Binaries.packageRoot + "/Tests/Browser/browser.py", url, "--screenshot", screenshot]
-                                      + selectors.flatMap { ["--click", $0] }, errors: .standardOutput)
+    /// The pages Chromium renders: `url` (its screenshot saved to `screenshot`), then the page each click in turn leads to.
+    static func browse(_ url: String, screenshot: String? = nil, clicking selectors: [String]) async throws -> [(url: String, html: String)] {
+        let driver = try ChildProcess("/usr/bin/python3", [Binaries.packageRoot + "/Tests/Browser/browser.py", url]
+                                      + (screenshot.map { ["--screenshot", $0] } ?? []) + selectors.flatMap { ["--click", $0] },
+                                      errors: .standardOutput)
         var pages: [(url: String, html: String)] = []
         while let line = await driver.nextLine() {
             guard let page = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
