@@ -51,6 +51,9 @@ import Testing
             #expect(try await Self.curl(url + "replay", form: "token=\(token)&letter=\(position)&confirm=yes",
                                         headers: ["Sec-Fetch-Site: cross-site", "Origin: https://evil.example"]).status == 403)
             #expect(try await Self.curl(url + "replay").status == 405)
+            // A good token does not make any other message replayable: only dead letters are.
+            let fresh = try #require(Self.token(in: try await Self.curl(url).body))
+            #expect(try await Self.curl(url + "replay", form: "token=\(fresh)&letter=\(Topic.registrationRequests):0:0&confirm=yes").status == 404)
 
             // The held registration waits at WriteProfile for longer than the grace.
             let deadline = ContinuousClock.now + .seconds(30)

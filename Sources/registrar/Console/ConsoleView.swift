@@ -65,9 +65,10 @@ struct ConsoleView: Sendable {
         return view
     }
 
-    /// The registrations and email changes among `messages`, grouped by their id, newest first.
+    /// The registrations and email changes among `messages`, grouped by their id (their dead letters included,
+    /// as `registrar status` shows them), newest first.
     private static func flows(in messages: [KafkaMessage]) -> [Flow] {
-        let byKey = Dictionary(grouping: messages.filter { !DeadLetterCommand.topics.contains($0.topic) }) { $0.keyString ?? "" }
+        let byKey = Dictionary(grouping: messages) { $0.keyString ?? "" }
         return byKey.compactMap { id, messages -> Flow? in
             let first = messages.lazy.compactMap { try? EventCodec.decode($0.value) }.first { event in
                 if case .registrationRequested = event { return true }
