@@ -6,7 +6,7 @@ import Testing
 
 /// `registrar console` in headless Chromium (driven through the DevTools protocol by `Tests/Browser/browser.py`):
 /// the page shows a registration the test made and a dead letter it planted, hostile text in the letter escaped;
-/// a registration held up (its profile worker down) is shown stuck with its path; a replay through the page's forms
+/// a registration and an email change held up (their profile worker down) are shown stuck with their paths; a replay through the page's forms
 /// ends in an outcome; a replay without a fresh token from the console's own page changes nothing. A system of its
 /// own: the tests sharing one count the dead letters on its topics.
 @Suite(.serialized) struct ConsoleTests {
@@ -18,9 +18,16 @@ import Testing
             guard case .registrationCompleted = try await system.send(.registrationRequested(made)) else {
                 Issue.record("the test's registration did not complete"); return
             }
+            let code = try await system.code(for: "console-moved@example.com", .changeEmail)
+            // With the profile worker down, a registration and an email change are held up at their profile step.
             await system.kill("profile-worker")
             let held = system.request(email: "console-held@example.com")
             try await system.publish([held])
+            let move = Event.emailChangeRequested(system.client.emailChange(
+                email: made.email, password: "correct horse battery", newEmail: "console-moved@example.com", code: code))
+            guard case .updateProfileEmail = try await system.send(move, awaiting: Topic.profileCommands) else {
+                Issue.record("the email change asked no profile update"); return
+            }
             // A dead letter planted by hand: a valid request, with hostile text in its headers.
             let planted = system.request(email: "console-planted@example.com")
             let headers = [("dlq.reason", "step_failed"), ("dlq.topic", Topic.registrationRequests), ("dlq.offset", "0"),
@@ -67,8 +74,11 @@ import Testing
             let inFlight = try #require(overview.range(of: "in flight").flatMap { start in
                 overview.range(of: "Recently finished").map { String(overview[start.upperBound..<$0.lowerBound]) }
             })
-            #expect(inFlight.contains(held.registrationId) && inFlight.contains("class=\"stuck\"") && inFlight.contains("WriteProfile"),
-                    "the held registration shown stuck, with its path: \(inFlight)")
+            #expect(inFlight.contains(held.registrationId) && inFlight.contains("WriteProfile"), "the held registration with its path: \(inFlight)")
+            #expect(inFlight.contains("email change") && inFlight.contains(move.key) && inFlight.contains("UpdateProfileEmail"),
+                    "the held email change with its path")
+            #expect(inFlight.contains(planted.registrationId), "the dead-lettered request, never answered")
+            #expect(inFlight.components(separatedBy: "class=\"stuck\"").count - 1 == 3, "all three past the grace")
             #expect(!inFlight.contains(made.registrationId))
             #expect(overview.contains(made.registrationId), "the registration the test made")
             #expect(overview.contains(planted.registrationId) && overview.contains(position), "the planted dead letter")
@@ -78,7 +88,9 @@ import Testing
             #expect(overview.contains("<td>account-worker</td><td>"), "the workers' groups")
             #expect(FileManager.default.fileExists(atPath: screenshot))
 
-            try system.startWorker("profile-worker")
+            guard case .accountChangeCompleted = try await system.client.outcome(of: move, timeout: .seconds(60), after: {
+                try system.startWorker("profile-worker")
+            }) else { Issue.record("the email change did not complete once the profile worker was back"); return }
             let pages = try await Self.browse(url, clicking: [
                 "form[data-letter=\"\(position)\"] button", "form[action=\"/replay\"] button",
             ])
