@@ -6,7 +6,7 @@ import Testing
 
 /// `registrar console` in headless Chromium (driven through the DevTools protocol by `Tests/Browser/browser.py`):
 /// the page shows a registration the test made and a dead letter it planted, hostile text in the letter escaped;
-/// a registration and an email change held up (their profile worker down) are shown stuck with their paths; a replay through the page's forms
+/// a registration and an email change held up (the profile store locked) are shown stuck with their paths; a replay through the page's forms
 /// ends in an outcome; a replay without a fresh token from the console's own page changes nothing. A system of its
 /// own: the tests sharing one count the dead letters on its topics.
 @Suite(.serialized) struct ConsoleTests {
@@ -19,8 +19,14 @@ import Testing
                 Issue.record("the test's registration did not complete"); return
             }
             let code = try await system.code(for: "console-moved@example.com", .changeEmail)
-            // With the profile worker down, a registration and an email change are held up at their profile step.
-            await system.kill("profile-worker")
+            // Started first: it opens the stores (and would wait for the lock below).
+            let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "127.0.0.1:0", "--grace", "2", "--data-dir", system.directory],
+                                           environment: system.backends.environment, errors: .file("\(system.logs)/console.log"))
+            defer { console.send(SIGTERM) }
+            let url = try #require(await console.nextLine())
+            #expect(url.hasPrefix("http://127.0.0.1:"))
+            // With the profile store locked, a registration and an email change are held up at their profile step.
+            let lock = try await system.backends.lockProfiles(logs: system.logs)
             let held = system.request(email: "console-held@example.com")
             try await system.publish([held])
             let move = Event.emailChangeRequested(system.client.emailChange(
@@ -39,12 +45,6 @@ import Testing
                 $0.topic == Topic.deadLetters(of: Topic.registrationRequests) && $0.keyString == planted.registrationId
             })
             let position = "\(letter.topic):\(letter.partition):\(letter.offset)"
-
-            let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "127.0.0.1:0", "--grace", "2", "--data-dir", system.directory],
-                                           environment: system.backends.environment, errors: .file("\(system.logs)/console.log"))
-            defer { console.send(SIGTERM) }
-            let url = try #require(await console.nextLine())
-            #expect(url.hasPrefix("http://127.0.0.1:"))
 
             let head = try await Self.curl(url, headers: [], arguments: ["-D", "-", "-o", "/dev/null"]).body
             for header in ["Content-Security-Policy: default-src 'none';", "X-Frame-Options: DENY", "X-Content-Type-Options: nosniff", "Cache-Control: no-store"] {
@@ -89,8 +89,8 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: screenshot))
 
             guard case .accountChangeCompleted = try await system.client.outcome(of: move, timeout: .seconds(60), after: {
-                try system.startWorker("profile-worker")
-            }) else { Issue.record("the email change did not complete once the profile worker was back"); return }
+                await system.backends.releaseProfiles(lock)
+            }) else { Issue.record("the email change did not complete once the profile store was back"); return }
             let pages = try await Self.browse(url, clicking: [
                 "form[data-letter=\"\(position)\"] button", "form[action=\"/replay\"] button",
             ])
@@ -104,7 +104,7 @@ import Testing
                 Issue.record("the replayed request had no completed outcome: \(outcomes[planted.registrationId] ?? [])"); return
             }
             guard case .registrationCompleted = outcomes[held.registrationId]?.first else {
-                Issue.record("the held registration did not complete once its worker was back: \(outcomes[held.registrationId] ?? [])"); return
+                Issue.record("the held registration did not complete once the profile store was back: \(outcomes[held.registrationId] ?? [])"); return
             }
             // The confirmation page's token was used by the replay: sent again, it replays nothing.
             let used = try #require(Self.token(in: pages[1].html))
