@@ -50,9 +50,12 @@ struct SagaPath {
     var lines: [String] {
         steps.map { step in
             let time = step.time.map { $0.formatted(.iso8601.time(includingFractionalSeconds: true)) } ?? "-"
-            return "  \(time)  \(step.topic.padding(toLength: 22, withPad: " ", startingAt: 0)) \(step.summary)"
+            return "  \(time)  \(step.topic.padding(toLength: Self.topicWidth, withPad: " ", startingAt: 0)) \(step.summary)"
         } + ["  → \(standing)"]
     }
+
+    /// The longest topic name (a dead-letter topic's): the width of the topic column.
+    private static let topicWidth = Topic.all.map(\.name.count).max() ?? 0
 
     private static func summary(of event: Event) -> String {
         switch event {
