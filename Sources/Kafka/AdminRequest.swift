@@ -48,6 +48,9 @@ struct AdminRequest: ~Copyable {
         defer { rd_kafka_queue_destroy(queue) }
         send(client.pointer, options, queue)
         guard let event = rd_kafka_queue_poll(queue, timeout.timeoutMilliseconds + 1000) else {
+            // The request is still outstanding, and destroying its client can then hang (seen with librdkafka
+            // 2.0.2 describing groups on its mock cluster, which has no DescribeGroups): the client is kept.
+            client.keepUntilExit()
             throw .kafka(KafkaError(code: KafkaError.Code.timedOut, message: "no answer to the admin request within \(timeout)"))
         }
         if let error = KafkaError(rd_kafka_event_error(event), message: rd_kafka_event_error_string(event).map { String(cString: $0) }) {
