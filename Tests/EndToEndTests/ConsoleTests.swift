@@ -113,6 +113,11 @@ import Testing
                 $0.topic == Topic.registrationRequests && $0.keyString == planted.registrationId
             }
             #expect(republished.count == 1, "one replay, through the page")
+
+            console.send(SIGTERM)
+            let stopping = ContinuousClock.now + .seconds(20)
+            while console.isRunning, ContinuousClock.now < stopping { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(!console.isRunning, "the console stops on SIGTERM")
         }
     }
 
