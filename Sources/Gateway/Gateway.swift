@@ -39,7 +39,7 @@ public final class Gateway: Sendable {
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         var response = await route(request)
-        secure(&response)
+        response.addSecurityHeaders(tls: configuration.tls)
         let duration = ContinuousClock.now - started
         GatewayMetrics.answered(request, with: response.status, in: duration)
         logger.info("request", ["method": request.method, "path": request.path, "status": response.status,
@@ -121,16 +121,5 @@ public final class Gateway: Sendable {
         if error is RegistrarClient.TimedOut { return Answer.error(504, "outcome_timeout", "No outcome came in time.") }
         logger.error("request failed", ["error": String(describing: error)])
         return Answer.error(503, "temporarily_unavailable", "The request could not be published.")
-    }
-
-    private func secure(_ response: inout HTTPResponse) {
-        var headers = response.headers
-        if headers["Cache-Control"] == nil { headers.add("Cache-Control", "no-store") }
-        headers.add("X-Content-Type-Options", "nosniff")
-        headers.add("X-Frame-Options", "DENY")
-        headers.add("Referrer-Policy", "no-referrer")
-        headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-        if configuration.tls { headers.add("Strict-Transport-Security", "max-age=31536000; includeSubDomains") }
-        response.headers = headers
     }
 }

@@ -20,11 +20,7 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening; plain HTTP (no `configuration.tls`) only on a loopback address.
     public init(_ configuration: HTTPServerConfiguration, handler: @escaping Handler) throws {
-        guard configuration.tls != nil || configuration.allowsPlainHTTPOffLoopback
-                || HTTPServerConfiguration.isLoopback(configuration.host) else {
-            throw HTTPServerError("plain HTTP is served only on a loopback address; give a TLS certificate and key for \(configuration.host)")
-        }
-        guard (0...65535).contains(configuration.port) else { throw HTTPServerError("port \(configuration.port) is out of range") }
+        try configuration.validate()
         let core = ServerCore(handler: handler, bodyLimit: configuration.bodyLimit, bodyBudget: BodyBudget(capacity: configuration.bodyBudget))
         let context = Unmanaged.passUnretained(core).toOpaque()
         let started: OpaquePointer? = configuration.host.withCString { host in
@@ -46,6 +42,11 @@ public final class HTTPServer: Sendable {
         self.core = core
         isTLS = configuration.tls != nil
         port = Int(mhd_shim_port(started))
+    }
+
+    /// Its URL on `host`, the address it listens on (`http://` or `https://`, an IPv6 address in brackets).
+    public func url(on host: String) -> String {
+        "\(isTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// Stops accepting connections, lets the requests in hand finish, then stops.

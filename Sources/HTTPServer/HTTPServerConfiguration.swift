@@ -48,6 +48,20 @@ public struct HTTPServerConfiguration: Sendable {
         self.bodyLimit = bodyLimit
     }
 
+    /// Throws what a server would be refused for: plain HTTP off loopback (unless allowed), a port out of range.
+    public func validate() throws {
+        guard tls != nil || allowsPlainHTTPOffLoopback || Self.isLoopback(host) else {
+            throw HTTPServerError("plain HTTP is served only on a loopback address; give a TLS certificate and key for \(host)")
+        }
+        guard (0...65535).contains(port) else { throw HTTPServerError("port \(port) is out of range") }
+    }
+
+    /// `host:port` split (an IPv6 host may be in brackets); nil when `address` is not of that form.
+    public static func hostAndPort(_ address: String) -> (host: String, port: Int)? {
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else { return nil }
+        return (String(address[..<colon]).trimmingCharacters(in: ["[", "]"]), port)
+    }
+
     /// Whether `host` is a loopback address (127.0.0.0/8 or ::1).
     public static func isLoopback(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)

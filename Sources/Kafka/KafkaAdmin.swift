@@ -7,7 +7,7 @@ import Dispatch
 /// A request the cluster cannot answer at all (no broker, no controller) throws; per-topic failures
 /// are part of the result.
 public final class KafkaAdmin: Sendable {
-    private let client: ClientHandle
+    let client: ClientHandle
 
     /// Creates the client; invalid properties throw with librdkafka's explanation.
     public init(configuration: KafkaConfiguration) throws(KafkaError) {
@@ -87,7 +87,7 @@ public final class KafkaAdmin: Sendable {
     }
 
     /// Runs `work`, which blocks, on a Dispatch queue and returns its result.
-    private func blocking<T: Sendable>(
+    func blocking<T: Sendable>(
         _ work: @escaping @Sendable () throws(KafkaAdminError) -> T
     ) async throws(KafkaAdminError) -> T {
         try await withCheckedContinuation { continuation in

@@ -32,10 +32,9 @@ public final class OperationsEndpoint: Sendable {
     /// Listens on `address` (`host:port`; port 0 for any free one).
     public init(listening address: String, registry: MetricsRegistry = .shared,
                 health: @escaping @Sendable () -> HealthReport) throws {
-        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
+        guard let (host, port) = HTTPServerConfiguration.hostAndPort(address) else {
             throw HTTPServerError("--metrics-listen expects host:port, e.g. 127.0.0.1:9464; got '\(address)'")
         }
-        let host = String(address[..<colon]).trimmingCharacters(in: ["[", "]"])
         var configuration = HTTPServerConfiguration(host: host, port: port) { _, _ in 0 }
         configuration.allowsPlainHTTPOffLoopback = true
         server = try HTTPServer(configuration) { request in

@@ -8,15 +8,24 @@ import WorkerRuntime
 enum AuditCommand {
     static let spec = CommandSpec(
         name: "registrar audit", summary: "check every store for half-registered users",
-        options: [.value("grace", "Seconds a registration may be in flight before it counts", default: "300"),
-                  ConnectionOptions.specs[1]] + BackendOptions.specs)
+        options: [graceOption, ConnectionOptions.specs[1]] + BackendOptions.specs)
+
+    /// `--grace`: how long a registration may be in flight before it counts (as half-registered, or stuck).
+    static let graceOption = CommandSpec.Option.value("grace", "Seconds a registration may be in flight before it counts", default: "300")
+
+    /// The audit of the stores `parsed` names.
+    static func audit(_ parsed: ParsedArguments) throws -> RegistrationAudit {
+        let backends = BackendOptions(parsed, dataDirectory: parsed.value("data-dir") ?? "data")
+        return RegistrationAudit(accounts: try backends.accountStore(), profiles: try backends.profileStore(),
+                                 images: try backends.objectStore())
+    }
+
+    /// How long a registration may be in flight before it counts (`--grace`).
+    static func grace(_ parsed: ParsedArguments) throws -> Duration { .seconds(try parsed.integer("grace") ?? 300) }
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let backends = BackendOptions(parsed, dataDirectory: parsed.value("data-dir") ?? "data")
-            let audit = RegistrationAudit(accounts: try backends.accountStore(), profiles: try backends.profileStore(),
-                                          images: try backends.objectStore())
-            let findings = try audit.run(grace: .seconds(try parsed.integer("grace") ?? 300))
+            let findings = try audit(parsed).run(grace: try grace(parsed))
             findings.forEach { print($0) }
             print("audit: \(findings.count) finding\(findings.count == 1 ? "" : "s")")
             return findings.isEmpty ? .success : .failure

@@ -20,8 +20,7 @@ enum DeadLetterCommand {
             let connection = try ConnectionOptions(parsed)
             let kafka = connection.kafka(clientID: "registrar-dlq")
             let action = try parsed.positional(0, "action: list, show or replay")
-            var letters = try await TopicSnapshot.read(parsed.value("topic").map { [$0] } ?? Topic.inputs.map(Topic.deadLetters(of:)),
-                                                       configuration: kafka)
+            var letters = try await TopicSnapshot.read(parsed.value("topic").map { [$0] } ?? topics, configuration: kafka)
             if let reason = parsed.value("reason") { letters = letters.filter { text($0, "dlq.reason") == reason } }
             switch action {
             case "list":
@@ -38,21 +37,32 @@ enum DeadLetterCommand {
                 return .success
             case "replay":
                 let chosen = parsed.flag("all") ? letters : [try select(letters, parsed)]
-                let producer = try KafkaProducer(configuration: kafka)
-                for letter in chosen {
-                    guard let topic = text(letter, "dlq.topic") else { continue }
-                    let headers = letter.headers.filter { !$0.key.hasPrefix("dlq.") }
-                        + [KafkaHeader(key: "dlq.replayed-from", value: Array("\(letter.topic):\(letter.partition):\(letter.offset)".utf8))]
-                    _ = try await producer.send(OutgoingMessage(topic: topic, key: letter.key, value: letter.value, headers: headers))
-                    print("replayed \(letter.topic) \(letter.partition):\(letter.offset) to \(topic)")
-                }
-                await producer.close()
+                try await replay(chosen, kafka: kafka).forEach { print($0) }
                 return .success
             default:
                 throw UsageError.invalid("unknown action '\(action)'", spec.helpText)
             }
         }
     }
+
+    /// Sends each of `letters` back to the topic it was dead-lettered from (its original key, value and
+    /// headers, and where it was replayed from); one line per letter saying where it went.
+    static func replay(_ letters: [KafkaMessage], kafka: KafkaConfiguration) async throws -> [String] {
+        let producer = try KafkaProducer(configuration: kafka)
+        var lines: [String] = []
+        for letter in letters {
+            guard let topic = text(letter, "dlq.topic") else { continue }
+            let headers = letter.headers.filter { !$0.key.hasPrefix("dlq.") }
+                + [KafkaHeader(key: "dlq.replayed-from", value: Array("\(letter.topic):\(letter.partition):\(letter.offset)".utf8))]
+            _ = try await producer.send(OutgoingMessage(topic: topic, key: letter.key, value: letter.value, headers: headers))
+            lines.append("replayed \(letter.topic) \(letter.partition):\(letter.offset) to \(topic)")
+        }
+        await producer.close()
+        return lines
+    }
+
+    /// Every dead-letter topic.
+    static let topics = Topic.inputs.map(Topic.deadLetters(of:))
 
     private static func select(_ letters: [KafkaMessage], _ parsed: ParsedArguments) throws -> KafkaMessage {
         let topic = try parsed.positional(1, "dead-letter topic")
@@ -66,7 +76,8 @@ enum DeadLetterCommand {
         return letter
     }
 
-    private static func text(_ message: KafkaMessage, _ header: String) -> String? {
+    /// The text of `message`'s header `header`.
+    static func text(_ message: KafkaMessage, _ header: String) -> String? {
         message.header(header).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -16,8 +16,7 @@ enum GatewayCommand {
         options: [
             .value("host", "Numeric address to listen on; plain HTTP only on loopback", default: "127.0.0.1"),
             .value("port", "Port to listen on (0: any free port)", default: "8443"),
-            .value("tls-cert", "TLS certificate chain, PEM"),
-            .value("tls-key", "TLS private key, PEM"),
+        ] + tlsOptions + [
             .value("clients", "OAuth clients, JSON {\"clients\":[{\"id\":…,\"secret\":…}]}", environment: "REGISTRAR_OAUTH_CLIENTS"),
             .value("jwks", "JSON Web Key Set to serve; default: <data-dir>/keys/jwks.json"),
             .value("wait", "Seconds a request is held for its outcome before 202", default: "10"),
@@ -58,8 +57,7 @@ enum GatewayCommand {
                 let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
                     HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
                 }
-                let url = "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
-                FileHandle.standardOutput.write(Data((url + "\n").utf8))
+                FileHandle.standardOutput.write(Data((server.url(on: host) + "\n").utf8))
                 await shutdown.wait()
                 await server.stop()
                 await operations?.stop()
@@ -68,7 +66,14 @@ enum GatewayCommand {
         }
     }
 
-    private static func tlsFiles(_ parsed: ParsedArguments) throws -> HTTPServerConfiguration.TLS? {
+    /// `--tls-cert` and `--tls-key`: without them, plain HTTP (on loopback only).
+    static let tlsOptions: [CommandSpec.Option] = [
+        .value("tls-cert", "TLS certificate chain, PEM"),
+        .value("tls-key", "TLS private key, PEM"),
+    ]
+
+    /// The TLS files `--tls-cert` and `--tls-key` give (nil for neither); one without the other is refused with `spec`'s help.
+    static func tlsFiles(_ parsed: ParsedArguments, spec: CommandSpec = spec) throws -> HTTPServerConfiguration.TLS? {
         switch (parsed.value("tls-cert"), parsed.value("tls-key")) {
         case (nil, nil): nil
         case (let certificate?, let key?): try HTTPServerConfiguration.TLS(certificateFile: certificate, keyFile: key)

@@ -20,11 +20,15 @@ struct SagaPath {
 
     static func read(_ registrationId: String, kafka: KafkaConfiguration) async throws -> SagaPath {
         let topics = Topic.all.map(\.name)
-        let messages = try await TopicSnapshot.read(topics, configuration: kafka) { $0.keyString == registrationId }
+        return SagaPath(try await TopicSnapshot.read(topics, configuration: kafka) { $0.keyString == registrationId })
+    }
+
+    /// The path of one flow's messages (those keyed by its id), given in any order.
+    init(_ messages: [KafkaMessage]) {
         let ordered = messages.sorted { ($0.timestamp ?? .distantPast, $0.offset) < ($1.timestamp ?? .distantPast, $1.offset) }
         var standing = ordered.isEmpty ? "unknown" : "in progress"
         var completed: RegistrationCompleted?
-        let steps = ordered.map { message in
+        steps = ordered.map { message in
             guard let event = try? EventCodec.decode(message.value) else {
                 return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message")
             }
@@ -32,25 +36,31 @@ struct SagaPath {
             case .registrationCompleted(let outcome):
                 standing = "completed"
                 completed = outcome
-            case .registrationFailed(let failed): standing = "failed: \(failed.reason.rawValue)"
+            case .accountChangeCompleted: standing = "completed"
+            case .registrationFailed, .accountChangeFailed: standing = "failed: \(event.refusalReason?.rawValue ?? "")"
             default: break
             }
-            return Step(time: message.timestamp, topic: message.topic, summary: summary(of: event))
+            return Step(time: message.timestamp, topic: message.topic, summary: Self.summary(of: event))
         }
-        return SagaPath(steps: steps, standing: standing, completed: completed)
+        self.standing = standing
+        self.completed = completed
     }
 
     /// The path as printable lines.
     var lines: [String] {
         steps.map { step in
             let time = step.time.map { $0.formatted(.iso8601.time(includingFractionalSeconds: true)) } ?? "-"
-            return "  \(time)  \(step.topic.padding(toLength: 22, withPad: " ", startingAt: 0)) \(step.summary)"
+            return "  \(time)  \(step.topic.padding(toLength: Self.topicWidth, withPad: " ", startingAt: 0)) \(step.summary)"
         } + ["  → \(standing)"]
     }
+
+    /// The longest topic name (a dead-letter topic's): the width of the topic column.
+    private static let topicWidth = Topic.all.map(\.name.count).max() ?? 0
 
     private static func summary(of event: Event) -> String {
         switch event {
         case .registrationRequested(let e): "RegistrationRequested email=\(e.email) avatar=\(e.avatar == nil ? "default" : "given")"
+        case .emailChangeRequested(let e): "EmailChangeRequested email=\(e.email) newEmail=\(e.newEmail)"
         case .avatarStored(let e): "AvatarStored \(e.url)"
         case .avatarRejected(let e): "AvatarRejected \(e.reason.rawValue)"
         case .profileRejected(let e): "ProfileRejected \(e.reason.rawValue)"

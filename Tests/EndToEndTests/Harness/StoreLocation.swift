@@ -62,6 +62,27 @@ struct StoreLocation: Sendable {
         guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
     }
 
+    /// Starts holding the profile store's write lock (readers go on) and returns once it is held; writes wait,
+    /// or fail as transient, until `releaseProfiles` is called with the process returned.
+    func lockProfiles(logs: String) async throws -> ChildProcess {
+        let process = if let database = options.profiles {
+            try ChildProcess("/usr/bin/psql", [database, "-qAt", "-v", "ON_ERROR_STOP=1"], input: .pipe, errors: .file("\(logs)/sql.log"))
+        } else {
+            try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite"], input: .pipe, errors: .file("\(logs)/sql.log"))
+        }
+        let lock = options.profiles == nil ? "BEGIN IMMEDIATE;" : "BEGIN; LOCK TABLE profiles IN EXCLUSIVE MODE;"
+        process.write(Array("\(lock)\nSELECT 'locked';\n".utf8))
+        guard await process.nextLine() == "locked" else { throw HarnessError("the profile store was not locked: see \(logs)/sql.log") }
+        return process
+    }
+
+    /// Lets the writes `lockProfiles` held up go on.
+    func releaseProfiles(_ process: ChildProcess) async {
+        process.write(Array("COMMIT;\n".utf8))
+        process.closeInput()
+        _ = await process.waitForExit()
+    }
+
     private static let sharedMoto = Result { try MotoServer() }
 
     private static func createBucket(_ bucket: String, at endpoint: String) throws {

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Drives headless Chromium through the DevTools protocol on a pipe (--remote-debugging-pipe, so no
+websocket library is needed): opens URL, then clicks each --click selector in turn, waiting for the
+page it leads to. Prints one JSON line per page: {"url": ..., "html": <the rendered DOM>}.
+--screenshot PNG saves the first page as Chromium renders it."""
+import argparse, base64, fcntl, json, os, shutil, subprocess, sys, tempfile, time
+
+
+class Browser:
+    def __init__(self, chromium):
+        self.profile = tempfile.mkdtemp(prefix="registrar-chromium-")
+        commands_r, self.commands = os.pipe()
+        self.answers, answers_w = os.pipe()
+        # Chromium reads commands on fd 3 and writes answers on fd 4.
+        commands_r, answers_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (commands_r, answers_w))
+
+        def wire():
+            os.dup2(commands_r, 3)
+            os.dup2(answers_w, 4)
+
+        self.process = subprocess.Popen(
+            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-pipe",
+             "--user-data-dir=" + self.profile, "about:blank"],
+            preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(commands_r)
+        os.close(answers_w)
+        self.buffer = b""
+        self.next_id = 0
+        self.session = None
+
+    def call(self, method, params=None, session=True):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self.buffer:
+                chunk = os.read(self.answers, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("chromium closed the pipe")
+                self.buffer += chunk
+            raw, self.buffer = self.buffer.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == self.next_id:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer["result"]
+
+    def evaluate(self, expression):
+        return self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})["result"].get("value")
+
+    def open(self, url):
+        target = self.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        self.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+        self.call("Page.navigate", {"url": url})
+        self.wait_for_page(lambda: self.evaluate("document.URL") != "about:blank")
+
+    def wait_for_page(self, arrived, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if arrived() and self.evaluate("document.readyState") == "complete":
+                return
+            time.sleep(0.1)
+        raise RuntimeError("no page loaded in time")
+
+    def click(self, selector):
+        """Clicks the element `selector` finds and waits for the document the click navigates to."""
+        self.evaluate("window.__before = true")
+        if not self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (e) e.click(); return !!e; }})()"):
+            raise RuntimeError(f"nothing matches {selector}")
+        self.wait_for_page(lambda: self.evaluate("window.__before === undefined"))
+
+    def page(self):
+        return {"url": self.evaluate("document.URL"), "html": self.evaluate("document.documentElement.outerHTML")}
+
+    def screenshot(self, path):
+        height = self.evaluate("document.documentElement.scrollHeight")
+        self.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": min(max(height, 600), 4000), "deviceScaleFactor": 1, "mobile": False})
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"]))
+
+    def close(self):
+        try:
+            self.call("Browser.close", session=False)
+            self.process.wait(timeout=10)
+        except Exception:
+            self.process.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("url")
+    parser.add_argument("--click", action="append", default=[])
+    parser.add_argument("--screenshot")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    arguments = parser.parse_args()
+    browser = Browser(arguments.chromium)
+    try:
+        browser.open(arguments.url)
+        if arguments.screenshot:
+            browser.screenshot(arguments.screenshot)
+        print(json.dumps(browser.page()), flush=True)
+        for selector in arguments.click:
+            browser.click(selector)
+            print(json.dumps(browser.page()), flush=True)
+    finally:
+        browser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
