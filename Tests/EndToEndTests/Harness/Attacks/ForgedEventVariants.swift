@@ -140,12 +140,14 @@ extension Attacks {
         case .tokenIssued:
             return .tokenIssued(TokenIssued(requestId: id, sealedTokens: forgedResult(naming: victim.uid, renamed), expiresIn: 900, accountCreated: false))
         case .tokenRefused: return .tokenRefused(RequestRefusal(requestId: id, reason: .invalidCredentials, message: "forged"))
+        case .profileAnswered: return .profileAnswered(ProfileAnswered(requestId: id, sealedProfile: forgedResult(naming: victim.uid, renamed)))
         case .updateProfileEmail: return .updateProfileEmail(moved)
         case .profileEmailUpdated: return .profileEmailUpdated(moved)
         case .profileEmailRejected: return .profileEmailRejected(ProfileEmailRejected(requestId: id, uid: victim.uid, reason: .emailTaken, message: "forged"))
         case .accountChangeCompleted: return .accountChangeCompleted(AccountChangeCompleted(requestId: id, change: .changeEmail))
         case .accountChangeFailed: return .accountChangeFailed(RequestRefusal(requestId: id, reason: .invalidCredentials, message: "forged"))
-        case .registrationRequested, .codeRequested, .tokenRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested:
+        case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
+             .emailChangeRequested:
             preconditionFailure("\(kind) is a client's request, not an internal event")
         }
     }

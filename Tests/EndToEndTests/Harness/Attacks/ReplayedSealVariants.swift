@@ -13,7 +13,7 @@ extension Attacks {
     /// A field of a request type that carries a seal.
     enum SealSlot: String, CaseIterable {
         case registrationPassword, passwordSignIn, codeSignIn, changeReauthentication, changeNewPassword, resetCode,
-             resetNewPassword, emailChangePassword, emailChangeCode
+             resetNewPassword, emailChangePassword, emailChangeCode, profileAccessToken
     }
 
     static func everySealCopiedIntoEverySealedFieldIsRefused(on system: some TestSystem) async throws {
@@ -62,6 +62,8 @@ extension Attacks {
             request.sealedPassword = copied
             request.replyKey = attackerKey
             return .registrationRequested(request)
+        case .profileAccessToken:
+            return .profileRequested(ProfileRequested(requestId: id, sealedAccessToken: copied, replyKey: attackerKey))
         case .passwordSignIn, .codeSignIn:
             return .tokenRequested(TokenRequested(requestId: id, grantType: slot == .passwordSignIn ? .password : .email, email: victim.email,
                                                   sealedCredential: copied, replyKey: attackerKey))
