@@ -65,6 +65,12 @@ final class LiveSystem: TestSystem {
         try await body(try await SystemPool.shared.system(extraArguments: extraArguments))
     }
 
+    /// Runs `body` with a system of all four workers that only the tests of the suite `suite` share: tests that
+    /// kill and restart workers, one at a time, each leaving every worker running again.
+    static func shared(by suite: String, _ body: (LiveSystem) async throws -> Void) async throws {
+        try await body(try await SystemPool.shared.system(suite, extraArguments: [:]))
+    }
+
     private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient) {
         self.installation = installation
         self.backends = backends
