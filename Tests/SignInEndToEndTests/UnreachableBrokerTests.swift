@@ -27,23 +27,29 @@ import Testing
             (["status", "reg-nobroker", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
             (["dlq", "list", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
         ]
-        for command in commands {
-            let started = ContinuousClock.now
-            let (status, output) = try await run(command.arguments, input: command.input)
-            let took = ContinuousClock.now - started
-            #expect(status == 1, "\(command.arguments.prefix(2)): \(status) \(output.suffix(300))")
-            #expect(took < Self.hangBound, "\(command.arguments.prefix(2)) took \(took)")
-            #expect(output.contains("\"level\":\"error\""), "\(command.arguments.prefix(2)): \(output.suffix(300))")
+        // All at once: each waits for a broker that never answers.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for command in commands {
+                group.addTask {
+                    let started = ContinuousClock.now
+                    let (status, output) = try await Self.run(command.arguments, input: command.input)
+                    let took = ContinuousClock.now - started
+                    #expect(status == 1, "\(command.arguments.prefix(2)): \(status) \(output.suffix(300))")
+                    #expect(took < Self.hangBound, "\(command.arguments.prefix(2)) took \(took)")
+                    #expect(output.contains("\"level\":\"error\""), "\(command.arguments.prefix(2)): \(output.suffix(300))")
+                }
+            }
+            try await group.waitForAll()
         }
     }
 
     /// Runs `registrar` with `input` on standard input, killed after `hangBound`; its exit status and both outputs.
-    private func run(_ arguments: [String], input: [String]) async throws -> (Int32, String) {
+    private static func run(_ arguments: [String], input: [String]) async throws -> (Int32, String) {
         let process = try ChildProcess(Binaries.path("registrar"), arguments, input: .pipe, errors: .standardOutput)
         process.write(Array(input.map { $0 + "\n" }.joined().utf8))
         process.closeInput()
         let killer = Task {
-            try await Task.sleep(for: Self.hangBound)
+            try await Task.sleep(for: hangBound)
             process.send(SIGKILL)
         }
         defer { killer.cancel() }
