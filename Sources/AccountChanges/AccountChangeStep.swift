@@ -35,10 +35,7 @@ public struct AccountChangeStep: EventHandler {
         self.clock = clock
     }
 
-    public static let routes = Route.set([
-        Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
-        Topic.accountReplies: [.profileEmailUpdated, .profileEmailRejected],
-    ])
+    public static let routes = StepRoutes.accountChange
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {

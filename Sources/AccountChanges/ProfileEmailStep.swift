@@ -9,7 +9,7 @@ public struct ProfileEmailStep: EventHandler {
         self.profiles = profiles
     }
 
-    public static let routes = Route.set([Topic.profileCommands: [.updateProfileEmail]])
+    public static let routes = StepRoutes.profileEmail
 
     public func handle(_ event: Event) throws -> [Event] {
         guard case .updateProfileEmail(let command) = event else { unrouted(event) }

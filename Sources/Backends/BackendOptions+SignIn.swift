@@ -2,14 +2,15 @@ import AccountChanges
 import Domain
 import EmbeddedStores
 import Registration
+import SQLiteDriver
 import SQLStores
 import SignIn
 import Support
 import Verification
 
 /// The stores of sign-in: the account store with sign-in failures and account changes, and the code
-/// and token stores, which follow the account store: in its database when that is PostgreSQL,
-/// otherwise embedded in the data directory.
+/// and token stores, which are kept in the account database, so that their writes join the answer
+/// memo's transaction.
 extension BackendOptions {
     /// The account store's option alone, for workers that need only the stores following it.
     public static let accountsSpecs = specs.filter { $0.name == "accounts" }
@@ -19,26 +20,34 @@ extension BackendOptions {
         try accounts.map(Self.accountChangeStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()
     }
 
-    /// The code store: in the accounts database when that is PostgreSQL, else `<data-dir>/codes.sqlite`.
+    /// The code store, in the account database.
     public func codeStore() throws -> any CodeStore {
-        try postgresAccounts().map(Self.codeStore(at:)) ?? EmbeddedBackends(dataDirectory).codes()
+        try SQLCodeStore(database: accountDatabase())
     }
 
-    /// The token store: in the accounts database when that is PostgreSQL, else `<data-dir>/tokens.sqlite`.
+    /// The token store, in the account database.
     public func tokenStore() throws -> any TokenStore {
-        try postgresAccounts().map(Self.tokenStore(at:)) ?? EmbeddedBackends(dataDirectory).tokens()
+        try SQLTokenStore(database: accountDatabase())
     }
 
     /// The answers `worker` gave to requests, kept in the account database so that every replica of
     /// the worker gives a request the same one answer.
     public func answerMemo(of worker: String) throws -> any AnswerMemo {
-        let database = try accounts.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).accountsDatabase()
-        return try SQLAnswerMemo(database: database, worker: worker)
+        try SQLAnswerMemo(database: accountDatabase(), worker: worker)
     }
 
     /// The request ids whose seals were used, in the account database so that every replica refuses a reused one.
     public func sealLedger() throws -> any SealLedger {
-        try SQLSealLedger(database: try accounts.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).accountsDatabase())
+        try SQLSealLedger(database: accountDatabase())
+    }
+
+    /// The account database: `--accounts`, else the embedded one. A SQLite one takes in the code and
+    /// token files an older data directory kept beside it.
+    private func accountDatabase() throws -> any SQLDatabase {
+        guard let accounts else { return try EmbeddedBackends(dataDirectory).accountsDatabase() }
+        let database = try Self.database(at: accounts)
+        if let sqlite = database as? SQLiteDatabase { try EmbeddedBackends(dataDirectory).importSeparateStores(into: sqlite) }
+        return database
     }
 
     /// The account store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
@@ -54,11 +63,5 @@ extension BackendOptions {
     /// The token store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
     public static func tokenStore(at url: String) throws -> any TokenStore {
         try SQLTokenStore(database: database(at: url))
-    }
-
-    /// The accounts URL when it names a PostgreSQL database, which then holds codes and tokens too.
-    private func postgresAccounts() throws -> String? {
-        guard let accounts else { return nil }
-        return try StoreURL(accounts, accepting: [.postgres, .sqlite]).scheme == .postgres ? accounts : nil
     }
 }

@@ -1,5 +1,6 @@
 import Courier
 import Domain
+import Foundation
 import EmbeddedStores
 import SignIn
 import SQLiteDriver
@@ -8,12 +9,26 @@ import Verification
 
 /// The embedded stores and key files of codes and sign-in.
 extension EmbeddedBackends {
+    /// The code store, in the account database (so that its writes join the answer memo's transaction).
     public func codes() throws -> any CodeStore {
-        try SQLCodeStore(database: SQLiteDatabase(path: try DataDirectory(directory).codesDatabase))
+        try SQLCodeStore(database: accountsDatabase())
     }
 
+    /// The token store, in the account database (so that its writes join the answer memo's transaction).
     public func tokens() throws -> any TokenStore {
-        try SQLTokenStore(database: SQLiteDatabase(path: try DataDirectory(directory).tokensDatabase))
+        try SQLTokenStore(database: accountsDatabase())
+    }
+
+    /// Moves the code and token stores of an older data directory, kept in files of their own
+    /// (`codes.sqlite`, `tokens.sqlite`), into `database`, the account database, once.
+    func importSeparateStores(into database: SQLiteDatabase) throws {
+        guard FileManager.default.fileExists(atPath: directory) else { return }
+        let layout = try DataDirectory(directory)
+        _ = try SQLAccountStore(database: database)
+        _ = try SQLCodeStore(database: database)
+        _ = try SQLTokenStore(database: database)
+        try database.importRows(ofFileAt: layout.legacyCodesDatabase) { (old) throws(StoreError) in _ = try SQLCodeStore(database: old) }
+        try database.importRows(ofFileAt: layout.legacyTokensDatabase) { (old) throws(StoreError) in _ = try SQLTokenStore(database: old) }
     }
 
     /// The file outbox: one `.eml` file per message in `<data>/outbox`.

@@ -22,9 +22,13 @@ public struct EmbeddedBackends: Sendable {
         try SQLProfileStore(database: SQLiteDatabase(path: try layout().profilesDatabase))
     }
 
-    /// The account database, `<data>/accounts.sqlite`, which also keeps the answer memo.
+    /// The account database, `<data>/accounts.sqlite`, which also keeps the codes, the tokens and the
+    /// answer memo (the accounts' schema migrated first: a file from before it held other schemas counts
+    /// the accounts' version alone). The code and token files of an older data directory are imported once.
     func accountsDatabase() throws -> any SQLDatabase {
-        try SQLiteDatabase(path: try layout().accountsDatabase)
+        let database = try SQLiteDatabase(path: try layout().accountsDatabase)
+        try importSeparateStores(into: database)
+        return database
     }
 
     public func objects() throws -> any ObjectStore {

@@ -30,17 +30,19 @@ public enum Topic {
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,
     /// `registrar topics create|check` and `contract/asyncapi.yaml` (checked by a test) follow.
     /// Flows keep 7 days, dead letters 30; partitions bound each worker type's parallelism.
-    public static let all: [TopicSpec] = [
-        registrationRequests, registrationOutcomes, imageCommands, profileCommands, registrationReplies, codeRequests,
-        codeOutcomes, authRequests, authOutcomes, accountRequests, accountOutcomes, accountReplies,
-    ].map { TopicSpec($0, partitions: 6, retention: .days(7)) }
+    public static let all: [TopicSpec] = flows.map { TopicSpec($0, partitions: 6, retention: .days(7)) }
         + inputs.map { TopicSpec(deadLetters(of: $0), partitions: 1, retention: .days(30)) }
 
-    /// The topics workers consume (the topics of their steps' routes; `StepRoutesTests` checks the two
-    /// agree), each of which has a dead-letter topic. (The account worker also reads `registration.outcomes`,
-    /// to answer sign-ins that registered an account.)
-    public static let inputs = [registrationRequests, registrationReplies, imageCommands, profileCommands, codeRequests,
-                                authRequests, accountRequests, accountReplies, registrationOutcomes]
+    /// The topics events flow on, in the table's order.
+    static let flows = [
+        registrationRequests, registrationOutcomes, imageCommands, profileCommands, registrationReplies, codeRequests,
+        codeOutcomes, authRequests, authOutcomes, accountRequests, accountOutcomes, accountReplies,
+    ]
+
+    /// The topics workers consume, in the table's order: the topics of the routing table (`StepRoutes`), each of
+    /// which has a dead-letter topic. (The account worker reads `registration.outcomes` too, to answer sign-ins
+    /// that registered an account.)
+    public static let inputs = flows.filter { topic in StepRoutes.all.contains { $0.topic == topic } }
 
     /// The public outcome topics: one answer per request, read by clients.
     public static let outcomes = [registrationOutcomes, codeOutcomes, authOutcomes, accountOutcomes]

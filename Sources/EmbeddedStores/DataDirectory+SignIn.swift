@@ -1,6 +1,6 @@
 extension DataDirectory {
-    /// The code store's database.
-    public var codesDatabase: String { "\(path)/codes.sqlite" }
-    /// The token store's database.
-    public var tokensDatabase: String { "\(path)/tokens.sqlite" }
+    /// Where the code store was kept before it moved into the account database, which imports it once.
+    public var legacyCodesDatabase: String { "\(path)/codes.sqlite" }
+    /// Where the token store was kept before it moved into the account database, which imports it once.
+    public var legacyTokensDatabase: String { "\(path)/tokens.sqlite" }
 }

@@ -8,18 +8,22 @@ public final class OutcomeListener: Sendable {
     private let consumer: KafkaConsumer
     private let slots = Slots()
 
-    /// Starts reading `topics` from their current ends; `timeout` bounds the metadata queries.
+    /// Starts reading `topics` from their current ends; `timeout` bounds each metadata query.
     public init(topics: [String], configuration: KafkaConfiguration, timeout: Duration = .seconds(10)) throws {
-        let probe = try KafkaConsumer(configuration: configuration, assignment: [])
-        defer { probe.close() }
-        var assignment: [TopicPartitionOffset] = []
-        for topic in topics {
-            for partition in 0..<Int32(try probe.partitionCount(topic: topic, timeout: timeout)) {
-                let marks = try probe.watermarks(topic: topic, partition: partition, timeout: timeout)
-                assignment.append(TopicPartitionOffset(topic: topic, partition: partition, offset: .offset(marks.high)))
+        consumer = try KafkaConsumer(configuration: configuration, assignment: [])
+        do {
+            var assignment: [TopicPartitionOffset] = []
+            for topic in topics {
+                for partition in 0..<Int32(try consumer.partitionCount(topic: topic, timeout: timeout)) {
+                    let marks = try consumer.watermarks(topic: topic, partition: partition, timeout: timeout)
+                    assignment.append(TopicPartitionOffset(topic: topic, partition: partition, offset: .offset(marks.high)))
+                }
             }
+            try consumer.assign(assignment)
+        } catch {
+            consumer.closeInBackground()
+            throw error
         }
-        consumer = try KafkaConsumer(configuration: configuration, assignment: assignment)
         Task { [consumer, slots] in
             do {
                 for try await message in consumer.messages {
@@ -50,10 +54,12 @@ public final class OutcomeListener: Sendable {
         return await slots.wait(for: slot)
     }
 
-    /// Stops reading; waits still pending end with nil.
-    public func close() { consumer.close() }
+    /// Stops reading, waiting at most `limit` for the consumer to close (see `KafkaConsumer.close(within:)`);
+    /// waits still pending end with nil. Returns whether the close finished in time.
+    @discardableResult
+    public func close(within limit: Duration) async -> Bool { await consumer.close(within: limit) }
 
-    deinit { consumer.close() }
+    deinit { consumer.closeInBackground() }
 }
 
 /// The keys being awaited and, for each, the message once it came or the task waiting for it.

@@ -21,22 +21,27 @@ public final class RegistrarClient: Sendable {
     /// The topics the outcomes of public requests come on.
     public static let outcomeTopics = [Topic.registrationOutcomes, Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes]
 
-    /// A client of the broker of `kafka`, listening to the outcome topics from now on.
+    /// How long `close` waits for the listener and for what is still being published, at most each.
+    public static let closeLimit = Duration.seconds(5)
+
+    /// A client of the broker of `kafka`, listening to the outcome topics from now on; `connectTimeout`
+    /// bounds each of the metadata queries that finds where the outcome topics end.
     public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
-                replyKeys: SealingKeyPair = .generate()) throws {
+                replyKeys: SealingKeyPair = .generate(), connectTimeout: Duration = .seconds(10)) throws {
         self.kafka = kafka
         self.publicKey = publicKey
         self.replyKeys = replyKeys
         self.name = name
-        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka)
+        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka, timeout: connectTimeout)
         producer = try KafkaProducer(configuration: kafka)
     }
 
     /// Runs `body` with a new client and closes it afterwards, whether `body` returns or throws.
     public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
-                               replyKeys: SealingKeyPair = .generate(),
+                               replyKeys: SealingKeyPair = .generate(), connectTimeout: Duration = .seconds(10),
                                _ body: (RegistrarClient) async throws -> T) async throws -> T {
-        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name, replyKeys: replyKeys)
+        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name, replyKeys: replyKeys,
+                                         connectTimeout: connectTimeout)
         do {
             let result = try await body(client)
             await client.close()
@@ -87,10 +92,11 @@ public final class RegistrarClient: Sendable {
         (try? producer.partitionCount(topic: Topic.codeRequests, timeout: timeout)).map { $0 > 0 } ?? false
     }
 
-    /// Stops listening and flushes what is still being published.
+    /// Stops listening and flushes what is still being published, waiting at most `closeLimit` for each:
+    /// against a broker that is gone, librdkafka may never finish closing.
     public func close() async {
-        listener.close()
-        await producer.close()
+        await listener.close(within: Self.closeLimit)
+        await producer.close(flushTimeout: Self.closeLimit)
     }
 
     /// The topic the outcome of a request published as `request` comes on; nil for an internal event.

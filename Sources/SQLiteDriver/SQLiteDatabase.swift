@@ -10,7 +10,7 @@ import Synchronization
 /// others, may open the same file: a transaction takes the write lock when it begins
 /// (`BEGIN IMMEDIATE`), so concurrent writers queue for up to the busy timeout instead of failing
 /// half-way. Failures are `StoreError`s, classified as `StoreError.Kind(sqliteCode:)` explains.
-/// A file holds one schema: `migrate` counts its scripts in the file's `user_version`. Files that stop
+/// `migrate` counts each schema's scripts in the file's `registrar_migrations` table. Files that stop
 /// accepting writes (immutable, read-only, a full disk) fail each call transiently, never crash.
 public final class SQLiteDatabase: SQLDatabase {
     private let connection: Mutex<SQLiteConnection>
@@ -81,16 +81,32 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// Applies the scripts past the file's `user_version` in one transaction, so that concurrent
-    /// openers of a new file apply them once. `name` is not kept: a file holds one schema.
+    /// Applies the scripts of `migrations` that the schema `name` lacks, in one transaction, so that
+    /// concurrent openers of a new file apply them once.
+    ///
+    /// The table `registrar_migrations` counts the scripts applied per schema: one file may hold several
+    /// (the account database holds the accounts, codes and tokens). A file made before that table counted
+    /// its one schema in `user_version`; the first schema migrated in it takes that count.
     public func migrate(_ name: String, _ migrations: [String]) throws(StoreError) {
         try transaction { (connection) throws(SQLError) in
-            let version = try connection.query("PRAGMA user_version", []).first?.values.first
-            let applied = if case .integer(let count)? = version { Int(count) } else { 0 }
-            guard applied < migrations.count else { return }
+            try connection.execute(script: """
+                CREATE TABLE IF NOT EXISTS registrar_migrations (
+                    schema_name TEXT PRIMARY KEY,
+                    version INTEGER NOT NULL
+                ) STRICT
+                """)
+            let counted = try connection.query("SELECT version FROM registrar_migrations WHERE schema_name = ?", [.text(name)])
+            var applied = if case .integer(let count)? = counted.first?.values.first { Int(count) } else { 0 }
+            if counted.isEmpty, case .integer(let legacy)? = try connection.query("PRAGMA user_version", []).first?.values.first,
+               legacy > 0 {
+                applied = Int(legacy)
+                try connection.execute(script: "PRAGMA user_version = 0")
+            }
             for script in migrations.dropFirst(applied) { try connection.execute(script: script) }
-            // A PRAGMA takes no parameters; the value is a count, not outside input.
-            try connection.execute(script: "PRAGMA user_version = \(migrations.count)")
+            try connection.execute("""
+                INSERT INTO registrar_migrations (schema_name, version) VALUES (?, ?)
+                ON CONFLICT (schema_name) DO UPDATE SET version = excluded.version WHERE excluded.version > version
+                """, [.text(name), .integer(Int64(max(applied, migrations.count)))])
         }
     }
 }

@@ -35,10 +35,7 @@ public struct SignInStep: EventHandler {
     private var tokens: any TokenStore { issuer.tokens }
 
     /// Token requests, and the outcomes of the registrations that sign-ins by email code started.
-    public static let routes = Route.set([
-        Topic.authRequests: [.tokenRequested],
-        Topic.registrationOutcomes: [.registrationCompleted, .registrationFailed],
-    ])
+    public static let routes = StepRoutes.signIn
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {

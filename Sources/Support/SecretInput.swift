@@ -76,9 +76,10 @@ public struct SecretInput {
         return text
     }
 
-    /// Asks for `what` on standard error and reads the answer from the terminal with echo off.
+    /// Turns the terminal's echo off, then asks for `what` on standard error and reads the answer. In that
+    /// order: turning echo off discards what was typed before (`TCSAFLUSH`, as `getpass` does), so an answer
+    /// typed after a prompt shown earlier would be echoed, then discarded, and the read would wait forever.
     private static func prompt(_ what: String) -> String? {
-        FileHandle.standardError.write(Data("\(what.prefix(1).uppercased() + what.dropFirst()): ".utf8))
         var original = termios()
         let restorable = tcgetattr(STDIN_FILENO, &original) == 0
         if restorable {
@@ -86,6 +87,7 @@ public struct SecretInput {
             silent.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         }
+        FileHandle.standardError.write(Data("\(what.prefix(1).uppercased() + what.dropFirst()): ".utf8))
         defer {
             if restorable { tcsetattr(STDIN_FILENO, TCSAFLUSH, &original) }
             FileHandle.standardError.write(Data("\n".utf8))

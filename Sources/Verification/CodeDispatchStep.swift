@@ -24,7 +24,7 @@ public struct CodeDispatchStep: EventHandler {
         self.clock = clock
     }
 
-    public static let routes = Route.set([Topic.codeRequests: [.codeRequested]])
+    public static let routes = StepRoutes.codeDispatch
 
     public func handle(_ event: Event) throws -> [Event] {
         guard case .codeRequested(let request) = event else { unrouted(event) }

@@ -7,22 +7,32 @@ public enum TopicSnapshot {
     /// The messages of `topics` accepted by `include`, in each partition's order.
     public static func read(_ topics: [String], configuration: KafkaConfiguration, timeout: Duration = .seconds(10),
                             where include: (KafkaMessage) -> Bool = { _ in true }) async throws -> [KafkaMessage] {
+        let consumer = try KafkaConsumer(configuration: configuration, assignment: [])
+        do {
+            let collected = try await read(topics, with: consumer, timeout: timeout, where: include)
+            await consumer.close(within: timeout)
+            return collected
+        } catch {
+            await consumer.close(within: timeout)
+            throw error
+        }
+    }
+
+    private static func read(_ topics: [String], with consumer: KafkaConsumer, timeout: Duration,
+                             where include: (KafkaMessage) -> Bool) async throws -> [KafkaMessage] {
         var ends: [TopicPartition: Int64] = [:]
         var assignment: [TopicPartitionOffset] = []
-        let reader = try KafkaConsumer(configuration: configuration, assignment: [])
         for topic in topics {
-            let count = try reader.partitionCount(topic: topic, timeout: timeout)
+            let count = try consumer.partitionCount(topic: topic, timeout: timeout)
             for partition in 0..<Int32(count) {
-                let marks = try reader.watermarks(topic: topic, partition: partition, timeout: timeout)
+                let marks = try consumer.watermarks(topic: topic, partition: partition, timeout: timeout)
                 guard marks.high > marks.low else { continue }
                 ends[TopicPartition(topic: topic, partition: partition)] = marks.high
                 assignment.append(TopicPartitionOffset(topic: topic, partition: partition, offset: .offset(marks.low)))
             }
         }
-        reader.close()
         guard !assignment.isEmpty else { return [] }
-        let consumer = try KafkaConsumer(configuration: configuration, assignment: assignment)
-        defer { consumer.close() }
+        try consumer.assign(assignment)
         var collected: [KafkaMessage] = []
         let deadline = ContinuousClock.now + timeout
         for try await message in consumer.messages {

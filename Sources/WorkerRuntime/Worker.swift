@@ -106,24 +106,11 @@ public final class Worker: Sendable {
         if let failure { throw failure }
     }
 
-    /// Closes the consumer (committing and leaving the group) on a thread of its own, waiting at most `limit`
-    /// (real time): a consumer whose broker is gone — a restarted local broker, a cluster cut off — may never
-    /// finish leaving; it is then left to finish on that thread, and its partitions move after the session timeout.
+    /// Closes the consumer (committing and leaving the group), waiting at most `limit` (real time): a consumer
+    /// whose broker is gone — a restarted local broker, a cluster cut off — may never finish leaving; it is then
+    /// left to finish on a thread of its own, and its partitions move after the session timeout.
     private func closeConsumer(within limit: Duration) async {
-        let (closed, signal) = AsyncStream.makeStream(of: Void.self)
-        let consumer = consumer
-        Thread {
-            consumer.close()
-            signal.finish()
-        }.start()
-        let inTime = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { for await _ in closed {}; return !Task.isCancelled }
-            group.addTask { (try? await Task.sleep(for: limit)) != nil ? false : true }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            return first
-        }
-        if !inTime {
+        if await !consumer.close(within: limit) {
             logger.warning("the consumer did not finish leaving its group in time (is its broker gone?); going on without it",
                            ["limit": "\(limit)"])
         }

@@ -32,7 +32,7 @@ struct FlowClient {
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
             return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                  publicKey: try PublicKeySource.load(parsed)) { client in
+                                                  publicKey: try PublicKeySource.load(parsed), connectTimeout: timeout) { client in
                 try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values))
             }
         }

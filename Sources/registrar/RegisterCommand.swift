@@ -39,7 +39,8 @@ enum RegisterCommand {
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
             let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreate(at: $0) } ?? .generate()
             let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                         publicKey: try PublicKeySource.load(parsed), replyKeys: replyKeys) { client in
+                                                         publicKey: try PublicKeySource.load(parsed), replyKeys: replyKeys,
+                                                         connectTimeout: .seconds(timeout)) { client in
                 try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
                                                                   avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
                                           timeout: .seconds(timeout))

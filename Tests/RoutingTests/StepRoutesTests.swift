@@ -30,6 +30,12 @@ import Verification
         #expect(Self.routes.filter { $0.topic != $0.type.topic }.isEmpty)
     }
 
+    /// The contract's routing table (`StepRoutes`, which `Topic.inputs` is derived from) is exactly what the
+    /// workers' steps take.
+    @Test func theRoutingTableIsTheStepsRoutes() {
+        #expect(StepRoutes.all == Set(Self.routes))
+    }
+
     @Test func theInputTopicsAreTheTopicsOfTheRoutesAndEachHasADeadLetterTopic() {
         #expect(Set(Topic.inputs) == Set(Self.routes.map(\.topic)))
         #expect(Topic.inputs.count == Set(Topic.inputs).count)

@@ -25,7 +25,7 @@ import Testing
                 }
                 #expect(failures.withLock { $0.map(\.message) } == [])
                 let database = try SQLiteDatabase(path: path)
-                #expect(try database.withConnection { (db) throws(SQLError) in try Self.userVersion(db) } == .integer(1))
+                #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "items", db) } == .integer(1))
                 #expect(try database.withConnection { (db) throws(SQLError) in try Self.journalMode(db) } == .text("wal"))
             }
         }
@@ -39,10 +39,36 @@ import Testing
             let database = try SQLiteDatabase(path: path)
             try database.migrate("items", grown)
             try SQLiteDatabase(path: path).migrate("items", grown)
-            #expect(try database.withConnection { (db) throws(SQLError) in try Self.userVersion(db) } == .integer(2))
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "items", db) } == .integer(2))
             // An older build leaves a newer schema alone.
             try SQLiteDatabase(path: path).migrate("items", migrations)
-            #expect(try database.withConnection { (db) throws(SQLError) in try Self.userVersion(db) } == .integer(2))
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "items", db) } == .integer(2))
+        }
+    }
+
+    /// One file holds several schemas, each counted on its own.
+    @Test func schemasInOneFileHaveTheirOwnVersions() throws {
+        try withTemporaryDirectory { directory in
+            let database = try SQLiteDatabase(path: "\(directory)/db.sqlite")
+            try database.migrate("items", migrations)
+            try database.migrate("notes", ["CREATE TABLE notes (id INTEGER PRIMARY KEY) STRICT;", "ALTER TABLE notes ADD COLUMN text TEXT;"])
+            try database.migrate("items", migrations + ["ALTER TABLE items ADD COLUMN note TEXT;"])
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "items", db) } == .integer(2))
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "notes", db) } == .integer(2))
+        }
+    }
+
+    /// A file made when a file held one schema, counted in `user_version`: the first schema migrated takes
+    /// that count (its scripts are not run again), a second one starts from nothing.
+    @Test func anOlderFilesCountGoesToTheFirstSchemaMigrated() throws {
+        try withTemporaryDirectory { directory in
+            let path = "\(directory)/old.sqlite"
+            try SQLiteDatabase(path: path).execute(script: migrations[0] + " PRAGMA user_version = 1;")
+            let database = try SQLiteDatabase(path: path)
+            try database.migrate("items", migrations)
+            try database.migrate("notes", ["CREATE TABLE notes (id INTEGER PRIMARY KEY) STRICT;"])
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "items", db) } == .integer(1))
+            #expect(try database.withConnection { (db) throws(SQLError) in try Self.version(of: "notes", db) } == .integer(1))
         }
     }
 
@@ -158,8 +184,9 @@ import Testing
         return database
     }
 
-    private static func userVersion(_ db: any SQLConnection) throws(SQLError) -> SQLValue {
-        try db.query("PRAGMA user_version", [])[0].values[0]
+    /// How many scripts of the schema `name` the file counts as applied.
+    private static func version(of name: String, _ db: any SQLConnection) throws(SQLError) -> SQLValue {
+        try db.query("SELECT version FROM registrar_migrations WHERE schema_name = ?", [.text(name)]).first?.values[0] ?? .null
     }
 
     private static func journalMode(_ db: any SQLConnection) throws(SQLError) -> SQLValue {

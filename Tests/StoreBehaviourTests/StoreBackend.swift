@@ -29,6 +29,15 @@ enum StoreBackend: String, CaseIterable, Sendable {
         try withNewLocation { try body(open($0)) }
     }
 
+    /// Runs `body` with the options of a worker of an installation on new empty stores of this implementation:
+    /// on SQLite the embedded defaults of a new data directory, on PostgreSQL a new accounts database.
+    func withWorkerStores<T>(_ body: (BackendOptions) throws -> T) throws -> T {
+        switch self {
+        case .sqlite: try withTemporaryDirectory { try body(BackendOptions(dataDirectory: $0)) }
+        case .postgres: try withNewLocation { try body(BackendOptions(accounts: $0, dataDirectory: "/nonexistent")) }
+        }
+    }
+
     /// Runs `body` with a new empty profile store of this implementation.
     func withProfileStore<T>(_ body: (any ProfileStore) throws -> T) throws -> T {
         try withNewLocation { try body(BackendOptions.profileStore(at: $0)) }

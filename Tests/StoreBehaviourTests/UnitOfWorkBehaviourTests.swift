@@ -1,8 +1,11 @@
 import Backends
 import Domain
+import Foundation
 import Registration
+import SignIn
 import StoreTesting
 import Testing
+import Verification
 
 /// A step's writes and its answer commit together (`AnswerMemo.atomically`), on each implementation:
 /// a failure anywhere inside, the memo's own write included, leaves neither, and a run that finds its
@@ -102,6 +105,44 @@ import Testing
         }
     }
 
+    /// The code and token stores are in the account database (on SQLite, the embedded defaults of a
+    /// data directory): a code used and a token rotated inside the unit roll back with its answer.
+    @Test(arguments: StoreBackend.allCases)
+    func aCodeUsedAndATokenRotatedRollBackWithTheAnswer(backend: StoreBackend) throws {
+        try backend.withWorkerStores { (options) throws in
+            let (memo, codes, tokens) = (try options.answerMemo(of: "worker"), try options.codeStore(), try options.tokenStore())
+            try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record = issuedCode }
+            try tokens.store(refreshToken("d1", issuedBy: "q0"))
+            #expect(throws: Refused.self) {
+                try memo.atomically {
+                    try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record?.usedBy = "req-1" }
+                    #expect(try rotate("d1", to: "d2", in: tokens) == .rotate)
+                    _ = try memo.keep(Array("answer".utf8), for: "req-1")
+                    throw Refused()
+                }
+            }
+            #expect(try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record } == issuedCode)
+            #expect(try tokens.token(digest: "d1")?.replacedBy == nil && tokens.token(digest: "d2") == nil)
+            #expect(try memo.answer(to: "req-1") == nil)
+            // And they commit with it.
+            try memo.atomically {
+                try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record?.usedBy = "req-1" }
+                #expect(try rotate("d1", to: "d2", in: tokens) == .rotate)
+                _ = try memo.keep(Array("answer".utf8), for: "req-1")
+            }
+            #expect(try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record?.usedBy } == "req-1")
+            #expect(try tokens.token(digest: "d1")?.replacedBy == "req-1" && tokens.token(digest: "d2") != nil)
+            #expect(try memo.answer(to: "req-1") == Array("answer".utf8))
+        }
+    }
+
+    /// Rotates the token `digest` into `next` for the request `req-1`, as the sign-in step decides.
+    private func rotate(_ digest: String, to next: String, in tokens: any TokenStore) throws -> RotationDecision {
+        try tokens.rotate(digest: digest, to: refreshToken(next, issuedBy: "req-1"), replyKey: "client-1") {
+            RotationDecision.on($0, requestId: "req-1", replyKey: "client-1", at: startDate)
+        }
+    }
+
     /// Expects that neither the registration `id` nor an answer to the request `id` is kept.
     private func expectNothing(for id: String, in accounts: any AccountStore, _ memo: any AnswerMemo,
                                sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -117,4 +158,13 @@ import Testing
 /// The answer to the code request `requestId`.
 private func codeSent(_ requestId: String, expiresIn: Int) -> Event {
     .codeSent(CodeSent(requestId: requestId, purpose: .login, expiresIn: expiresIn))
+}
+
+/// A code issued to ada@example.com for signing in, not used yet.
+private let issuedCode = CodeRecord(email: "ada@example.com", purpose: .login, digest: String(repeating: "ab", count: 32),
+                                    issuedBy: "r1", expiresAt: startDate.addingTimeInterval(600), sentAt: [startDate])
+
+private func refreshToken(_ digest: String, issuedBy: String) -> RefreshToken {
+    RefreshToken(digest: digest, family: "f1", uid: "uid-1", issuedBy: issuedBy, issuedAt: startDate,
+                 expiresAt: startDate.addingTimeInterval(86_400))
 }

@@ -22,7 +22,7 @@ public struct AvatarStep: EventHandler {
     /// avatar is read from (and deleted at once used), so that a request cannot name any other object.
     public static func stagingKey(registrationId: String) -> String { "staging/" + registrationId }
 
-    public static let routes = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
+    public static let routes = StepRoutes.avatar
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {

@@ -9,7 +9,7 @@ public struct ProfileStep: EventHandler {
         self.rules = rules
     }
 
-    public static let routes = Route.set([Topic.profileCommands: [.writeProfile, .deleteProfile]])
+    public static let routes = StepRoutes.profile
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {

@@ -20,10 +20,7 @@ public struct RegistrationCoordinator: EventHandler {
         self.clock = clock
     }
 
-    public static let routes = Route.set([
-        Topic.registrationRequests: [.registrationRequested],
-        Topic.registrationReplies: [.avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted],
-    ])
+    public static let routes = StepRoutes.registration
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {

@@ -65,6 +65,14 @@ final class LiveSystem: TestSystem {
         try await body(try await SystemPool.shared.system(extraArguments: extraArguments))
     }
 
+    /// Runs `body` with a system of all four workers given `extraArguments` that only the tests of the suite
+    /// `suite` share: tests that kill and restart workers, one at a time, each leaving every worker running
+    /// again, or that leave what other suites would count (dead letters, say).
+    static func shared(by suite: String, extraArguments: [String: [String]] = [:],
+                       _ body: (LiveSystem) async throws -> Void) async throws {
+        try await body(try await SystemPool.shared.system(suite, extraArguments: extraArguments))
+    }
+
     private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient) {
         self.installation = installation
         self.backends = backends

@@ -6,16 +6,23 @@ import Synchronization
 actor SystemPool {
     static let shared = SystemPool()
 
-    private var systems: [[String: [String]]: LiveSystem] = [:]
+    private struct Key: Hashable {
+        var label: String
+        var extraArguments: [String: [String]]
+    }
+
+    private var systems: [Key: LiveSystem] = [:]
 
     private init() {
         atexit { SystemPool.shared.stopAllBlocking() }
     }
 
-    func system(extraArguments: [String: [String]]) async throws -> LiveSystem {
-        if let system = systems[extraArguments] { return system }
+    /// The system `label` names with `extraArguments` (label "" for the one every suite may share).
+    func system(_ label: String = "", extraArguments: [String: [String]]) async throws -> LiveSystem {
+        let key = Key(label: label, extraArguments: extraArguments)
+        if let system = systems[key] { return system }
         let system = try await LiveSystem.start(extraArguments: extraArguments)
-        systems[extraArguments] = system
+        systems[key] = system
         return system
     }
 

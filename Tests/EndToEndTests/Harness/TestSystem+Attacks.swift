@@ -57,8 +57,8 @@ extension TestSystem {
         return try message.event()
     }
 
-    /// Registers a victim with a password and the default avatar.
-    func victim(_ email: String = "victim@example.com", password: String = "victim password") async throws -> Victim {
+    /// Registers a victim with a password and the default avatar (by default at a mailbox of its own).
+    func victim(_ email: String = Attacks.unique("victim") + "@example.com", password: String = "victim password") async throws -> Victim {
         let request = request(email: email, password: password, name: "Victim")
         try await publish([request])
         guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first,
@@ -82,16 +82,22 @@ extension TestSystem {
         #expect(tokens?.uid == victim.uid)
     }
 
-    /// Every message published so far on `topic` whose event names `uid` or `imageId`.
+    /// Every message published so far on `topic` whose event names one of `ids` (uids, image ids).
     func commands(on topic: String, naming ids: [String]) async throws -> [Event] {
-        try await TopicSnapshot.read([topic], configuration: kafka).compactMap { try? $0.event() }.filter { event in
-            switch event {
-            case .deleteAvatar(let command): ids.contains(command.imageId)
-            case .storeAvatar(let command): ids.contains(command.imageId)
-            case .deleteProfile(let command): ids.contains(command.uid)
-            case .writeProfile(let command): ids.contains(command.uid)
-            default: false
-            }
+        try await TopicSnapshot.read([topic], configuration: kafka).compactMap { try? $0.event() }.filter { $0.names(any: ids) }
+    }
+}
+
+extension Event {
+    /// Whether this image or profile command names one of `ids` as its uid or image id.
+    func names(any ids: [String]) -> Bool {
+        switch self {
+        case .deleteAvatar(let command): ids.contains(command.imageId)
+        case .storeAvatar(let command): ids.contains(command.imageId)
+        case .deleteProfile(let command): ids.contains(command.uid)
+        case .writeProfile(let command): ids.contains(command.uid)
+        case .updateProfileEmail(let command): ids.contains(command.uid)
+        default: false
         }
     }
 }

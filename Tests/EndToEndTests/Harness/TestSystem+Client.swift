@@ -26,10 +26,11 @@ extension TestSystem {
     /// an outcome topic (e.g. the command a worker sends on to the next one).
     func send(_ request: Event, awaiting topic: String, timeout: Duration = .seconds(60)) async throws -> Event {
         let listener = try OutcomeListener(topics: [topic], configuration: kafka)
-        defer { listener.close() }
-        guard let message = try await listener.message(keyed: request.key, on: topic, within: timeout, after: {
+        let message = try await listener.message(keyed: request.key, on: topic, within: timeout, after: {
             try await client.publish(request)
-        }) else { throw HarnessError("no \(topic) message for \(request.key) within \(timeout)") }
+        })
+        await listener.close(within: RegistrarClient.closeLimit)
+        guard let message else { throw HarnessError("no \(topic) message for \(request.key) within \(timeout)") }
         return try message.event()
     }
 

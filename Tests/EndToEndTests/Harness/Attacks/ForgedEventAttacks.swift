@@ -19,40 +19,43 @@ extension Attacks {
         func deleteProfile(_ id: String) -> Event { .deleteProfile(DeleteProfile(registrationId: id, uid: victim.uid)) }
         var renamed = victim.profile
         renamed.name = "Attacker"
+        let run = Attacks.unique("forged")
+        func forged(_ number: Int) -> String { "\(run)-\(number)" }
+        let attackerEmail = Attacks.unique("attacker") + "@example.com"
 
         // profile.commands
-        try await system.forge(deleteProfile("forged-1"))
-        try await system.forge(.writeProfile(WriteProfile(registrationId: "forged-2", uid: victim.uid, profile: renamed)), signedBy: stranger)
-        try await system.forge(.updateProfileEmail(ProfileEmail(requestId: "forged-3", uid: victim.uid, email: "attacker@example.com")),
+        try await system.forge(deleteProfile(forged(1)))
+        try await system.forge(.writeProfile(WriteProfile(registrationId: forged(2), uid: victim.uid, profile: renamed)), signedBy: stranger)
+        try await system.forge(.updateProfileEmail(ProfileEmail(requestId: forged(3), uid: victim.uid, email: attackerEmail)),
                                signedBy: profile)
-        try await system.client.publish(moved(deleteProfile("forged-4"), signedBy: account, as: Topic.imageCommands, "forged-4"))
-        try await system.client.publish(moved(deleteProfile("forged-5"), signedBy: account, as: Topic.profileCommands, "elsewhere"))
+        try await system.client.publish(moved(deleteProfile(forged(4)), signedBy: account, as: Topic.imageCommands, forged(4)))
+        try await system.client.publish(moved(deleteProfile(forged(5)), signedBy: account, as: Topic.profileCommands, run + "-elsewhere"))
         // The victim's own WriteProfile, as the account worker signed it, with another profile.
         let captured = try #require(try await TopicSnapshot.read([Topic.profileCommands], configuration: system.kafka)
             .first { $0.keyString == victim.registrationId })
         let changed = EventCodec.encode(.writeProfile(WriteProfile(registrationId: victim.registrationId, uid: victim.uid, profile: renamed)))
         try await system.client.publish(OutgoingMessage(topic: captured.topic, key: captured.key, value: changed, headers: captured.headers))
         // image.commands
-        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: "forged-7", imageId: victim.imageId)))
-        try await system.forge(.storeAvatar(StoreAvatar(registrationId: "forged-8", imageId: victim.imageId, avatar: nil)), signedBy: image)
-        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: "forged-9", imageId: victim.imageId)), signedBy: stranger)
+        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: forged(7), imageId: victim.imageId)))
+        try await system.forge(.storeAvatar(StoreAvatar(registrationId: forged(8), imageId: victim.imageId, avatar: nil)), signedBy: image)
+        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: forged(9), imageId: victim.imageId)), signedBy: stranger)
         // registration.replies, account.replies, registration.outcomes
         try await system.forge(.avatarDeleted(AvatarDeleted(registrationId: victim.registrationId, imageId: victim.imageId)))
-        try await system.forge(.profileDeleted(ProfileDeleted(registrationId: "forged-10", uid: victim.uid)), signedBy: image)
-        try await system.forge(.avatarStored(AvatarStored(registrationId: "forged-11", imageId: victim.imageId, url: "u")), signedBy: account)
-        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "forged-12", uid: victim.uid, email: "attacker@example.com")))
-        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "forged-13", uid: victim.uid, email: "attacker@example.com")),
+        try await system.forge(.profileDeleted(ProfileDeleted(registrationId: forged(10), uid: victim.uid)), signedBy: image)
+        try await system.forge(.avatarStored(AvatarStored(registrationId: forged(11), imageId: victim.imageId, url: "u")), signedBy: account)
+        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: forged(12), uid: victim.uid, email: attackerEmail)))
+        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: forged(13), uid: victim.uid, email: attackerEmail)),
                                signedBy: stranger)
-        try await system.forge(.registrationCompleted(RegistrationCompleted(registrationId: "forged-14", sealedResult: forgedResult(naming: victim.uid, renamed))),
+        try await system.forge(.registrationCompleted(RegistrationCompleted(registrationId: forged(14), sealedResult: forgedResult(naming: victim.uid, renamed))),
                                signedBy: profile)
 
         let expected = [
-            (Topic.profileCommands, "forged-1"), (Topic.profileCommands, "forged-2"), (Topic.profileCommands, "forged-3"),
-            (Topic.profileCommands, "forged-4"), (Topic.profileCommands, "forged-5"), (Topic.profileCommands, victim.registrationId),
-            (Topic.imageCommands, "forged-7"), (Topic.imageCommands, "forged-8"), (Topic.imageCommands, "forged-9"),
-            (Topic.registrationReplies, victim.registrationId), (Topic.registrationReplies, "forged-10"),
-            (Topic.registrationReplies, "forged-11"), (Topic.accountReplies, "forged-12"), (Topic.accountReplies, "forged-13"),
-            (Topic.registrationOutcomes, "forged-14"),
+            (Topic.profileCommands, forged(1)), (Topic.profileCommands, forged(2)), (Topic.profileCommands, forged(3)),
+            (Topic.profileCommands, forged(4)), (Topic.profileCommands, forged(5)), (Topic.profileCommands, victim.registrationId),
+            (Topic.imageCommands, forged(7)), (Topic.imageCommands, forged(8)), (Topic.imageCommands, forged(9)),
+            (Topic.registrationReplies, victim.registrationId), (Topic.registrationReplies, forged(10)),
+            (Topic.registrationReplies, forged(11)), (Topic.accountReplies, forged(12)), (Topic.accountReplies, forged(13)),
+            (Topic.registrationOutcomes, forged(14)),
         ]
         for (topic, key) in expected {
             let letter = try await system.deadLetter(from: topic, key: key)

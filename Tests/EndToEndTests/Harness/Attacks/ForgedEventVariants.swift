@@ -98,12 +98,13 @@ extension Attacks {
         }
     }
 
-    /// Expects no signed command but the victim's own registration's (each at least once), and the victim
-    /// unchanged and signing in, with a clean audit.
+    /// Expects no signed command naming the victim but the victim's own registration's (each at least once; other
+    /// attacks may share the installation), and the victim unchanged and signing in, with a clean audit.
     static func expectNothingDone(to victim: Victim, on system: some TestSystem) async throws {
         let account = try system.signer(.account)
         let verifier = EventVerifier(trusting: [.account: [account.publicKey]])
         let commands = try await TopicSnapshot.read([Topic.profileCommands, Topic.imageCommands], configuration: system.kafka)
+            .filter { message in (try? message.event())?.names(any: [victim.uid, victim.imageId]) ?? false }
         let signed = commands.compactMap { message in
             (try? message.event()).flatMap { event in
                 (try? verifier.verify(message, type: event.type, from: [.account])).map { "\(event.type) \(event.key)" }

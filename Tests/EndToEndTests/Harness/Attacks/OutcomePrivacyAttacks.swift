@@ -10,14 +10,15 @@ extension Attacks {
     /// A client that reads the public outcome topics learns no one's uid, email, name or profile image.
     /// Checked on the raw bytes of every message there after a registration, sign-ins by password and by a
     /// code that registers, and a password change; the requester's client still opens what is theirs.
-    /// (Every outcome on the topics is read: run on a system of its own.)
+    /// (Every outcome on the topics is read, those of other tests sharing the installation too.)
     static func theOutcomeTopicsCarryNoPersonalData(on system: some TestSystem) async throws {
-        let victim = try await system.victim("private.person@example.com", password: "private password")
+        let (privatePerson, codedPerson) = (Attacks.unique("private.person"), Attacks.unique("coded.person"))
+        let victim = try await system.victim(privatePerson + "@example.com", password: "private password")
         let (signedIn, tokens) = try await system.signIn(.password, email: victim.email, secret: victim.password)
         guard case .tokenIssued = signedIn else { Issue.record("no sign-in: \(signedIn)"); return }
         #expect(tokens?.uid == victim.uid, "the requester opens the uid")
-        let code = try await system.code(for: "coded.person@example.com", .register)
-        let (_, coded) = try await system.signIn(.email, email: "coded.person@example.com", secret: code)
+        let code = try await system.code(for: codedPerson + "@example.com", .register)
+        let (_, coded) = try await system.signIn(.email, email: codedPerson + "@example.com", secret: code)
         let codedUid = try #require(coded).uid
         let change = system.client.passwordChange(email: victim.email, password: victim.password, newPassword: "another private password")
         guard case .accountChangeCompleted = try await system.send(.passwordChangeRequested(change)) else {
@@ -28,7 +29,7 @@ extension Attacks {
         let outcomes = try await TopicSnapshot.read(RegistrarClient.outcomeTopics, configuration: system.kafka)
         #expect(Set(outcomes.map(\.topic)).isSuperset(of: [Topic.registrationOutcomes, Topic.authOutcomes, Topic.accountOutcomes]))
         let personal = [victim.uid, victim.email, victim.profile.name, victim.profile.profileImage, victim.imageId, codedUid,
-                        "coded.person", "private.person"]
+                        codedPerson, privatePerson]
         for message in outcomes {
             let text = String(decoding: message.value + (message.key ?? []), as: UTF8.self)
             for datum in personal {

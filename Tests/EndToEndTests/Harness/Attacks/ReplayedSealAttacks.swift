@@ -72,7 +72,7 @@ extension Attacks {
                            sealedCredential: signIn.sealedCredential, replyKey: attackerKey),
             TokenRequested(requestId: UUID().uuidString, grantType: .password, email: victim.email,
                            sealedCredential: signIn.sealedCredential, replyKey: signIn.replyKey),
-            TokenRequested(requestId: UUID().uuidString, grantType: .password, email: "VICTIM@example.com ",
+            TokenRequested(requestId: UUID().uuidString, grantType: .password, email: victim.email.uppercased() + " ",
                            sealedCredential: signIn.sealedCredential, replyKey: attackerKey),
         ]
         for copy in otherSignIns {
@@ -101,15 +101,16 @@ extension Attacks {
         guard case .tokenRequested(let signIn) = try await system.published(on: Topic.authRequests, key: signInId) else {
             throw HarnessError("no sign-in request \(signInId)")
         }
+        let attackerEmail = Attacks.unique("attacker") + "@example.com"
         for copied in [registration.sealedPassword, signIn.sealedCredential] {
-            let code = try await system.code(for: "attacker@example.com", .changeEmail)
+            let code = try await system.code(for: attackerEmail, .changeEmail)
             let id = UUID().uuidString
             let change = EmailChangeRequested(
-                requestId: id, email: victim.email, sealedPassword: copied, newEmail: "attacker@example.com",
+                requestId: id, email: victim.email, sealedPassword: copied, newEmail: attackerEmail,
                 sealedCode: attackerSeal(code, .code, requestId: id, email: victim.email, in: system), replyKey: attackerKey)
             #expect(reason(try await system.send(.emailChangeRequested(change))) == .invalidCredentials)
         }
-        #expect(try system.backends.accounts().account(email: "attacker@example.com") == nil)
+        #expect(try system.backends.accounts().account(email: attackerEmail) == nil)
         try await expectSessionAlive(session, in: system)
         try await system.expectUnchanged(victim)
     }

@@ -15,14 +15,15 @@ extension Attacks {
     static func forgedRepliesDeleteNothing(on system: some TestSystem) async throws {
         let victim = try await system.victim()
         let (image, profile) = (try system.signer(.image), try system.signer(.profile))
-        try await system.forge(.profileWritten(ProfileWritten(registrationId: "nope-1", uid: victim.uid)), signedBy: profile)
-        try await system.forge(.avatarStored(AvatarStored(registrationId: "nope-2", imageId: victim.imageId, url: "u")), signedBy: image)
+        let nope = (1...3).map { Attacks.unique("nope-\($0)") }
+        try await system.forge(.profileWritten(ProfileWritten(registrationId: nope[0], uid: victim.uid)), signedBy: profile)
+        try await system.forge(.avatarStored(AvatarStored(registrationId: nope[1], imageId: victim.imageId, url: "u")), signedBy: image)
         try await system.forge(.avatarStored(AvatarStored(registrationId: victim.registrationId, imageId: "other-image", url: "u")),
                                signedBy: image)
-        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: "nope-3", uid: victim.uid, email: "attacker@example.com")),
+        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: nope[2], uid: victim.uid, email: Attacks.unique("attacker") + "@example.com")),
                                signedBy: profile)
-        let expected = [(Topic.registrationReplies, "nope-1", "unknown_saga"), (Topic.registrationReplies, "nope-2", "unknown_saga"),
-                        (Topic.registrationReplies, victim.registrationId, "reply_mismatch"), (Topic.accountReplies, "nope-3", "unknown_saga")]
+        let expected = [(Topic.registrationReplies, nope[0], "unknown_saga"), (Topic.registrationReplies, nope[1], "unknown_saga"),
+                        (Topic.registrationReplies, victim.registrationId, "reply_mismatch"), (Topic.accountReplies, nope[2], "unknown_saga")]
         for (topic, key, reason) in expected {
             let letter = try await system.deadLetter(from: topic, key: key)
             #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == reason, "\(key)")
@@ -42,10 +43,11 @@ extension Attacks {
     /// (Run with `noCodeCooldown`.)
     static func aRequestIdThatIsTheVictimsRegistrationIdSignsInOnlyTheCodesOwner(on system: some TestSystem) async throws {
         let victim = try await system.victim()
-        let code = try await system.code(for: "attacker@example.com", .register)
-        let (outcome, tokens) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: victim.registrationId)
+        let mailbox = Attacks.unique("attacker") + "@example.com"
+        let code = try await system.code(for: mailbox, .register)
+        let (outcome, tokens) = try await system.signIn(.email, email: mailbox, secret: code, id: victim.registrationId)
         guard case .tokenIssued(let issued) = outcome else { Issue.record("the attacker's own sign-in failed: \(outcome)"); return }
-        let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
+        let attacker = try #require(try system.backends.accounts().account(email: mailbox))
         #expect(tokens?.uid == attacker.uid && attacker.uid != victim.uid && !issued.sealedTokens.isEmpty)
         #expect(attacker.registrationId != victim.registrationId)
         #expect(try system.backends.accounts().saga(victim.registrationId)?.email == victim.email)
@@ -59,13 +61,14 @@ extension Attacks {
     /// (Run with `noCodeCooldown`.)
     static func aForgedCompletionIssuesNoTokensForTheVictim(on system: some TestSystem) async throws {
         let victim = try await system.victim()
-        let code = try await system.code(for: "attacker@example.com", .register)
-        let requestId = "attack-3"
-        guard case (.tokenIssued(let issued), let tokens?) = try await system.signIn(.email, email: "attacker@example.com", secret: code, id: requestId) else {
+        let mailbox = Attacks.unique("attacker") + "@example.com"
+        let code = try await system.code(for: mailbox, .register)
+        let requestId = Attacks.unique("attack-3")
+        guard case (.tokenIssued(let issued), let tokens?) = try await system.signIn(.email, email: mailbox, secret: code, id: requestId) else {
             Issue.record("the attacker's own sign-in failed")
             return
         }
-        let attacker = try #require(try system.backends.accounts().account(email: "attacker@example.com"))
+        let attacker = try #require(try system.backends.accounts().account(email: mailbox))
         #expect(tokens.uid == attacker.uid && tokens.uid != victim.uid)
         // The victim's own sealed result, as published on registration.outcomes.
         guard case .registrationCompleted(let victimCompleted) = try await system.published(on: Topic.registrationOutcomes,

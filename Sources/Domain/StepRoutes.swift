@@ -1,0 +1,31 @@
+/// The routing table of the topic contract: the event types each step takes, on the topic each arrives on.
+/// Each step's `routes` is its entry here; the topics workers consume (`Topic.inputs`) are this table's topics.
+public enum StepRoutes {
+    /// `RegistrationCoordinator` (account worker): the requests, and the image and profile workers' replies.
+    public static let registration = Route.set([
+        Topic.registrationRequests: [.registrationRequested],
+        Topic.registrationReplies: [.avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted],
+    ])
+    /// `AvatarStep` (image worker).
+    public static let avatar = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
+    /// `ProfileStep` (profile worker).
+    public static let profile = Route.set([Topic.profileCommands: [.writeProfile, .deleteProfile]])
+    /// `ProfileEmailStep` (profile worker).
+    public static let profileEmail = Route.set([Topic.profileCommands: [.updateProfileEmail]])
+    /// `CodeDispatchStep` (code dispatch worker).
+    public static let codeDispatch = Route.set([Topic.codeRequests: [.codeRequested]])
+    /// `SignInStep` (account worker): token requests, and the outcomes of the registrations sign-ins started.
+    public static let signIn = Route.set([
+        Topic.authRequests: [.tokenRequested],
+        Topic.registrationOutcomes: [.registrationCompleted, .registrationFailed],
+    ])
+    /// `AccountChangeStep` (account worker): the requests, and the profile worker's replies to an email change.
+    public static let accountChange = Route.set([
+        Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
+        Topic.accountReplies: [.profileEmailUpdated, .profileEmailRejected],
+    ])
+
+    /// Every step's routes.
+    public static let all: Set<Route> = registration.union(avatar).union(profile).union(profileEmail).union(codeDispatch)
+        .union(signIn).union(accountChange)
+}

@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import Support
+import Testing
+
+/// Every `registrar` command that talks to the topics, pointed at an address where no broker listens, fails with
+/// exit code 1 and a message, soon after its `--timeout` — it does not hang closing its Kafka clients.
+@Suite struct UnreachableBrokerTests {
+    /// Far above what a failing command takes (a few seconds); only a hang comes near it.
+    static let hangBound = Duration.seconds(60)
+
+    @Test func everyClientCommandFailsInsteadOfHanging() async throws {
+        let data = NSTemporaryDirectory() + "unreachable-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let key = SealingKeyPair.generate().publicKey.base64
+        let flow = ["--bootstrap", "127.0.0.1:1", "--data-dir", data, "--public-key", key, "--timeout", "1"]
+        let commands: [(arguments: [String], input: [String])] = [
+            (["register", "--email", "nobroker@example.com", "--name", "No Broker"] + flow, ["Correct-Horse-Battery-9"]),
+            (["code", "request", "--email", "nobroker@example.com", "--purpose", "login"] + flow, []),
+            (["login", "--email", "nobroker@example.com"] + flow, ["Correct-Horse-Battery-9"]),
+            (["token", "refresh"] + flow, ["some-refresh-token"]),
+            (["password", "change", "--email", "nobroker@example.com"] + flow, ["Correct-Horse-Battery-9", "Another-Horse-Battery-8"]),
+            (["password", "reset", "--email", "nobroker@example.com"] + flow, ["123456", "Another-Horse-Battery-8"]),
+            (["email", "change", "--email", "nobroker@example.com", "--new-email", "moved@example.com"] + flow,
+             ["Correct-Horse-Battery-9", "123456"]),
+            (["status", "reg-nobroker", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
+            (["dlq", "list", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
+        ]
+        // All at once: each waits for a broker that never answers.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for command in commands {
+                group.addTask {
+                    let started = ContinuousClock.now
+                    let (status, output) = try await Self.run(command.arguments, input: command.input)
+                    let took = ContinuousClock.now - started
+                    #expect(status == 1, "\(command.arguments.prefix(2)): \(status) \(output.suffix(300))")
+                    #expect(took < Self.hangBound, "\(command.arguments.prefix(2)) took \(took)")
+                    #expect(output.contains("\"level\":\"error\""), "\(command.arguments.prefix(2)): \(output.suffix(300))")
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Runs `registrar` with `input` on standard input, killed after `hangBound`; its exit status and both outputs.
+    private static func run(_ arguments: [String], input: [String]) async throws -> (Int32, String) {
+        let process = try ChildProcess(Binaries.path("registrar"), arguments, input: .pipe, errors: .standardOutput)
+        process.write(Array(input.map { $0 + "\n" }.joined().utf8))
+        process.closeInput()
+        let killer = Task {
+            try await Task.sleep(for: hangBound)
+            process.send(SIGKILL)
+        }
+        defer { killer.cancel() }
+        var output = ""
+        while let line = await process.nextLine() { output += line + "\n" }
+        return (await process.waitForExit(), output)
+    }
+}
