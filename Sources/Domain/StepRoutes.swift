@@ -19,6 +19,8 @@ public enum StepRoutes {
         Topic.authRequests: [.tokenRequested],
         Topic.registrationOutcomes: [.registrationCompleted, .registrationFailed],
     ])
+    /// `ProfileReadStep` (account worker): a verified access token's profile.
+    public static let profileRead = Route.set([Topic.authRequests: [.profileRequested]])
     /// `AccountChangeStep` (account worker): the requests, and the profile worker's replies to an email change.
     public static let accountChange = Route.set([
         Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
@@ -27,5 +29,5 @@ public enum StepRoutes {
 
     /// Every step's routes.
     public static let all: Set<Route> = registration.union(avatar).union(profile).union(profileEmail).union(codeDispatch)
-        .union(signIn).union(accountChange)
+        .union(signIn).union(profileRead).union(accountChange)
 }

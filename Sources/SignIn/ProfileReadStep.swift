@@ -20,7 +20,7 @@ public struct ProfileReadStep: EventHandler {
         self.clock = clock
     }
 
-    public static let routes = Route.set([Topic.authRequests: [.profileRequested]])
+    public static let routes = StepRoutes.profileRead
 
     private var vault: any PasswordVault { seals.vault }
 
