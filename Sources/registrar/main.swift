@@ -48,9 +48,11 @@ await CommandLineTool.exit {
             .init("gateway", "Serve the apps' HTTPS endpoints (codes, OAuth 2.0 tokens), publishing through the topics", run: GatewayCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
-            .init("bench", "Benchmarks: `bench sign-in`", run: { arguments in
+            .init("bench", "Benchmarks: `bench sign-in`, `bench registrations`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar bench", summary: "benchmarks", arguments, to: [
                     .init("sign-in", "Time refused password sign-ins: unknown email, with a password, code-only", run: BenchCommand.run),
+                    .init("registrations", "Registrations end to end against the argon2id bound, per process CPU and memory",
+                          run: RegistrationBenchCommand.run),
                 ])
             }),
             .init("chaos", "Register users while killing workers, failing brokers and stores; check nothing is lost", run: ChaosCommand.run),
