@@ -27,13 +27,15 @@ struct RawRelayBaseline {
         for topic in topics { try cluster?.createTopic(topic, partitions: settings.partitions, replicationFactor: 1) }
         let environment = ["LINGER": String(settings.lingerMilliseconds), "FW": String(settings.fetchWaitMaxMilliseconds)]
         let stages = try (0..<settings.hops).map {
-            try ChildProcess(Self.executable, ["stage", servers, topics[$0], topics[$0 + 1]], environment: environment, output: .discarded)
+            try ChildProcess(Self.executable, ["stage", servers, topics[$0], topics[$0 + 1]], environment: environment,
+                             output: .discarded, errors: .discarded)
         }
         defer { for stage in stages { stage.send(SIGTERM) } }
         // The stages print nothing: give their group joins the time the baseline's README gives them.
         try await Task.sleep(for: .seconds(3))
         let driver = try ChildProcess(Self.executable, ["driver", servers, topics[0], topics[settings.hops],
-                                                        String(settings.messages), String(settings.rate)], environment: environment)
+                                                        String(settings.messages), String(settings.rate)], environment: environment,
+                                  errors: .discarded)
         guard await driver.nextLine() == "ready" else { throw KafkaError(code: KafkaError.Code.timedOut, message: "the raw relay driver did not start") }
         let before = stages.map { $0.cpuTime ?? .zero }
         let line = await driver.nextLine() ?? ""

@@ -5,8 +5,8 @@ import Synchronization
 /// The machine's bound for work that needs one password hash each: as many argon2id hashers as cores,
 /// in parallel, with `PasswordHasher`'s parameters (m=19 MiB, t=2, p=1).
 enum Argon2Bound {
-    /// Hashes per second `hashers` parallel hashers reach over `duration`.
-    static func hashesPerSecond(hashers: Int, for duration: Duration) async throws -> Double {
+    /// The hashes `hashers` parallel hashers make over `duration`, and how many per second.
+    static func hashesPerSecond(hashers: Int, for duration: Duration) async throws -> (hashes: Int, perSecond: Double) {
         let hasher = PasswordHasher()
         let start = ContinuousClock.now
         let hashes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -24,6 +24,6 @@ enum Argon2Bound {
             }
             return try await group.reduce(0, +)
         }
-        return Double(hashes) / (ContinuousClock.now - start).timeInterval
+        return (hashes, Double(hashes) / (ContinuousClock.now - start).timeInterval)
     }
 }

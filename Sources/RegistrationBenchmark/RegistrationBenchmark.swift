@@ -81,7 +81,9 @@ public struct RegistrationBenchmark: Sendable {
             report.peakResident = Self.usage(installation).mapValues(\.peakResidentBytes)
             report.loadAfter = LoadAverage.now
             report.hashers = ProcessInfo.processInfo.activeProcessorCount
-            report.hashesPerSecond = try await Argon2Bound.hashesPerSecond(hashers: report.hashers, for: settings.hashing)
+            let hashing = ProcessUsage(pid: getpid())?.cpuTime ?? .zero
+            (report.hashes, report.hashesPerSecond) = try await Argon2Bound.hashesPerSecond(hashers: report.hashers, for: settings.hashing)
+            report.hashingCPU = (ProcessUsage(pid: getpid())?.cpuTime ?? .zero) - hashing
             report.loadHashing = LoadAverage.now
             if settings.idle > .zero { report.idle = try await idle(installation) }
             return report
