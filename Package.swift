@@ -35,6 +35,7 @@ import PackageDescription
 /// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
 /// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through `RegistrarClient`.
 /// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
+/// - `RegistrationBenchmark`: `registrar bench registrations` — registrations through an installation against the argon2id bound.
 /// - Executables, whose `main` only wires the above together.
 let package = Package(
     name: "Registrar",
@@ -94,6 +95,7 @@ let package = Package(
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
         .target(name: "Gateway", dependencies: ["HTTPServer", "Metrics", "RegistrarClient", "Domain", "Registration", "Crypto", "Support"]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
+        .target(name: "RegistrationBenchmark", dependencies: ["Installation", "RegistrarClient", "Crypto", "Domain", "Imaging", "Support"]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
             "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
@@ -106,10 +108,12 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
+        // The raw C librdkafka relay `kafka-tool bench relay` compares its Swift hops with (see its relay.c).
+        .executableTarget(name: "relay-baseline", dependencies: ["CRDKafka"]),
         .executableTarget(name: "registrar", dependencies: [
             "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
             "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters", "WorkerAssembly",
-            "Gateway", "HTTPServer", "Operations",
+            "Gateway", "HTTPServer", "Operations", "RegistrationBenchmark",
         ]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),

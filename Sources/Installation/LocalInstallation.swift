@@ -70,7 +70,25 @@ public final class LocalInstallation: @unchecked Sendable {
 
     /// Starts (or restarts) the worker `name` with the arguments it was first given.
     public func start(_ name: String) throws {
-        let process = try ChildProcess(binaries + "/" + name, arguments[name] ?? ["--data-dir", directory],
+        try launch(name, as: name)
+    }
+
+    /// Starts one more process of the worker `name` (the same binary, arguments and consumer group), named
+    /// `name-2`, `name-3`…, logging to its own file under `logs`; returns that name.
+    @discardableResult
+    public func startReplica(of name: String) throws -> String {
+        let replica = lock.withLock { "\(name)-\(workers.keys.filter { $0 == name || $0.hasPrefix(name + "-") }.count + 1)" }
+        try launch(replica, as: name)
+        return replica
+    }
+
+    /// The broker and every worker started, by name, the broker first.
+    public var processes: [(name: String, process: ChildProcess)] {
+        lock.withLock { [("broker", brokerProcess.process)] + workers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
+
+    private func launch(_ name: String, as worker: String) throws {
+        let process = try ChildProcess(binaries + "/" + worker, arguments[worker] ?? ["--data-dir", directory],
                                        environment: stores.environment, errors: .file("\(logs)/\(name).log"))
         lock.withLock { workers[name] = process }
     }

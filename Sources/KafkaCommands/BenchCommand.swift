@@ -18,6 +18,7 @@ enum BenchCommand {
             .value("partitions", "Partitions per topic", default: "1"),
             .value("linger-ms", "Producer batching delay (every hop and the source)", default: "1"),
             .value("fetch-wait-max-ms", "Broker fetch wait (every hop and the sink)", default: "10"),
+            .flag("no-baseline", "Do not run the raw C relay (relay-baseline) through the same hops afterwards"),
         ])
 
     static let sentAtHeader = "bench-sent-at-ns"
@@ -38,7 +39,8 @@ enum BenchCommand {
             guard settings.hops > 0, settings.messages > 0, settings.rate > 0, settings.partitions > 0 else {
                 throw UsageError.invalid("--hops, --messages, --rate and --partitions must be positive", spec.helpText)
             }
-            let result = try await RelayBenchmark(settings: settings, bootstrap: arguments.value("bootstrap")).run()
+            let result = try await RelayBenchmark(settings: settings, bootstrap: arguments.value("bootstrap"),
+                                                    withRawBaseline: !arguments.flag("no-baseline")).run()
             print(result.report(settings))
             return result.received == settings.messages ? .success : .failure
         }

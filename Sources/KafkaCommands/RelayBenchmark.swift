@@ -13,27 +13,51 @@ struct RelayBenchmark {
         /// CPU time of each hop process while the messages went through.
         var hopCPU: [Duration]
 
+        /// The raw C relay's figures, measured in the same run.
+        var raw: RawRelayBaseline.Result?
+        var loadBefore = LoadAverage.now
+        var loadAfter = LoadAverage.now
+
         func report(_ settings: BenchCommand.Settings) -> String {
             func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.timeInterval * 1000) }
             func percentile(_ p: Double) -> Duration {
                 latencies.isEmpty ? .zero : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
             }
             let throughput = Double(received) / max(elapsed.timeInterval, 0.001)
-            let perThousand: [Double] = hopCPU.map { $0.timeInterval * 1000 / Double(max(received, 1)) }
-            let average = perThousand.reduce(0, +) / Double(max(perThousand.count, 1))
+            let (perThousand, average) = Self.perThousand(hopCPU, received: received)
             let perHop = perThousand.enumerated().map { "hop \($0.offset + 1): " + String(format: "%.3f s", $0.element) }
-            return [
+            var lines = [
                 "relay benchmark: \(settings.hops) hops, \(settings.messages) messages of \(settings.payloadBytes) bytes "
                     + "offered at \(settings.rate)/s, linger \(settings.lingerMilliseconds) ms, fetch wait \(settings.fetchWaitMaxMilliseconds) ms",
+                "\(loadBefore) before, \(loadAfter) after",
                 "delivered: \(received)/\(settings.messages) in " + String(format: "%.2f s = %.1f msg/s", elapsed.timeInterval, throughput),
                 "latency end to end: p50 \(ms(percentile(0.5))), p99 \(ms(percentile(0.99))), max \(ms(latencies.last ?? .zero))",
                 "CPU per 1,000 messages per hop: " + String(format: "%.3f s", average) + " (" + perHop.joined(separator: ", ") + ")",
-            ].joined(separator: "\n")
+            ]
+            if let raw {
+                let rawHops = Self.perThousand(raw.hopCPU, received: raw.received).each.map { String(format: "%.3f s", $0) }
+                lines += [
+                    "raw C relay (relay-baseline), same broker, rate and count: delivered \(raw.received)/\(settings.messages) = "
+                        + String(format: "%.1f msg/s; p50 %.1f ms, p99 %.1f ms", raw.throughput, raw.p50, raw.p99),
+                    "raw C CPU per 1,000 messages per hop: " + String(format: "%.3f s", raw.cpuPerThousand) + " (" + rawHops.joined(separator: ", ") + ")",
+                    String(format: "ratio Swift / raw C: CPU per message per hop %.2f×, p99 %.2f×", average / max(raw.cpuPerThousand, 0.000_001),
+                           percentile(0.99).timeInterval * 1000 / max(raw.p99, 0.001)),
+                ]
+            }
+            return lines.joined(separator: "\n")
+        }
+
+        /// Each hop's CPU seconds per 1,000 of `received` messages, and their average.
+        static func perThousand(_ cpu: [Duration], received: Int) -> (each: [Double], average: Double) {
+            let each = cpu.map { $0.timeInterval * 1000 / Double(max(received, 1)) }
+            return (each, each.reduce(0, +) / Double(max(each.count, 1)))
         }
     }
 
     let settings: BenchCommand.Settings
     let bootstrap: String?
+    /// Whether the raw C relay runs too, after the Swift one.
+    let withRawBaseline: Bool
 
     func run() async throws -> Result {
         let logger = Logger(component: "bench")
@@ -54,8 +78,12 @@ struct RelayBenchmark {
             return try ChildProcess(ChildProcess.currentExecutable, arguments, environment: ["LOG_LEVEL": "warning"])
         }
         do {
-            let result = try await measure(hops: hops, servers: servers, topics: topics, logger: logger)
+            var result = try await measure(hops: hops, servers: servers, topics: topics, logger: logger)
             for hop in hops { await hop.stop() }
+            if withRawBaseline {
+                result.raw = try await RawRelayBaseline(settings: settings).run(servers: servers, cluster: cluster, runID: runID)
+            }
+            result.loadAfter = .now
             return result
         } catch {
             for hop in hops { await hop.stop() }
@@ -81,6 +109,7 @@ struct RelayBenchmark {
         let producer = try KafkaProducer(configuration: configuration)
         try await warmUp(producer: producer, sink: sink, source: topics[0])
 
+        let loadBefore = LoadAverage.now
         let cpuBefore = hops.map { $0.cpuTime ?? .zero }
         let start = ContinuousClock.now
         let receiver = Task { try await receive(from: sink) }
@@ -104,7 +133,7 @@ struct RelayBenchmark {
         await producer.close()
         return Result(
             received: latencies.count, elapsed: finished - start, latencies: latencies.sorted(),
-            hopCPU: zip(cpuBefore, cpuAfter).map { $1 - $0 })
+            hopCPU: zip(cpuBefore, cpuAfter).map { $1 - $0 }, loadBefore: loadBefore)
     }
 
     /// Sends one message through the chain and waits for it, so that connection set-up and

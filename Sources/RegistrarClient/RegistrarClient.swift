@@ -61,9 +61,10 @@ public final class RegistrarClient: Sendable {
         publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: replyKey))
     }
 
-    /// Publishes `event` with the standard headers and returns once the broker has it.
-    public func publish(_ event: Event) async throws {
-        _ = try await producer.send(OutgoingMessage(event, producer: name))
+    /// Publishes `event` with the standard headers and returns once the broker has it, with where it put it.
+    @discardableResult
+    public func publish(_ event: Event) async throws -> DeliveryReport {
+        try await producer.send(OutgoingMessage(event, producer: name))
     }
 
     /// Publishes `message` as it is (a client of another make, a hostile one) and returns once the broker has it.
@@ -72,9 +73,39 @@ public final class RegistrarClient: Sendable {
     }
 
     /// Publishes `request` and returns its outcome: the first event keyed by its id on its outcome topic.
-    /// Throws `TimedOut` when none comes within `timeout`.
+    /// Throws `TimedOut` when none comes within `timeout`, telling whether the request still waits for its worker.
     public func send(_ request: Event, timeout: Duration) async throws -> Event {
-        try await outcome(of: request, timeout: timeout) { try await publish(request) }
+        var delivery: DeliveryReport?
+        do {
+            return try await outcome(of: request, timeout: timeout) { delivery = try await publish(request) }
+        } catch var timedOut as TimedOut {
+            timedOut.progress = delivery.flatMap(progress)
+            throw timedOut
+        }
+    }
+
+    /// Where the request `delivery` put on its topic stands with the workers of that topic — still queued or
+    /// already consumed — from their group's committed offset; nil when it cannot be told.
+    public func progress(of delivery: DeliveryReport) -> RequestProgress? {
+        guard let group = Self.consumerGroup(of: delivery.topic) else { return nil }
+        var configuration = kafka
+        configuration.groupID = group
+        // Joins no group and commits nothing: it only asks the coordinator for the group's offsets.
+        guard let reader = try? KafkaConsumer(configuration: configuration, assignment: []) else { return nil }
+        defer { reader.close() }
+        let partition = TopicPartition(topic: delivery.topic, partition: delivery.partition)
+        guard let committed = try? reader.committedOffsets([partition], timeout: .seconds(5)) else { return nil }
+        let next = committed[partition] ?? 0
+        return next > delivery.offset ? .consumed : .queued(ahead: delivery.offset - next)
+    }
+
+    /// The consumer group of the workers that take requests on `topic` (a worker's group is its name).
+    static func consumerGroup(of topic: String) -> String? {
+        switch topic {
+        case Topic.registrationRequests, Topic.authRequests, Topic.accountRequests: "account-worker"
+        case Topic.codeRequests: "code-dispatch-worker"
+        default: nil
+        }
     }
 
     /// Runs `action` (which publishes `request`, or lets a published one proceed) and returns the outcome
@@ -110,15 +141,37 @@ public final class RegistrarClient: Sendable {
         }
     }
 
+    /// Where a request without an outcome stands with the workers of its topic.
+    public enum RequestProgress: Sendable, Equatable {
+        /// Not yet handled: their group has committed no offset past it; `ahead` requests before it on its
+        /// partition are not handled either.
+        case queued(ahead: Int64)
+        /// Handled: their group has committed past it, yet no outcome came.
+        case consumed
+    }
+
     /// No outcome came for a request in time.
     public struct TimedOut: Error, CustomStringConvertible {
         public var request: Event
         public var timeout: Duration
+        /// Whether the request is still queued or was consumed; nil when that could not be told.
+        public var progress: RequestProgress?
+
         public var description: String {
-            if case .registrationRequested = request {
-                "no outcome for registration \(request.key) yet; it may still finish: run `registrar status \(request.key)`"
-            } else {
-                "no outcome for request \(request.key) within \(timeout); is the worker running?"
+            let isRegistration = if case .registrationRequested = request { true } else { false }
+            let what = isRegistration ? "registration" : "request"
+            let status = isRegistration ? ": run `registrar status \(request.key)`" : ""
+            switch progress {
+            case .queued(let ahead)?:
+                return "no outcome for \(what) \(request.key) within \(timeout): it is still queued, not yet taken by a worker "
+                    + "(\(ahead) earlier requests on its partition wait too); it will be handled when the workers catch up\(status)"
+            case .consumed?:
+                return "no outcome for \(what) \(request.key) within \(timeout), though a worker has taken it: "
+                    + "its outcome is late or lost\(status)"
+            case nil:
+                return isRegistration
+                    ? "no outcome for registration \(request.key) yet; it may still finish\(status)"
+                    : "no outcome for request \(request.key) within \(timeout); is the worker running?"
             }
         }
     }

@@ -171,13 +171,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// User plus system CPU time the process has used so far (from `/proc/<pid>/stat`), while it runs.
-    public var cpuTime: Duration? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return .milliseconds((user + system) * 1000 / sysconf(Int32(_SC_CLK_TCK)))
-    }
+    public var cpuTime: Duration? { ProcessUsage(pid: pid)?.cpuTime }
 
     /// The path of the running executable, to start another process of the same binary.
     public static let currentExecutable: String = {

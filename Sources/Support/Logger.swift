@@ -48,15 +48,12 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is at or above the minimum level.
     public func log(_ level: Level, _ message: String, _ extra: Fields = [:]) {
         guard level >= minimumLevel else { return }
-        var object: [String: Any] = [:]
-        for (key, value) in fields.merging(extra, uniquingKeysWith: { _, new in new }) {
-            object[key] = Self.jsonValue(value)
-        }
+        var object = fields.merging(extra, uniquingKeysWith: { _, new in new })
         object["time"] = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
         object["level"] = level.rawValue
         object["component"] = component
         object["message"] = message
-        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        var line = Self.json(object)
         line.append(0x0A)
         Self.output.withLock { _ in Self.write(line, to: fileDescriptor) }
     }
@@ -65,7 +62,7 @@ public struct Logger: Sendable {
 
     /// Writes all of `bytes` with write(2), which reports a failure instead of trapping as
     /// `FileHandle.write(_:)` does; on a failure the rest of the line is dropped.
-    private static func write(_ bytes: Data, to fileDescriptor: Int32) {
+    private static func write(_ bytes: [UInt8], to fileDescriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -81,16 +78,43 @@ public struct Logger: Sendable {
         }
     }
 
-    private static func jsonValue(_ value: any Sendable) -> Any {
-        switch value {
-        case let value as String: value
-        case let value as Bool: value
-        case let value as Int: value
-        case let value as Int32: Int(value)
-        case let value as Int64: Int(value)
-        case let value as UInt64: value
-        case let value as Double: value
-        default: String(describing: value)
+    /// `object` as one JSON object, keys sorted, written directly: `JSONSerialization` took most of
+    /// a worker's CPU outside its steps (a line per message handled).
+    private static func json(_ object: Fields) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(256)
+        for (index, key) in object.keys.sorted().enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            switch object[key]! {
+            case let value as String: appendString(value, to: &bytes)
+            case let value as Bool: bytes += Array((value ? "true" : "false").utf8)
+            case let value as Int: bytes += Array(String(value).utf8)
+            case let value as Int32: bytes += Array(String(value).utf8)
+            case let value as Int64: bytes += Array(String(value).utf8)
+            case let value as UInt64: bytes += Array(String(value).utf8)
+            case let value as Double where value.isFinite: bytes += Array(String(value).utf8)
+            case let value: appendString(String(describing: value), to: &bytes)
+            }
         }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped.
+    private static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), byte]
+            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: bytes += Array(String(format: "\\u%04x", byte).utf8)
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -47,8 +47,12 @@ public final class Worker: Sendable {
         let session = SessionState()
         self.session = session
         let observer = configuration.rebalanceHandler
+        let logger = Logger(component: name)
         consumerConfiguration.rebalanceHandler = { event in
             session.joined()
+            if case .assigned(let partitions) = event, !partitions.isEmpty {
+                logger.info("partitions assigned", ["partitions": partitions.map { "\($0.topic)/\($0.partition)" }.joined(separator: ",")])
+            }
             observer?(event)
         }
         self.name = name
@@ -60,7 +64,7 @@ public final class Worker: Sendable {
         self.retry = retry
         self.grace = grace
         self.sleep = sleep
-        self.logger = Logger(component: name)
+        self.logger = logger
         self.metrics = WorkerMetrics(worker: name)
         // librdkafka's default `message.max.bytes`; a record's framing and the letter's own headers need a margin.
         let producerLimit = configuration.properties["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000

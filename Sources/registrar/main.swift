@@ -49,9 +49,11 @@ await CommandLineTool.exit {
             .init("console", "Serve the operator console: workers' lag, sagas in flight, outcomes, dead letters, the audit", run: ConsoleCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
-            .init("bench", "Benchmarks: `bench sign-in`, `bench gateway`", run: { arguments in
+            .init("bench", "Benchmarks: `bench sign-in`, `bench registrations`, `bench gateway`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar bench", summary: "benchmarks", arguments, to: [
                     .init("sign-in", "Time refused password sign-ins: unknown email, with a password, code-only", run: BenchCommand.run),
+                    .init("registrations", "Registrations end to end against the argon2id bound, per process CPU and memory",
+                          run: RegistrationBenchCommand.run),
                     .init("gateway", "Requests/s and p50/p99 through the gateway (wrk) next to the client library", run: GatewayBenchCommand.run),
                 ])
             }),

@@ -33,4 +33,26 @@ import Testing
         #expect(object["n"] as? Int == 7)
         #expect(object["component"] as? String == "test")
     }
+
+    @Test func aLineKeepsEveryFieldWithItsTypeAndEscapesWhatJSONMust() throws {
+        var pair: [Int32] = [0, 0]
+        try #require(pipe(&pair) == 0)
+        defer { close(pair[0]) }
+        let message = "a \"quoted\" word\non two lines\u{1}, a back\\slash, a/slash, a tab\t, ünïcødé"
+        Logger(component: "test", fields: ["request": "r-1"], fileDescriptor: pair[1])
+            .error(message, ["n": 7, "ok": true, "ratio": 0.5, "wide": Int64(1) << 40, "narrow": Int32(-3)])
+        close(pair[1])
+        let data = FileHandle(fileDescriptor: pair[0]).readDataToEndOfFile()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["message"] as? String == message)
+        #expect(object["request"] as? String == "r-1")
+        #expect(object["n"] as? Int == 7)
+        #expect(object["ok"] as? Bool == true)
+        #expect(object["ratio"] as? Double == 0.5)
+        #expect(object["wide"] as? Int == 1 << 40)
+        #expect(object["narrow"] as? Int == -3)
+        #expect(object["level"] as? String == "error")
+        #expect(object["time"] is String)
+        #expect(String(decoding: data, as: UTF8.self).filter { $0 == "\n" }.count == 1)
+    }
 }
