@@ -28,7 +28,8 @@ enum ConsoleCommand {
                 method == "POST" ? Console.bodyLimit : 0
             }
             try configuration.validate()
-            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
+            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), isLocalBroker: connection.bootstrapFile != nil,
+                                      audit: try AuditCommand.audit(parsed),
                                       grace: try AuditCommand.grace(parsed), refresh: try parsed.integer("refresh") ?? 5, tls: tls != nil)
             let shutdown = ShutdownSignal()
             let server = try HTTPServer(configuration, handler: console.handle)

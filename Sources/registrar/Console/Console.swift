@@ -19,9 +19,9 @@ final class Console: Sendable {
     private let tokens = FormTokens()
     private let logger = Logger(component: "console")
 
-    init(kafka: KafkaConfiguration, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) throws {
+    init(kafka: KafkaConfiguration, isLocalBroker: Bool, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) throws {
         self.kafka = kafka
-        members = try GroupMembers(kafka: kafka)
+        members = try GroupMembers(kafka: kafka, isLocalBroker: isLocalBroker)
         self.audit = audit
         self.grace = grace
         self.refresh = refresh
