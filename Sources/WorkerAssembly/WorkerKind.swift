@@ -65,7 +65,8 @@ extension WorkerKind {
                     try await session(connection.kafka(clientID: name, bootstrapServers: address), until)
                 }
             } else {
-                try await session(connection.kafka(clientID: name), shutdown)
+                let isLocalBroker = try await offload { connection.isLocalBroker() }
+                try await session(connection.kafka(clientID: name, isLocalBroker: isLocalBroker), shutdown)
             }
         } catch {
             await endpoint?.stop()
