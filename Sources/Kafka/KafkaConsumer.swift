@@ -175,8 +175,10 @@ public final class KafkaConsumer: Sendable {
     /// arrives, plus any already waiting behind it), without copying them and without waking another thread;
     /// returns once the consumer is closed or the calling task cancelled, and throws a fatal error. Other errors go
     /// to the configuration's `errorHandler`. `handler` must not block for long: rebalances and commit results are
-    /// served on the same thread, between batches.
-    public func consume(batches handler: @escaping @Sendable (KafkaMessageBatch) -> Void) async throws(KafkaError) {
+    /// served on the same thread, between batches. `afterEachPoll`, when given, runs on that thread after each trip,
+    /// with messages or not (at least every half second): work that must go on while no message comes.
+    public func consume(batches handler: @escaping @Sendable (KafkaMessageBatch) -> Void,
+                        afterEachPoll: (@Sendable () -> Void)? = nil) async throws(KafkaError) {
         let interrupt = Interrupt()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -187,6 +189,7 @@ public final class KafkaConsumer: Sendable {
                             result = .failure(error)
                             break
                         }
+                        afterEachPoll?()
                     }
                     continuation.resume(returning: result)
                 }

@@ -11,13 +11,16 @@ public final class KafkaProducer: Sendable {
     private let configuration: KafkaConfiguration
     private let client: ClientHandle
     private let tracker: DeliveryTracker
-    private let poller: PollThread
+    /// Serves the delivery reports, unless the caller does (`servingReports: false`).
+    private let poller: PollThread?
 
     /// Creates the producer; invalid properties throw with librdkafka's explanation. `deliveryHandler`, when given,
-    /// gets the reports of messages given to `enqueue` or `produce(copying:to:)` on the producer's polling thread, as
-    /// they arrive, instead of `deliveryReports`; it must not block.
-    public init(configuration: KafkaConfiguration,
-                deliveryHandler: (@Sendable (DeliveryReport) -> Void)? = nil) throws(KafkaError) {
+    /// gets the reports of messages given to `enqueue` or `produce(copying:to:)` on the thread serving them, as they
+    /// arrive, instead of `deliveryReports`; it must not block. The producer serves its reports on a thread of its
+    /// own unless `servingReports` is false: then the caller serves them with `serveDeliveryReports()` (a relay's
+    /// polling thread, between batches: no thread is woken per report), and `send` must not be used.
+    public init(configuration: KafkaConfiguration, deliveryHandler: (@Sendable (DeliveryReport) -> Void)? = nil,
+                servingReports: Bool = true) throws(KafkaError) {
         let tracker = DeliveryTracker(handler: deliveryHandler)
         let topicNames = TopicNames()
         let callbacks = ClientCallbacks(configuration: configuration) { client, message in
@@ -28,7 +31,7 @@ public final class KafkaProducer: Sendable {
         self.client = try ClientHandle(
             type: RD_KAFKA_PRODUCER, properties: configuration.librdkafkaProperties(for: .producer),
             callbacks: callbacks)
-        self.poller = PollThread(client: client, name: "kafka-producer-poll")
+        self.poller = servingReports ? PollThread(client: client, name: "kafka-producer-poll") : nil
     }
 
     deinit {
@@ -112,6 +115,12 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Serves the delivery reports that have arrived (to `deliveryHandler`, `deliveryReports` or `send`), without
+    /// waiting; for a producer created with `servingReports: false`.
+    public func serveDeliveryReports() {
+        rd_kafka_poll(client.pointer, 0)
+    }
+
     /// Reports of messages given to `enqueue` after the first access to this property.
     /// One consumer only; ends when the producer closes.
     public var deliveryReports: AsyncStream<DeliveryReport> { tracker.reports }
@@ -144,7 +153,7 @@ public final class KafkaProducer: Sendable {
 
     private func shutDown() {
         rd_kafka_purge(client.pointer, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
-        poller.stop()
+        poller?.stop()
         rd_kafka_poll(client.pointer, 0)  // serves the purged messages' reports
         tracker.failOutstanding(with: KafkaError(code: KafkaError.Code.destroyed, message: "producer closed"))
     }

@@ -38,15 +38,15 @@ enum RelayCommand {
 
             let shutdown = ShutdownSignal()
             let progress = RelayProgress(logger: logger)
-            // Reports arrive on the producer's polling thread: no task is woken per message.
-            let producer = try KafkaProducer(configuration: configuration) { report in
+            // The consumer's polling thread serves the delivery reports between batches: no thread is woken per report.
+            let producer = try KafkaProducer(configuration: configuration, deliveryHandler: { report in
                 if let error = report.error { return progress.fail("delivery failed: \(error)") }
                 progress.inFlight.acknowledge(report.messageID)
-            }
+            }, servingReports: false)
             let consumer = try KafkaConsumer(configuration: configuration, subscribingTo: [source])
             // Messages are copied on the consumer's polling thread, a batch at a time, straight from librdkafka's buffers.
             let reader = Task {
-                try await consumer.consume { batch in
+                try await consumer.consume(batches: { batch in
                     guard !progress.hasFailed else { return }
                     for message in batch {
                         do {
@@ -56,8 +56,10 @@ enum RelayCommand {
                             return progress.fail("produce failed: \(error)")
                         }
                     }
+                }, afterEachPoll: {
+                    producer.serveDeliveryReports()
                     progress.commit(source, of: consumer, now: false)
-                }
+                })
             }
             let stop = Task {
                 await withTaskGroup(of: Void.self) { group in
