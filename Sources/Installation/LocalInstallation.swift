@@ -5,7 +5,7 @@ import Kafka
 import RegistrarClient
 import Support
 
-/// A whole installation on this machine, for `registrar demo`, `registrar chaos` and the live tests:
+/// A whole installation on this machine, for `registrar-dev demo`, `registrar-dev chaos` and the live tests:
 /// a local broker and the worker binaries as separate processes, sharing one data directory (which
 /// it empties first — only one it made itself) and the stores it names: the embedded defaults
 /// there, or the URLs given.
@@ -133,7 +133,7 @@ public final class LocalInstallation: @unchecked Sendable {
 
     private static func startBroker(binaries: String, directory: String,
                                     arguments: [String]) async throws -> (process: ChildProcess, bootstrap: String) {
-        let broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + arguments,
+        let broker = try ChildProcess(binaries + "/registrar-dev", ["broker", "--data-dir", directory] + arguments,
                                       errors: .file(directory + "/logs/broker.log"))
         guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
             await broker.stop()
