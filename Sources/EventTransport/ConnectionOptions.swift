@@ -63,11 +63,10 @@ public struct ConnectionOptions: Sendable {
     /// whole wait, data or not, so its consumers keep `KafkaConfiguration`'s 10 ms.
     public static let longFetchWait = Duration.milliseconds(500)
 
-    /// Whether the broker is the local one: found through its address file, or else asked (the mock cluster names
-    /// itself in its cluster id). A broker that does not answer within `timeout` counts as a real one.
-    public func isLocalBroker(timeout: Duration = .seconds(2)) -> Bool {
-        if bootstrapFile != nil { return true }
-        let admin = try? KafkaAdmin(configuration: kafka(clientID: "registrar-probe"))
+    /// Whether the broker at `bootstrapServers` is the local one, librdkafka's mock cluster, which names itself in
+    /// its cluster id. A broker that does not answer within `timeout` counts as a real one. Blocks the caller.
+    public func isMockCluster(_ bootstrapServers: String, timeout: Duration = .seconds(5)) -> Bool {
+        let admin = try? KafkaAdmin(configuration: kafka(clientID: "registrar-probe", bootstrapServers: bootstrapServers))
         return admin?.isMockCluster(timeout: timeout) ?? false
     }
 
