@@ -18,9 +18,14 @@ struct SagaPath {
     /// Its completed outcome, whose details are sealed to the requester's reply key.
     var completed: RegistrationCompleted?
 
-    static func read(_ registrationId: String, kafka: KafkaConfiguration) async throws -> SagaPath {
-        let topics = Topic.all.map(\.name)
-        return SagaPath(try await TopicSnapshot.read(topics, configuration: kafka) { $0.keyString == registrationId })
+    /// The path of `registrationId` on every topic, read for at most `timeout`, and the snapshot it was read from
+    /// (partial when some partition was not read to its end in time).
+    static func read(_ registrationId: String, kafka: KafkaConfiguration,
+                     timeout: Duration = .seconds(10)) async throws -> (path: SagaPath, snapshot: TopicSnapshot) {
+        let snapshot = try await TopicSnapshot.take(Topic.all.map(\.name), configuration: kafka, timeout: timeout) {
+            $0.keyString == registrationId
+        }
+        return (SagaPath(snapshot.messages), snapshot)
     }
 
     /// The path of one flow's messages (those keyed by its id), given in any order.
@@ -44,6 +49,11 @@ struct SagaPath {
         }
         self.standing = standing
         self.completed = completed
+    }
+
+    /// The path as JSON: each step's time, topic and summary.
+    var json: [[String: Any]] {
+        steps.map { ["time": JSONOutput.time($0.time), "topic": $0.topic, "summary": $0.summary] }
     }
 
     /// The path as printable lines.

@@ -36,7 +36,7 @@ enum ConsolePage {
     static func confirmation(_ letter: KafkaMessage, token: String) -> String {
         HTML.page("Replay this dead letter?", """
             \(HTML.table(["letter", "reason", "from", "headers", "key", "value"], [letterCells(letter)], empty: ""))
-            <p>It goes back to \(HTML.escape(DeadLetterCommand.text(letter, "dlq.topic") ?? "?")) as it is.</p>
+            <p>It goes back to \(HTML.escape(DeadLetterCommand.inputTopic(ofDeadLetterTopic: letter.topic) ?? "?")) as it is.</p>
             \(replayForm(letter, token: token, confirm: true)) <a href="/">Cancel</a>
             """)
     }
