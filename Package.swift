@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(name: "code-dispatch-worker", dependencies: ["WorkerAssembly"]),
 
         // MARK: Tests
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support", "StoreTesting"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
@@ -141,7 +141,7 @@ let package = Package(
         .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
                 path: "Tests/Fakes"),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration", "Courier"]),
-        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support"], path: "Tests/StoreTesting"),
+        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support", "KafkaCommands"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",

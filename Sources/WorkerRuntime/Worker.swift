@@ -50,8 +50,13 @@ public final class Worker: Sendable {
         let logger = Logger(component: name)
         consumerConfiguration.rebalanceHandler = { event in
             session.joined()
-            if case .assigned(let partitions) = event, !partitions.isEmpty {
-                logger.info("partitions assigned", ["partitions": partitions.map { "\($0.topic)/\($0.partition)" }.joined(separator: ",")])
+            let names = { (partitions: [TopicPartition]) in partitions.map { "\($0.topic)/\($0.partition)" }.joined(separator: ",") }
+            switch event {
+            case .assigned(let partitions) where !partitions.isEmpty: logger.info("partitions assigned", ["partitions": names(partitions)])
+            case .revoked(let partitions) where !partitions.isEmpty: logger.info("partitions revoked", ["partitions": names(partitions)])
+            case .lost(let partitions) where !partitions.isEmpty: logger.info("partitions lost", ["partitions": names(partitions)])
+            default:
+                break
             }
             observer?(event)
         }
