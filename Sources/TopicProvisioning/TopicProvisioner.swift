@@ -81,7 +81,7 @@ public enum TopicProvisioningError: KafkaErrorWrapping, CustomStringConvertible 
         switch self {
         case .request(let api, .noController):
             "\(api) impossible: \(KafkaAdminError.noController) (is this the local mock broker? It has no CreateTopics;"
-                + " `registrar broker` creates Registrar's topics itself)"
+                + " `registrar-dev broker` creates Registrar's topics itself)"
         case .request(let api, let error):
             "\(api) failed: \(error)"
         case .topicsFailed(let failures):

@@ -1,9 +1,11 @@
+import Console
+import Backends
 import Domain
+import EventTransport
 import Foundation
 import RegistrarClient
 import SignIn
 import Support
-import WorkerRuntime
 
 /// The command-line side of the code, sign-in and account-change commands: one request of a
 /// `RegistrarClient` made from the command's options, its outcome printed.

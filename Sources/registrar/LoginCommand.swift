@@ -1,3 +1,4 @@
+import Console
 import Domain
 import Support
 

@@ -1,10 +1,10 @@
 import Backends
 import Crypto
-import Foundation
 import Domain
+import EventTransport
+import Foundation
 import RegistrarClient
 import Support
-import WorkerRuntime
 
 /// `registrar register`: publishes a registration request and waits for its outcome.
 enum RegisterCommand {

@@ -1,7 +1,8 @@
 import Crypto
+import Console
+import EventTransport
 import RegistrarClient
 import Support
-import WorkerRuntime
 
 /// `registrar status <registration-id>`: where a registration stands, and the path it took.
 enum StatusCommand {

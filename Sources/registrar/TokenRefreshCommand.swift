@@ -1,3 +1,4 @@
+import Console
 import Support
 
 /// `registrar token refresh`: trades a refresh token for a new pair (the old one stops working).

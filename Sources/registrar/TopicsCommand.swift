@@ -1,8 +1,9 @@
+import Console
 import Domain
+import EventTransport
 import Kafka
 import Support
 import TopicProvisioning
-import WorkerRuntime
 
 /// `registrar topics create|check`: every topic and dead-letter topic of `Topic.all` on a real cluster.
 enum TopicsCommand {

@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func everyBinaryAnswersVersion() async throws {
-        for binary in ["registrar", "kafka-tool", "account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "relay-baseline"] {
+        for binary in ["registrar", "registrar-dev", "kafka-tool", "account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "relay-baseline"] {
             let run = try await Self.run(["--version"], binary: binary)
             #expect(run.status == 0 && run.output == ["\(binary) \(RegistrarVersion.current)"], "\(binary): \(run.output)")
         }

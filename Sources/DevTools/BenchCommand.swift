@@ -7,16 +7,16 @@ import Registration
 import SignIn
 import Support
 
-/// `registrar bench sign-in`: the time a password sign-in takes to be refused, for an unknown email, an
+/// `registrar-dev bench sign-in`: the time a password sign-in takes to be refused, for an unknown email, an
 /// account with a password and an account made by code sign-in (no password), side by side. Real argon2id
 /// (libsodium) and a real SQLite account store in a temporary directory; the three kinds interleave so
 /// that they share the machine's load. Prints figures only.
-enum BenchCommand {
+public enum BenchCommand {
     static let spec = CommandSpec(
-        name: "registrar bench sign-in", summary: "time refused password sign-ins by kind of account", usage: "[--samples N]",
+        name: "registrar-dev bench sign-in", summary: "time refused password sign-ins by kind of account", usage: "[--samples N]",
         options: [.value("samples", "Sign-ins per kind", default: "100")])
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let samples = max(1, try parsed.integer("samples") ?? 100)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-bench-\(UUID().uuidString)").path

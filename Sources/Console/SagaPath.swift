@@ -1,26 +1,26 @@
+import Domain
+import EventTransport
 import Foundation
 import Kafka
-import Domain
 import Registration
-import WorkerRuntime
 
 /// One registration's path through the topics, read back from the broker.
-struct SagaPath {
-    struct Step {
-        var time: Date?
-        var topic: String
-        var summary: String
+public struct SagaPath: Sendable {
+    public struct Step: Sendable {
+        public var time: Date?
+        public var topic: String
+        public var summary: String
     }
 
-    var steps: [Step]
+    public var steps: [Step]
     /// "completed", "failed: <reason>", "in progress" or "unknown".
-    var standing: String
+    public var standing: String
     /// Its completed outcome, whose details are sealed to the requester's reply key.
-    var completed: RegistrationCompleted?
+    public var completed: RegistrationCompleted?
 
     /// The path of `registrationId` on every topic, read for at most `timeout`, and the snapshot it was read from
     /// (partial when some partition was not read to its end in time).
-    static func read(_ registrationId: String, kafka: KafkaConfiguration,
+    public static func read(_ registrationId: String, kafka: KafkaConfiguration,
                      timeout: Duration = .seconds(10)) async throws -> (path: SagaPath, snapshot: TopicSnapshot) {
         let snapshot = try await TopicSnapshot.take(Topic.all.map(\.name), configuration: kafka, timeout: timeout) {
             $0.keyString == registrationId
@@ -29,7 +29,7 @@ struct SagaPath {
     }
 
     /// The path of one flow's messages (those keyed by its id), given in any order.
-    init(_ messages: [KafkaMessage]) {
+    public init(_ messages: [KafkaMessage]) {
         let ordered = messages.sorted { ($0.timestamp ?? .distantPast, $0.offset) < ($1.timestamp ?? .distantPast, $1.offset) }
         var standing = ordered.isEmpty ? "unknown" : "in progress"
         var completed: RegistrationCompleted?
@@ -52,12 +52,12 @@ struct SagaPath {
     }
 
     /// The path as JSON: each step's time, topic and summary.
-    var json: [[String: Any]] {
+    public var json: [[String: Any]] {
         steps.map { ["time": JSONOutput.time($0.time), "topic": $0.topic, "summary": $0.summary] }
     }
 
     /// The path as printable lines.
-    var lines: [String] {
+    public var lines: [String] {
         steps.map { step in
             let time = step.time.map { $0.formatted(.iso8601.time(includingFractionalSeconds: true)) } ?? "-"
             return "  \(time)  \(step.topic.padding(toLength: Self.topicWidth, withPad: " ", startingAt: 0)) \(step.summary)"

@@ -5,7 +5,7 @@ import Support
 /// The options every Registrar binary shares: where the broker and the data are.
 ///
 /// The broker address comes from `--bootstrap`, `KAFKA_BOOTSTRAP_SERVERS`, or else the file
-/// `<data-dir>/broker.bootstrap` that `registrar broker --data-dir` writes. Any librdkafka property
+/// `<data-dir>/broker.bootstrap` that `registrar-dev broker --data-dir` writes. Any librdkafka property
 /// (TLS, SASL, tuning) passes through `--kafka-property name=value` (one per option, commas kept) or
 /// `KAFKA_PROPERTIES` (comma-separated `name=value` pairs); secrets (`sasl.password`) belong in
 /// `--kafka-properties-file`, one `name=value` a line, which `--kafka-property` overrides.
@@ -46,7 +46,7 @@ public struct ConnectionOptions: Sendable {
             bootstrapServers = address
             bootstrapFile = Self.bootstrapFile(in: dataDirectory)
         } else {
-            throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar broker --data-dir \(dataDirectory)`", "")
+            throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar-dev broker --data-dir \(dataDirectory)`", "")
         }
         let fromFile = try arguments.value("kafka-properties-file").map(Self.properties(inFile:)) ?? [:]
         kafkaProperties = fromFile.merging(try KafkaConfiguration.parseProperties(

@@ -1,13 +1,12 @@
 import Foundation
 import Installation
-import RegistrationBenchmark
 import Support
 
-/// `registrar bench registrations`: registrations end to end through a local installation, against the
+/// `registrar-dev bench registrations`: registrations end to end through a local installation, against the
 /// argon2id bound of the same cores, with each process's CPU and memory. Prints figures only.
-enum RegistrationBenchCommand {
+public enum RegistrationBenchCommand {
     static let spec = CommandSpec(
-        name: "registrar bench registrations", summary: "registrations per second against the argon2id bound of the same cores",
+        name: "registrar-dev bench registrations", summary: "registrations per second against the argon2id bound of the same cores",
         usage: "[--count N] [--avatars] [--account-replicas 1|2] [--burst] [--idle-seconds S]",
         options: [
             .value("count", "Registrations measured", default: "300"),
@@ -20,7 +19,7 @@ enum RegistrationBenchCommand {
             .value("data-dir", "Where the installation keeps its stores and logs (emptied first, removed after)", default: "data/bench"),
         ])
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let settings = RegistrationBenchmark.Settings(
                 count: max(1, try parsed.integer("count") ?? 300), avatars: parsed.flag("avatars"),

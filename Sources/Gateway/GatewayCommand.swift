@@ -1,22 +1,21 @@
 import Backends
 import Crypto
+import EventTransport
 import Foundation
-import Gateway
 import HTTPServer
 import Operations
 import RegistrarClient
 import Support
-import WorkerRuntime
 
 /// `registrar gateway`: the HTTPS edge the apps call; prints the URL it serves on its first line.
-enum GatewayCommand {
-    static let spec = CommandSpec(
+public enum GatewayCommand {
+    public static let spec = CommandSpec(
         name: "registrar gateway", summary: "serve the apps' HTTPS endpoints, publishing through the topics",
         usage: "[--host ADDRESS] [--port N] [--tls-cert PEM --tls-key PEM] --clients FILE",
         options: [
             .value("host", "Numeric address to listen on; plain HTTP only on loopback", default: "127.0.0.1"),
             .value("port", "Port to listen on (0: any free port)", default: "8443"),
-        ] + tlsOptions + [
+        ] + TLSOptions.specs + [
             .value("clients", "OAuth clients, JSON {\"clients\":[{\"id\":…,\"secret\":…}]}", environment: "REGISTRAR_OAUTH_CLIENTS"),
             .value("jwks", "JSON Web Key Set to serve; default: <data-dir>/keys/jwks.json"),
             .value("wait", "Seconds a request is held for its outcome before 202", default: "10"),
@@ -30,10 +29,10 @@ enum GatewayCommand {
             OperationsEndpoint.option,
         ] + ConnectionOptions.specs + BackendOptions.specs)
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let connection = try ConnectionOptions(parsed)
-            let tls = try tlsFiles(parsed)
+            let tls = try TLSOptions.files(parsed, spec: spec)
             var configuration = GatewayConfiguration(
                 clients: try OAuthClients.load(from: try parsed.required("clients")),
                 jwks: try String(contentsOfFile: parsed.value("jwks") ?? EmbeddedBackends(connection.dataDirectory).keysDirectory
@@ -63,21 +62,6 @@ enum GatewayCommand {
                 await operations?.stop()
                 return .success
             }
-        }
-    }
-
-    /// `--tls-cert` and `--tls-key`: without them, plain HTTP (on loopback only).
-    static let tlsOptions: [CommandSpec.Option] = [
-        .value("tls-cert", "TLS certificate chain, PEM"),
-        .value("tls-key", "TLS private key, PEM"),
-    ]
-
-    /// The TLS files `--tls-cert` and `--tls-key` give (nil for neither); one without the other is refused with `spec`'s help.
-    static func tlsFiles(_ parsed: ParsedArguments, spec: CommandSpec = spec) throws -> HTTPServerConfiguration.TLS? {
-        switch (parsed.value("tls-cert"), parsed.value("tls-key")) {
-        case (nil, nil): nil
-        case (let certificate?, let key?): try HTTPServerConfiguration.TLS(certificateFile: certificate, keyFile: key)
-        default: throw UsageError.invalid("give both --tls-cert and --tls-key", spec.helpText)
         }
     }
 }

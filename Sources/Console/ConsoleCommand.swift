@@ -1,12 +1,13 @@
 import Backends
+import EventTransport
 import Foundation
 import HTTPServer
+import Operations
 import Support
-import WorkerRuntime
 
 /// `registrar console`: the operators' web page, reading Kafka and the stores; prints its URL on its first line.
-enum ConsoleCommand {
-    static let spec = CommandSpec(
+public enum ConsoleCommand {
+    public static let spec = CommandSpec(
         name: "registrar console", summary: "serve the operator console: workers' lag, sagas, outcomes, dead letters, audit",
         usage: "[--listen HOST:PORT] [--tls-cert PEM --tls-key PEM] [options]",
         options: [
@@ -14,12 +15,12 @@ enum ConsoleCommand {
                    environment: "REGISTRAR_CONSOLE_LISTEN", default: "127.0.0.1:8090"),
             .value("refresh", "Seconds between the page's reloads", default: "5"),
             AuditCommand.graceOption,
-        ] + GatewayCommand.tlsOptions + ConnectionOptions.specs + BackendOptions.specs)
+        ] + TLSOptions.specs + ConnectionOptions.specs + BackendOptions.specs)
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let connection = try ConnectionOptions(parsed)
-            let tls = try GatewayCommand.tlsFiles(parsed, spec: spec)
+            let tls = try TLSOptions.files(parsed, spec: spec)
             let listen = try parsed.required("listen")
             guard let (host, port) = HTTPServerConfiguration.hostAndPort(listen) else {
                 throw UsageError.invalid("--listen expects host:port, e.g. 127.0.0.1:8090; got '\(listen)'", spec.helpText)

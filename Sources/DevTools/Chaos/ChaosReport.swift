@@ -1,9 +1,9 @@
 import Domain
+import EventTransport
 import Foundation
 import Installation
 import Kafka
 import Registration
-import WorkerRuntime
 
 /// The checks after a chaos run: every request one outcome, nothing half-registered, no email address
 /// twice, every code sent emailed and no request two codes, every hostile message dead-lettered with

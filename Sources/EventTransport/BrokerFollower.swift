@@ -2,7 +2,7 @@ import Foundation
 import Support
 import Synchronization
 
-/// Follows a local broker across restarts. `registrar broker --data-dir` is in memory and listens on a
+/// Follows a local broker across restarts. `registrar-dev broker --data-dir` is in memory and listens on a
 /// new port each time it starts; it writes that address to `<data-dir>/broker.bootstrap`. A worker that
 /// found its broker there re-reads the file every `interval` and, when the address changes, ends its
 /// session on the old broker (finishing the messages in hand) and starts a new one on the new address.

@@ -1,7 +1,7 @@
 import Foundation
 import Support
 
-/// What one `registrar bench registrations` run measured, and how it is printed.
+/// What one `registrar-dev bench registrations` run measured, and how it is printed.
 public struct RegistrationReport: Sendable {
     /// One registration: its time from publish to outcome, and its failure reason (nil: completed).
     struct Sample: Sendable {

@@ -5,7 +5,7 @@ import Installation
 import RegistrarClient
 import Support
 
-/// `registrar bench registrations`: registrations through a local installation (the broker and the worker
+/// `registrar-dev bench registrations`: registrations through a local installation (the broker and the worker
 /// processes), measured end to end, with the argon2id bound of the same cores in the same run.
 public struct RegistrationBenchmark: Sendable {
     public struct Settings: Sendable {

@@ -7,16 +7,16 @@ import Installation
 import RegistrarClient
 import Support
 
-/// `registrar bench gateway`: requests/s and p50/p99 of `POST /email/getCode` and of refresh-token grants through
+/// `registrar-dev bench gateway`: requests/s and p50/p99 of `POST /email/getCode` and of refresh-token grants through
 /// the gateway (plain HTTP on loopback, driven by `wrk`), next to the same requests through `RegistrarClient`
 /// without HTTP, on a local broker and the four workers: the difference is the edge's own cost. Prints figures only.
-enum GatewayBenchCommand {
+public enum GatewayBenchCommand {
     static let spec = CommandSpec(
-        name: "registrar bench gateway", summary: "requests/s and latency through the gateway and through the client library",
+        name: "registrar-dev bench gateway", summary: "requests/s and latency through the gateway and through the client library",
         usage: "[--seconds N] [--connections N]",
         options: [.value("seconds", "Seconds each series runs", default: "10"), .value("connections", "Requests in flight at once", default: "4")])
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let (seconds, connections) = (max(1, try parsed.integer("seconds") ?? 10), max(1, try parsed.integer("connections") ?? 4))
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-bench-\(UUID().uuidString.prefix(8))").path
@@ -154,7 +154,7 @@ private final class TokenChains: @unchecked Sendable {
     private let lock = NSLock()
     private var tokens: [String]
 
-    init(_ tokens: [String]) { self.tokens = tokens }
+    public init(_ tokens: [String]) { self.tokens = tokens }
 
     subscript(index: Int) -> String {
         get { lock.withLock { tokens[index] } }

@@ -1,21 +1,22 @@
 import Backends
+import Console
 import Crypto
+import Domain
 import Foundation
 import Imaging
 import Installation
-import Domain
 import RegistrarClient
 import Registration
 import Support
 
-/// `registrar demo`: the whole system on the embedded defaults — a local broker and the four
+/// `registrar-dev demo`: the whole system on the embedded defaults — a local broker and the four
 /// workers as separate processes — registering sample users and printing each saga's path.
-enum DemoCommand {
+public enum DemoCommand {
     static let spec = CommandSpec(
-        name: "registrar demo", summary: "run the workers on a local broker and register sample users",
+        name: "registrar-dev demo", summary: "run the workers on a local broker and register sample users",
         options: [.value("data-dir", "Where the demo keeps its stores, keys and logs (emptied first)", default: "data/demo")])
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let installation = try await LocalInstallation(at: parsed.value("data-dir") ?? "data/demo", binaries: LocalInstallation.besideThisBinary)
             print("Registrar demo — data in \(installation.directory), worker logs in \(installation.logs)")

@@ -1,14 +1,14 @@
+import Domain
 import Foundation
 import KafkaCommands
-import Domain
 import Registration
 import Support
 
-/// `registrar broker`: `kafka-tool broker` with Registrar's topics created up front and, with
+/// `registrar-dev broker`: `kafka-tool broker` with Registrar's topics created up front and, with
 /// `--data-dir`, its address written to `<data-dir>/broker.bootstrap` (where every other command
 /// finds it) and its fault-injection socket at `<data-dir>/broker.control`.
-enum BrokerCommand {
-    static func run(_ arguments: [String]) async -> ExitCode {
+public enum BrokerCommand {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         var forwarded: [String] = []
         var dataDirectory = ProcessInfo.processInfo.environment["REGISTRAR_DATA_DIR"]
         var index = 0
@@ -27,7 +27,7 @@ enum BrokerCommand {
             index += 1
         }
         if arguments.contains("--help") {
-            print("registrar broker [--data-dir DIR] [kafka-tool broker options]\n"
+            print("registrar-dev broker [--data-dir DIR] [kafka-tool broker options]\n"
                   + "Creates Registrar's topics; with --data-dir writes DIR/broker.bootstrap and serves DIR/broker.control.\n")
         }
         let topics = Topic.all.flatMap { ["--topic", "\($0.name):\($0.partitions)"] }

@@ -1,10 +1,10 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Registration
 import Support
 import WorkerAssembly
-import WorkerRuntime
 
 /// What the console shows, read from Kafka and the stores at one moment. A part that could not be
 /// read is left empty and its error kept in `problems`.

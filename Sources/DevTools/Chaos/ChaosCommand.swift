@@ -1,6 +1,7 @@
 import Backends
 import Crypto
 import Domain
+import EventTransport
 import Foundation
 import Imaging
 import Installation
@@ -8,12 +9,11 @@ import Kafka
 import RegistrarClient
 import Registration
 import Support
-import WorkerRuntime
 
-/// `registrar chaos`: registrations under faults, then checks that nothing was lost or half-done.
-enum ChaosCommand {
+/// `registrar-dev chaos`: registrations under faults, then checks that nothing was lost or half-done.
+public enum ChaosCommand {
     static let spec = CommandSpec(
-        name: "registrar chaos", summary: "register users while injecting faults, then check every promise",
+        name: "registrar-dev chaos", summary: "register users while injecting faults, then check every promise",
         options: [
             .value("registrations", "How many registrations", default: "200"),
             .value("rate", "Requests published per second", default: "40"),
@@ -33,7 +33,7 @@ enum ChaosCommand {
             .value("long-fault-seconds", "How long each long fault lasts (the full disk half as long)", default: "60"),
         ] + BackendOptions.specs)
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let count = try parsed.integer("registrations") ?? 200
             let rate = max(1, try parsed.integer("rate") ?? 40)

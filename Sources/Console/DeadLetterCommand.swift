@@ -1,12 +1,12 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Support
-import WorkerRuntime
 
 /// `registrar dlq list|show|replay`: inspect dead-lettered messages and send them back to their topic.
-enum DeadLetterCommand {
-    static let spec = CommandSpec(
+public enum DeadLetterCommand {
+    public static let spec = CommandSpec(
         name: "registrar dlq", summary: "inspect and replay dead-lettered messages",
         usage: "list | show <dlq-topic> <partition>:<offset> | replay (<dlq-topic> <partition>:<offset> | --all) [--json] [options]",
         options: [
@@ -17,7 +17,7 @@ enum DeadLetterCommand {
             JSONOutput.option,
         ] + ConnectionOptions.commandSpecs)
 
-    static func run(_ arguments: [String]) async -> ExitCode {
+    public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
             let kafka = connection.kafka(clientID: "registrar-dlq")

@@ -1,14 +1,14 @@
 import Crypto
+import EventTransport
 import Foundation
 import HTTPServer
 import Kafka
 import Registration
 import Support
-import WorkerRuntime
 
 /// The operator console's answers: the overview on `GET /`, and the guarded replay of a dead letter on
 /// `POST /replay` (a CSRF token from the page it came from, same-origin only, then a confirmation step).
-final class Console: Sendable {
+public final class Console: Sendable {
     let kafka: KafkaConfiguration
     private let members: GroupMembers
     let audit: RegistrationAudit
@@ -19,7 +19,7 @@ final class Console: Sendable {
     private let tokens = FormTokens()
     private let logger = Logger(component: "console")
 
-    init(kafka: KafkaConfiguration, isLocalBroker: Bool, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) throws {
+    public init(kafka: KafkaConfiguration, isLocalBroker: Bool, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) throws {
         self.kafka = kafka
         members = try GroupMembers(kafka: kafka, isLocalBroker: isLocalBroker)
         self.audit = audit
@@ -33,10 +33,10 @@ final class Console: Sendable {
         + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     /// The largest body a replay form sends.
-    static let bodyLimit = 4 * 1024
+    public static let bodyLimit = 4 * 1024
 
     /// Answers `request` with the security headers, and logs one line.
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         var response = await route(request)
         response.addSecurityHeaders(tls: tls, policy: Self.policy)
         logger.info("request", ["method": request.method, "path": request.path, "status": response.status, "client": request.clientAddress])

@@ -2,7 +2,7 @@ import Foundation
 import Kafka
 import Support
 import Testing
-@testable import WorkerRuntime
+@testable import EventTransport
 
 /// `TopicSnapshot`: a window of each partition read to the end it had, or a partial answer that says which
 /// partitions it could not finish in time; and the one line a command prints when no broker can be reached.
