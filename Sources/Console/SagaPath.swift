@@ -30,13 +30,18 @@ public struct SagaPath: Sendable {
 
     /// The path of one flow's messages (those keyed by its id), given in any order.
     public init(_ messages: [KafkaMessage]) {
-        let ordered = messages.sorted { ($0.timestamp ?? .distantPast, $0.offset) < ($1.timestamp ?? .distantPast, $1.offset) }
+        self.init(decoded: messages.map { ($0, try? EventCodec.decode($0.value)) })
+    }
+
+    /// The path of one flow's messages with their events (nil for an undecodable message), given in any order.
+    init(decoded messages: [(message: KafkaMessage, event: Event?)]) {
+        let ordered = messages.sorted {
+            ($0.message.timestamp ?? .distantPast, $0.message.offset) < ($1.message.timestamp ?? .distantPast, $1.message.offset)
+        }
         var standing = ordered.isEmpty ? "unknown" : "in progress"
         var completed: RegistrationCompleted?
-        steps = ordered.map { message in
-            guard let event = try? EventCodec.decode(message.value) else {
-                return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message")
-            }
+        steps = ordered.map { message, event in
+            guard let event else { return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message") }
             switch event {
             case .registrationCompleted(let outcome):
                 standing = "completed"

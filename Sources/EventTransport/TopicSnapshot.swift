@@ -51,6 +51,39 @@ public struct TopicSnapshot: Sendable {
         try await take(topics, configuration: configuration, timeout: timeout, where: include).messages
     }
 
+    /// The message at `offset` of `partition`, or nil when the partition holds none there (read for at most `timeout`).
+    public static func message(at offset: Int64, of partition: TopicPartition, configuration: KafkaConfiguration,
+                               timeout: Duration = .seconds(10)) async throws -> KafkaMessage? {
+        let consumer = try KafkaConsumer(configuration: configuration, assignment: [])
+        let marks = try await offload { try consumer.watermarks(topic: partition.topic, partition: partition.partition, timeout: timeout) }
+        guard (marks.low..<marks.high).contains(offset) else {
+            await consumer.close(within: timeout)
+            return nil
+        }
+        try consumer.assign([TopicPartitionOffset(topic: partition.topic, partition: partition.partition, offset: .offset(offset))])
+        let found = await withTaskGroup(of: KafkaMessage?.self) { group in
+            group.addTask {
+                do {
+                    for try await message in consumer.messages where message.offset >= offset {
+                        return message.offset == offset ? message : nil
+                    }
+                } catch {
+                    return nil
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await consumer.close(within: timeout)
+        return found
+    }
+
     private static func take(_ topics: [String], with consumer: KafkaConsumer, window: Window, until deadline: ContinuousClock.Instant,
                              timeout: Duration, where include: @escaping @Sendable (KafkaMessage) -> Bool) async throws -> TopicSnapshot {
         let (starts, ends) = try await offload { try bounds(of: topics, with: consumer, window: window, timeout: timeout) }

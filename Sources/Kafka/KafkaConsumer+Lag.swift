@@ -27,3 +27,16 @@ extension KafkaConsumer {
         return lags
     }
 }
+
+extension KafkaConsumer {
+    /// The oldest and next offsets of `partition` as last fetched by this consumer (no broker round trip); nil until
+    /// it has fetched the partition.
+    public func fetchedWatermarks(of partition: TopicPartition) -> (low: Int64, high: Int64)? {
+        guard !isClosing else { return nil }
+        var low: Int64 = -1
+        var high: Int64 = -1
+        guard rd_kafka_get_watermark_offsets(clientPointer, partition.topic, partition.partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
+              high >= 0 else { return nil }
+        return (max(low, 0), high)
+    }
+}

@@ -112,6 +112,24 @@ import Testing
         }
     }
 
+    /// A letter whose `dlq.topic` header names another input topic than the one its dead-letter topic belongs to is
+    /// replayed to its own: `registration.requests.dlq` → `registration.requests`, never `account.requests`.
+    @Test func dlqReplaySendsALetterToTheTopicItsDeadLetterTopicBelongsTo() async throws {
+        try await LiveSystem.with(workers: []) { system in
+            let key = "misdirected-\(UUID().uuidString.prefix(8))"
+            try await system.client.publish(OutgoingMessage(
+                topic: Topic.deadLetters(of: Topic.registrationRequests), key: key, value: Array("{}".utf8),
+                headers: [KafkaHeader(key: "dlq.reason", value: Array("not_json".utf8)),
+                          KafkaHeader(key: "dlq.topic", value: Array(Topic.accountRequests.utf8))]))
+            let letter = try #require(try await system.allTopicMessages().first { $0.keyString == key })
+            let replay = try await system.registrar(["dlq", "replay", letter.topic, "\(letter.partition):\(letter.offset)"])
+            #expect(replay.status == 0)
+            #expect(replay.output == "replayed \(letter.topic) \(letter.partition):\(letter.offset) to \(Topic.registrationRequests)")
+            let copies = try await system.allTopicMessages().filter { $0.keyString == key && $0.topic != letter.topic }.map(\.topic)
+            #expect(copies == [Topic.registrationRequests], "\(copies)")
+        }
+    }
+
     /// The JSON object a command printed on its first line.
     static func object(_ run: (status: Int32, output: String)) throws -> [String: Any] {
         let line = run.output.split(separator: "\n").first.map(String.init) ?? ""
