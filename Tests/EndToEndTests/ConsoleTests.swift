@@ -28,20 +28,6 @@ import Testing
         return (console, url)
     }
 
-    /// A dead letter planted by hand on `registration.requests.dlq`: a valid request, with `error` in its headers; its position.
-    static func plant(_ system: LiveSystem, email: String, error: String = "step failed") async throws -> (RegistrationRequested, String) {
-        let planted = system.request(email: email)
-        let headers = [("dlq.reason", "step_failed"), ("dlq.topic", Topic.registrationRequests), ("dlq.offset", "0"),
-                       ("dlq.worker", "account-worker"), ("dlq.error", error)]
-        try await system.client.publish(OutgoingMessage(
-            topic: Topic.deadLetters(of: Topic.registrationRequests), key: planted.registrationId,
-            value: EventCodec.encode(.registrationRequested(planted)), headers: headers.map { KafkaHeader(key: $0.0, value: Array($0.1.utf8)) }))
-        let letter = try #require(try await system.allTopicMessages().first {
-            $0.topic == Topic.deadLetters(of: Topic.registrationRequests) && $0.keyString == planted.registrationId
-        })
-        return (planted, "\(letter.topic):\(letter.partition):\(letter.offset)")
-    }
-
     /// The console's overview (as the operator) once it shows `text`; fails after 30 s.
     static func overview(_ url: String, showing text: String) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(30)
@@ -51,11 +37,6 @@ import Testing
             guard ContinuousClock.now < deadline else { throw HarnessError("the console never showed \(text)") }
             try await Task.sleep(for: .milliseconds(300))
         }
-    }
-
-    /// How many messages keyed `key` are on `topic`.
-    static func published(_ system: LiveSystem, on topic: String, key: String) async throws -> Int {
-        try await system.allTopicMessages().filter { $0.topic == topic && $0.keyString == key }.count
     }
 
     @Test func theConsoleShowsFlowsAndDeadLettersAndReplaysThroughTheBrowser() async throws {
@@ -77,7 +58,7 @@ import Testing
             guard case .updateProfileEmail = try await system.send(move, awaiting: Topic.profileCommands) else {
                 Issue.record("the email change asked no profile update"); return
             }
-            let (planted, position) = try await Self.plant(system, email: "console-planted@example.com", error: Self.hostile)
+            let (planted, position) = try await system.plantDeadLetter(email: "console-planted@example.com", error: Self.hostile)
 
             let head = try await Self.curl(url, credentials: Self.credentials, arguments: ["-D", "-", "-o", "/dev/null"]).body
             for header in ["Content-Security-Policy: default-src 'none';", "X-Frame-Options: DENY", "X-Content-Type-Options: nosniff", "Cache-Control: no-store"] {
@@ -132,7 +113,7 @@ import Testing
             // The confirmation page's token was used by the replay: sent again, it replays nothing.
             let used = try #require(Self.token(in: pages[1].html))
             #expect(try await Self.curl(url + "replay", form: "token=\(used)&letter=\(position)&confirm=yes", credentials: Self.credentials).status == 403)
-            #expect(try await Self.published(system, on: Topic.registrationRequests, key: planted.registrationId) == 1, "one replay, through the page")
+            #expect(try await system.messageCount(on: Topic.registrationRequests, key: planted.registrationId) == 1, "one replay, through the page")
 
             console.send(SIGTERM)
             let stopping = ContinuousClock.now + .seconds(20)
@@ -147,7 +128,7 @@ import Testing
         try await LiveSystem.shared(by: "ConsoleTests") { system in
             let (console, url) = try await Self.startConsole(system)
             defer { console.send(SIGTERM) }
-            let (planted, position) = try await Self.plant(system, email: "console-curl@example.com")
+            let (planted, position) = try await system.plantDeadLetter(email: "console-curl@example.com")
             let page = try await Self.overview(url, showing: planted.registrationId)
             let token = try #require(Self.token(in: page))
             let port = try #require(URL(string: url)?.port)
@@ -173,7 +154,7 @@ import Testing
             #expect(crossSite.status == 403)
             #expect(try await Self.curl(url + "replay", form: "token=guessed&letter=\(position)&confirm=yes", credentials: Self.credentials).status == 403)
             try await Task.sleep(for: .seconds(1))
-            #expect(try await Self.published(system, on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
+            #expect(try await system.messageCount(on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
             let log = try String(contentsOfFile: "\(system.logs)/console.log", encoding: .utf8)
             #expect(log.contains("refused: wrong operator credentials") && log.contains("refused: a host name the console does not answer to"))
         }
@@ -185,7 +166,7 @@ import Testing
         try await LiveSystem.shared(by: "ConsoleTests") { system in
             let (console, url) = try await Self.startConsole(system)
             defer { console.send(SIGTERM) }
-            let (planted, position) = try await Self.plant(system, email: "console-csrf@example.com")
+            let (planted, position) = try await system.plantDeadLetter(email: "console-csrf@example.com")
             let token = try #require(Self.token(in: try await Self.overview(url, showing: planted.registrationId)))
             let site = try await AttackSite.start(page: """
                 <!DOCTYPE html><html><body><pre id="read">pending</pre>
@@ -208,7 +189,7 @@ import Testing
             #expect(!pages[1].html.contains(planted.registrationId))
             #expect(pages[2].url == url + "replay" && pages[2].html.contains("A request from another site is refused."), "\(pages[2].html)")
             try await Task.sleep(for: .seconds(1))
-            #expect(try await Self.published(system, on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
+            #expect(try await system.messageCount(on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
         }
     }
 
@@ -218,7 +199,7 @@ import Testing
         try await LiveSystem.shared(by: "ConsoleTests") { system in
             let (console, url) = try await Self.startConsole(system)
             defer { console.send(SIGTERM) }
-            let (planted, position) = try await Self.plant(system, email: "console-rebind@example.com")
+            let (planted, position) = try await system.plantDeadLetter(email: "console-rebind@example.com")
             let token = try #require(Self.token(in: try await Self.overview(url, showing: planted.registrationId)))
             let port = try #require(URL(string: url)?.port)
             let submit = """
@@ -234,7 +215,7 @@ import Testing
             #expect(!pages[0].html.contains(planted.registrationId) && !pages[0].html.contains("account-worker"), "nothing read")
             #expect(pages[1].url.hasSuffix("/replay") && pages[1].html.contains("This console does not answer to that host name."))
             try await Task.sleep(for: .seconds(1))
-            #expect(try await Self.published(system, on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
+            #expect(try await system.messageCount(on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
         }
     }
 

@@ -65,26 +65,6 @@ import Testing
         return String(page.text[start.upperBound...].prefix { $0 != "\"" })
     }
 
-    /// A dead letter planted on `registration.requests.dlq`: a valid registration request whose `dlq.topic` header names
-    /// `headerTopic`; its position.
-    static func plantDeadLetter(_ system: InProcessSystem, headerTopic: String = Topic.registrationRequests) async throws
-        -> (RegistrationRequested, String) {
-        let planted = system.request(email: Routes.email("planted"))
-        let headers = [("dlq.reason", "step_failed"), ("dlq.topic", headerTopic), ("dlq.offset", "0"), ("dlq.worker", "account-worker")]
-        try await system.client.publish(OutgoingMessage(
-            topic: Topic.deadLetters(of: Topic.registrationRequests), key: planted.registrationId,
-            value: EventCodec.encode(.registrationRequested(planted)), headers: headers.map { KafkaHeader(key: $0.0, value: Array($0.1.utf8)) }))
-        let letter = try #require(try await system.allTopicMessages().first {
-            $0.topic == Topic.deadLetters(of: Topic.registrationRequests) && $0.keyString == planted.registrationId
-        })
-        return (planted, "\(letter.topic):\(letter.partition):\(letter.offset)")
-    }
-
-    /// How many messages keyed `key` are on `topic`.
-    static func published(_ system: InProcessSystem, on topic: String, key: String) async throws -> Int {
-        try await system.allTopicMessages().filter { $0.topic == topic && $0.keyString == key }.count
-    }
-
     @Test func theOverviewShowsARegistrationWithItsPathUnderTheSecurityHeaders() async throws {
         try await Self.withConsole { system, console in
             let email = Routes.email("overview")
@@ -129,7 +109,7 @@ import Testing
 
     @Test func aHostNameNotTheConsolesIsRefusedBeforeAnythingIsReadOrReplayed() async throws {
         try await Self.withConsole { system, console in
-            let (planted, position) = try await Self.plantDeadLetter(system)
+            let (planted, position) = try await system.plantDeadLetter(email: Routes.email("planted"))
             _ = try await Self.overview(console) { $0.contains(planted.registrationId) }
             let token = try Self.token(in: await Self.get(console, "/"))
             // DNS rebinding: the attacker's name now points at the console; the browser sends its origin as same-origin.
@@ -142,14 +122,14 @@ import Testing
             #expect(await Self.get(console, "/", host: "").status == 421)
             #expect(await Self.get(console, "/", host: "CONSOLE.TEST.:8090").status == 200, "its own name, any case and port")
             try await Task.sleep(for: .seconds(1))
-            #expect(try await Self.published(system, on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
+            #expect(try await system.messageCount(on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
         }
     }
 
     @Test func aReplayIsConfirmedThenRepublishesTheLetterToItsDeadLetterTopicsInputWhateverItsHeadersSay() async throws {
         try await Self.withConsole { system, console in
             // The letter's dlq.topic header names account.requests; it sits on registration.requests.dlq.
-            let (planted, position) = try await Self.plantDeadLetter(system, headerTopic: Topic.accountRequests)
+            let (planted, position) = try await system.plantDeadLetter(email: Routes.email("planted"), headerTopic: Topic.accountRequests)
             let page = try await Self.overview(console) { $0.contains(planted.registrationId) }
             let confirm = await Self.post(console, "/replay", form: "token=\(try Self.token(in: page))&letter=\(position)")
             #expect(confirm.status == 200 && confirm.text.contains("Replay this dead letter?") && confirm.text.contains(planted.registrationId))
@@ -159,13 +139,13 @@ import Testing
             guard case .registrationCompleted = try await system.waitForOutcomes([planted.registrationId])[planted.registrationId]?.first else {
                 Issue.record("the replayed request did not complete"); return
             }
-            #expect(try await Self.published(system, on: Topic.accountRequests, key: planted.registrationId) == 0, "not where the header says")
+            #expect(try await system.messageCount(on: Topic.accountRequests, key: planted.registrationId) == 0, "not where the header says")
         }
     }
 
     @Test func aReplayWithoutAFreshTokenIs403() async throws {
         try await Self.withConsole { system, console in
-            let (planted, position) = try await Self.plantDeadLetter(system)
+            let (planted, position) = try await system.plantDeadLetter(email: Routes.email("planted"))
             _ = try await Self.overview(console) { $0.contains(planted.registrationId) }
             #expect(await Self.post(console, "/replay", form: "letter=\(position)&confirm=yes").status == 403)
             #expect(await Self.post(console, "/replay", form: "token=forged&letter=\(position)&confirm=yes").status == 403)
@@ -177,7 +157,7 @@ import Testing
 
     @Test func aReplayFromAnotherSiteIs403() async throws {
         try await Self.withConsole { system, console in
-            let (planted, position) = try await Self.plantDeadLetter(system)
+            let (planted, position) = try await system.plantDeadLetter(email: Routes.email("planted"))
             _ = try await Self.overview(console) { $0.contains(planted.registrationId) }
             for headers in [[("Sec-Fetch-Site", "cross-site"), ("Origin", "https://evil.example")], [("Origin", "null")],
                             [("Sec-Fetch-Site", "same-site"), ("Origin", "http://console.test:9999")]] {
@@ -186,13 +166,13 @@ import Testing
                 #expect(refused.status == 403, "\(headers)")
             }
             try await Task.sleep(for: .seconds(1))
-            #expect(try await Self.published(system, on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
+            #expect(try await system.messageCount(on: Topic.registrationRequests, key: planted.registrationId) == 0, "nothing replayed")
         }
     }
 
     @Test func aReplayOfAMessageNoDeadLetterIs404() async throws {
         try await Self.withConsole { system, console in
-            let (planted, _) = try await Self.plantDeadLetter(system)
+            let (planted, _) = try await system.plantDeadLetter(email: Routes.email("planted"))
             let token = try Self.token(in: try await Self.overview(console) { $0.contains(planted.registrationId) })
             #expect(await Self.post(console, "/replay", form: "token=\(token)&letter=\(Topic.registrationRequests):0:0&confirm=yes").status == 404)
         }
