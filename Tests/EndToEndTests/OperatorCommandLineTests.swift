@@ -122,6 +122,9 @@ import Testing
                 headers: [KafkaHeader(key: "dlq.reason", value: Array("not_json".utf8)),
                           KafkaHeader(key: "dlq.topic", value: Array(Topic.accountRequests.utf8))]))
             let letter = try #require(try await system.allTopicMessages().first { $0.keyString == key })
+            let shown = try Self.object(try await system.registrar(["dlq", "show", letter.topic, "\(letter.partition):\(letter.offset)", "--json"]))
+            #expect(shown["key"] as? String == key && shown["value"] as? String == "{}" && shown["replaysTo"] as? String == Topic.registrationRequests)
+            #expect((shown["headers"] as? [String: String])?["dlq.topic"] == Topic.accountRequests)
             let replay = try await system.registrar(["dlq", "replay", letter.topic, "\(letter.partition):\(letter.offset)"])
             #expect(replay.status == 0)
             #expect(replay.output == "replayed \(letter.topic) \(letter.partition):\(letter.offset) to \(Topic.registrationRequests)")
