@@ -70,7 +70,8 @@ enum SVGChart {
         value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
     }
 
+    /// The time of day in UTC, `HH:MM`, as the page's ISO 8601 times say it.
     private static func clock(_ date: Date) -> String {
-        date.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits))
+        String(date.formatted(.iso8601.time(includingFractionalSeconds: false)).prefix(5))
     }
 }
