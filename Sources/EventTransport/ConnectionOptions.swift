@@ -15,6 +15,11 @@ public struct ConnectionOptions: Sendable {
     public var bootstrapFile: String?
     public var dataDirectory: String
     public var kafkaProperties: [String: String]
+    /// For a command (rather than a worker or a server): where librdkafka's lines go unless `--verbose`, and what
+    /// says in one line why no broker could be reached.
+    public var trouble: BrokerTrouble?
+    /// `--verbose`: a command logs librdkafka's lines too.
+    public var isVerbose = false
 
     /// The options' specs, to add to a command's own.
     public static let specs: [CommandSpec.Option] = [
@@ -25,10 +30,15 @@ public struct ConnectionOptions: Sendable {
                environment: "KAFKA_PROPERTIES_FILE"),
     ]
 
+    /// The options of a command that reads or writes topics and ends (not a worker or a server): `specs` and `--verbose`.
+    public static let commandSpecs = specs + [BrokerTrouble.verboseOption]
+
     /// The file a local broker started with `--data-dir` leaves its address in.
     public static func bootstrapFile(in dataDirectory: String) -> String { dataDirectory + "/broker.bootstrap" }
 
-    public init(_ arguments: ParsedArguments) throws(UsageError) {
+    /// The connection `arguments` give; `quietUnlessVerbose` for a command that says in one line why the broker
+    /// could not be reached (its spec takes `BrokerTrouble.verboseOption`).
+    public init(_ arguments: ParsedArguments, quietUnlessVerbose: Bool = false) throws(UsageError) {
         dataDirectory = arguments.value("data-dir") ?? "data"
         if let servers = arguments.value("bootstrap") {
             bootstrapServers = servers
@@ -41,6 +51,20 @@ public struct ConnectionOptions: Sendable {
         let fromFile = try arguments.value("kafka-properties-file").map(Self.properties(inFile:)) ?? [:]
         kafkaProperties = fromFile.merging(try KafkaConfiguration.parseProperties(
             arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property")), uniquingKeysWith: { $1 })
+        if quietUnlessVerbose {
+            trouble = BrokerTrouble(bootstrap: bootstrapServers)
+            isVerbose = arguments.flag("verbose")
+        }
+    }
+
+    /// Runs `body`, turning a failure to reach the broker into the one line that says so (a `CommandFailure`).
+    public func explainingBrokerTrouble<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            if let line = trouble?.explain(error) { throw CommandFailure(line) }
+            throw error
+        }
     }
 
     /// The properties of a `--kafka-properties-file`: one `name=value` a line, blank lines and `#` comments skipped.
@@ -85,7 +109,11 @@ public struct ConnectionOptions: Sendable {
         configuration.heartbeatInterval = Self.heartbeatInterval
         configuration.assignmentStrategy = .cooperativeSticky
         configuration.properties = kafkaProperties
-        configuration.log(to: Logger(component: clientID))
+        if let trouble {
+            trouble.listen(to: &configuration, verbose: isVerbose, logger: Logger(component: clientID))
+        } else {
+            configuration.log(to: Logger(component: clientID))
+        }
         return configuration
     }
 }
