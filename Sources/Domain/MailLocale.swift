@@ -10,7 +10,7 @@ public enum MailLocale {
     public static let fallback = "en"
 
     /// The longest `locale` field the contract takes.
-    public static let maximumLength = 100
+    public static let maximumLength = ContractLimits.localeCharacters
 
     /// Nil when `field` is a valid `locale` value: at most ``maximumLength`` characters, comma-separated tags of
     /// letters, digits and hyphens (RFC 5646's characters), each at most 35 long, at most 10 of them.
