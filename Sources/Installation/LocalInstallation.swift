@@ -1,5 +1,6 @@
 import Backends
 import Crypto
+import EventTransport
 import Foundation
 import Kafka
 import RegistrarClient
@@ -23,9 +24,9 @@ public final class LocalInstallation: @unchecked Sendable {
     // its helpers, may start and kill workers at once.
     public static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
 
-    /// Worker properties that let a killed worker's partitions move to its successor within seconds,
-    /// not the default 45 s session timeout (a stalled worker at worst causes a rebalance and a redelivery).
-    public static let quickFailover = ["--kafka-property", "session.timeout.ms=3000", "--kafka-property", "heartbeat.interval.ms=300"]
+    /// Worker properties for a real broker that allows a session timeout under Kafka's 6 s minimum (Tansu): the
+    /// local broker's failover settings (`ConnectionOptions.localSessionTimeout`), which the workers take by themselves there.
+    public static let quickFailover = ConnectionOptions.shortSessionProperties.flatMap { ["--kafka-property", $0] }
 
     public let directory: String
     /// The broker's address (the local broker's is a new one after `restartBroker`).
@@ -93,9 +94,13 @@ public final class LocalInstallation: @unchecked Sendable {
         try RegistrarClient(kafka: kafka(clientID: name), publicKey: publicKey, name: name)
     }
 
-    /// Starts (or restarts) the worker `name` with the arguments it was first given.
+    /// Starts (or restarts) the worker or replica `name` (`account-worker`, `account-worker-2`) with the arguments it
+    /// was first given.
     public func start(_ name: String) throws {
-        try launch(name, as: name)
+        guard let worker = Self.workerNames.first(where: { name == $0 || name.hasPrefix($0 + "-") }) else {
+            throw InstallationError("no worker named \(name)")
+        }
+        try launch(name, as: worker)
     }
 
     /// Starts one more process of the worker `name` (the same binary, arguments and consumer group), named

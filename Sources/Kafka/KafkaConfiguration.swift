@@ -35,6 +35,10 @@ public struct KafkaConfiguration: Sendable {
     public var clientID: String
     /// The consumer group; required by `KafkaConsumer(configuration:subscribingTo:)`.
     public var groupID: String?
+    /// This member's stable name in its group (static membership, KIP-345): a member restarted under the same name
+    /// takes its partitions back without a rebalance, and one that closes does not leave (its partitions move after
+    /// the session timeout, unless it comes back first). Unique per member.
+    public var groupInstanceID: String?
     public var acks: Acks = .all
     /// Exactly-once, in-order writes per partition; requires `acks == .all`.
     public var enableIdempotence = true
@@ -102,6 +106,7 @@ extension KafkaConfiguration {
             ]
         case .consumer:
             if let groupID { result.append(("group.id", groupID)) }
+            if let groupInstanceID { result.append(("group.instance.id", groupInstanceID)) }
             result += [
                 ("session.timeout.ms", String(sessionTimeout.milliseconds)),
                 ("heartbeat.interval.ms", String(heartbeatInterval.milliseconds)),

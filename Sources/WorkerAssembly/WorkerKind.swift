@@ -33,7 +33,14 @@ extension WorkerKind {
     /// The worker's command line: the connection's options and its own.
     public static var spec: CommandSpec {
         CommandSpec(name: name, summary: summary,
-                    options: ConnectionOptions.specs + [OperationsEndpoint.option] + WorkerKeys.eventSpecs + options)
+                    options: ConnectionOptions.specs + [groupInstanceOption, OperationsEndpoint.option] + WorkerKeys.eventSpecs + options)
+    }
+
+    /// `--group-instance-id`: static membership on a real broker (see `ConnectionOptions.sessionTimeout`).
+    static var groupInstanceOption: CommandSpec.Option {
+        .value("group-instance-id", "This replica's stable name in its consumer group (unique per replica, e.g. the pod or host "
+               + "name): restarted, it takes its partitions back at once; stopped, they move after the session timeout. Real brokers "
+               + "only (the local broker ignores it)", environment: "REGISTRAR_GROUP_INSTANCE_ID")
     }
 
     /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
@@ -80,17 +87,17 @@ extension WorkerKind {
         let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
         Worker.declareMetrics(name: name, routing: stack.routing, role: role)
         startup.started()
-        let session: @Sendable (KafkaConfiguration, ShutdownSignal) async throws -> Void = { configuration, until in
+        let instance = parsed.value("group-instance-id")
+        let session: @Sendable (String, ShutdownSignal) async throws -> Void = { address, until in
+            let isLocalBroker = try await offload { connection.isMockCluster(address) }
+            var configuration = connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker)
+            if !isLocalBroker { configuration.groupInstanceID = instance }
             try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval, board: board)
         }
         if let file = connection.bootstrapFile {
-            try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown, logger: logger) { address, until in
-                let isLocalBroker = try await offload { connection.isMockCluster(address) }
-                try await session(connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker), until)
-            }
+            try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown, logger: logger, session)
         } else {
-            let isLocalBroker = try await offload { connection.isMockCluster(connection.bootstrapServers) }
-            try await session(connection.kafka(clientID: name, isLocalBroker: isLocalBroker), shutdown)
+            try await session(connection.bootstrapServers, shutdown)
         }
     }
 }

@@ -38,6 +38,21 @@ import WorkerRuntime
         }
     }
 
+    /// Issue 23 point 5's settings: the local broker's shorter session (its rebalance rounds wait the session timeout),
+    /// Kafka's 6 s minimum elsewhere; static membership only when asked for, and librdkafka takes it on a consumer.
+    @Test func failoverSettingsFollowTheBroker() async throws {
+        let local = try options([]).kafka(clientID: "w", isLocalBroker: true)
+        #expect(local.sessionTimeout == .seconds(3) && local.heartbeatInterval == .milliseconds(500))
+        var real = try options([]).kafka(clientID: "w", isLocalBroker: false)
+        #expect(real.sessionTimeout == .seconds(6) && real.heartbeatInterval == .seconds(1))
+        #expect(real.groupInstanceID == nil)
+        #expect(ConnectionOptions.shortSessionProperties == ["session.timeout.ms=3000", "heartbeat.interval.ms=500"])
+        real.groupID = "account-worker"
+        real.groupInstanceID = "account-worker-2"
+        let consumer = try KafkaConsumer(configuration: real, subscribingTo: ["registration.requests"])
+        _ = await consumer.close(within: .seconds(1))
+    }
+
     @Test func librdkafkasRefusalShowsNoValue() throws {
         let parsed = try options(["--kafka-property", "security.protocol=Canary,Secret"])
         let error = #expect(throws: KafkaError.self) { try KafkaProducer(configuration: parsed.kafka(clientID: "test")) }
