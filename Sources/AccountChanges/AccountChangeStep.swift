@@ -20,11 +20,14 @@ public struct AccountChangeStep: EventHandler {
     public var seals: SealOpener
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
+    /// How long each email change in flight has made no progress (the deadline sweep's measure).
+    public var progress: ProgressWatch
 
     public init(accounts: any AccountChangeStore, passwords: PasswordCheck, codes: CodeVerifier, tokens: any TokenStore,
                 mailer: any Mailer, mail: MailSettings = .init(), seals: SealOpener, rules: RegistrationRules = .init(),
-                clock: @escaping @Sendable () -> Date = Date.init) {
+                clock: @escaping @Sendable () -> Date = Date.init, progress: ProgressWatch = ProgressWatch()) {
         self.seals = seals
+        self.progress = progress
         self.accounts = accounts
         self.passwords = passwords
         self.codes = codes
@@ -72,10 +75,14 @@ public struct AccountChangeStep: EventHandler {
         return try effects(of: record)
     }
 
-    /// Undoes every email change that has waited for its profile since before `deadline`.
-    public func expireChanges(notUpdatedSince deadline: Date) throws -> [Event] {
+    /// Undoes every email change that has waited for its profile for `deadline` without progress, as this process's
+    /// monotonic clock measures it.
+    public func expireChanges(stalledFor deadline: Duration) throws -> [Event] {
+        let inFlight = try accounts.changes(in: .awaitingProfile, updatedBefore: .distantFuture)
+        let stalled = progress.stalled(inFlight.map { ($0.requestId, "\($0.updatedAt.timeIntervalSince1970)", $0.stage.rawValue) },
+                                       for: deadline)
         var events: [Event] = []
-        for change in try accounts.changes(in: .awaitingProfile, updatedBefore: deadline) {
+        for change in inFlight where stalled.contains(change.requestId) {
             guard let transition = EmailChangeSaga.expire(change, at: clock()), let record = transition.record else { continue }
             try accounts.save(record, applying: transition.update)
             events += transition.events

@@ -9,11 +9,13 @@ public enum Event: Sendable, Equatable {
     case avatarStored(AvatarStored)
     case avatarRejected(AvatarRejected)
     case avatarDeleted(AvatarDeleted)
+    case avatarWaiting(AvatarWaiting)
     case writeProfile(WriteProfile)
     case deleteProfile(DeleteProfile)
     case profileWritten(ProfileWritten)
     case profileRejected(ProfileRejected)
     case profileDeleted(ProfileDeleted)
+    case profileWaiting(ProfileWaiting)
     case registrationCompleted(RegistrationCompleted)
     case registrationFailed(RegistrationFailed)
     case codeRequested(CodeRequested)
@@ -48,11 +50,13 @@ public enum Event: Sendable, Equatable {
         case .avatarStored: .avatarStored
         case .avatarRejected: .avatarRejected
         case .avatarDeleted: .avatarDeleted
+        case .avatarWaiting: .avatarWaiting
         case .writeProfile: .writeProfile
         case .deleteProfile: .deleteProfile
         case .profileWritten: .profileWritten
         case .profileRejected: .profileRejected
         case .profileDeleted: .profileDeleted
+        case .profileWaiting: .profileWaiting
         case .registrationCompleted: .registrationCompleted
         case .registrationFailed: .registrationFailed
         case .codeRequested: .codeRequested

@@ -112,11 +112,13 @@ public enum EventCodec {
         "AvatarStored": entry(Event.avatarStored),
         "AvatarRejected": entry(Event.avatarRejected),
         "AvatarDeleted": entry(Event.avatarDeleted),
+        "AvatarWaiting": entry(Event.avatarWaiting),
         "WriteProfile": entry(Event.writeProfile),
         "DeleteProfile": entry(Event.deleteProfile),
         "ProfileWritten": entry(Event.profileWritten),
         "ProfileRejected": entry(Event.profileRejected),
         "ProfileDeleted": entry(Event.profileDeleted),
+        "ProfileWaiting": entry(Event.profileWaiting),
         "RegistrationCompleted": entry(Event.registrationCompleted),
         "RegistrationFailed": entry(Event.registrationFailed),
         "CodeRequested": entry(Event.codeRequested),
@@ -165,11 +167,13 @@ extension Event {
         case .avatarStored(let e): e
         case .avatarRejected(let e): e
         case .avatarDeleted(let e): e
+        case .avatarWaiting(let e): e
         case .writeProfile(let e): e
         case .deleteProfile(let e): e
         case .profileWritten(let e): e
         case .profileRejected(let e): e
         case .profileDeleted(let e): e
+        case .profileWaiting(let e): e
         case .registrationCompleted(let e): e
         case .registrationFailed(let e): e
         case .codeRequested(let e): e

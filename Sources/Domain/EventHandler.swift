@@ -15,10 +15,17 @@ public protocol EventHandler: Sendable {
     /// keeps the failure (or returns the answer it gave already), so a redelivery or a replay of the
     /// request is answered the same.
     func answer(deadLettered failure: Event) throws -> [Event]
+
+    /// The heartbeat of `event` while its step waits for a failing dependency (retrying): events that tell whoever
+    /// waits for the step's replies that it is alive and waiting, so that a saga's deadline does not undo the work
+    /// it holds (this event, and those queued behind it). Published to every partition of its topic. None by default.
+    func heartbeat(of event: Event) -> [Event]
 }
 
 extension EventHandler {
     public func answer(deadLettered failure: Event) throws -> [Event] { [failure] }
+
+    public func heartbeat(of event: Event) -> [Event] { [] }
 }
 
 extension EventHandler {

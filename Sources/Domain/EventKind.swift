@@ -7,11 +7,13 @@ extension Event {
         case avatarStored = "AvatarStored"
         case avatarRejected = "AvatarRejected"
         case avatarDeleted = "AvatarDeleted"
+        case avatarWaiting = "AvatarWaiting"
         case writeProfile = "WriteProfile"
         case deleteProfile = "DeleteProfile"
         case profileWritten = "ProfileWritten"
         case profileRejected = "ProfileRejected"
         case profileDeleted = "ProfileDeleted"
+        case profileWaiting = "ProfileWaiting"
         case registrationCompleted = "RegistrationCompleted"
         case registrationFailed = "RegistrationFailed"
         case codeRequested = "CodeRequested"
@@ -37,7 +39,8 @@ extension Event {
             case .registrationRequested: Topic.registrationRequests
             case .storeAvatar, .deleteAvatar: Topic.imageCommands
             case .writeProfile, .deleteProfile, .updateProfileEmail: Topic.profileCommands
-            case .avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted:
+            case .avatarStored, .avatarRejected, .avatarDeleted, .avatarWaiting, .profileWritten, .profileRejected, .profileDeleted,
+                 .profileWaiting:
                 Topic.registrationReplies
             case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
             case .codeRequested: Topic.codeRequests

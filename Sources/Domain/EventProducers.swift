@@ -9,9 +9,9 @@ extension Event.Kind {
         case .storeAvatar, .deleteAvatar, .writeProfile, .deleteProfile, .updateProfileEmail, .registrationCompleted,
              .registrationFailed, .tokenIssued, .tokenRefused, .profileAnswered, .accountChangeCompleted, .accountChangeFailed:
             [.account]
-        case .avatarStored, .avatarRejected, .avatarDeleted:
+        case .avatarStored, .avatarRejected, .avatarDeleted, .avatarWaiting:
             [.image]
-        case .profileWritten, .profileRejected, .profileDeleted, .profileEmailUpdated, .profileEmailRejected:
+        case .profileWritten, .profileRejected, .profileDeleted, .profileWaiting, .profileEmailUpdated, .profileEmailRejected:
             [.profile]
         case .codeSent, .codeRefused:
             [.codeDispatch]

@@ -87,6 +87,18 @@ public struct AvatarDeleted: Codable, Sendable, Equatable {
     }
 }
 
+/// The image worker is alive but cannot store the avatar yet (its object store is failing) and keeps retrying: a
+/// heartbeat that keeps the saga from its deadline while the store is down.
+public struct AvatarWaiting: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var imageId: String
+
+    public init(registrationId: String, imageId: String) {
+        self.registrationId = registrationId
+        self.imageId = imageId
+    }
+}
+
 /// Asks the profile worker to write `users/<uid>`.
 public struct WriteProfile: Codable, Sendable, Equatable {
     public var registrationId: String
@@ -113,6 +125,18 @@ public struct DeleteProfile: Codable, Sendable, Equatable {
 
 /// The profile worker wrote the profile.
 public struct ProfileWritten: Codable, Sendable, Equatable {
+    public var registrationId: String
+    public var uid: String
+
+    public init(registrationId: String, uid: String) {
+        self.registrationId = registrationId
+        self.uid = uid
+    }
+}
+
+/// The profile worker is alive but cannot write the profile yet (its store is failing) and keeps retrying: a
+/// heartbeat that keeps the saga from its deadline while the store is down.
+public struct ProfileWaiting: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
 
@@ -202,10 +226,12 @@ extension DeleteAvatar: RegistrationMessage {}
 extension AvatarStored: RegistrationMessage {}
 extension AvatarRejected: RegistrationMessage {}
 extension AvatarDeleted: RegistrationMessage {}
+extension AvatarWaiting: RegistrationMessage {}
 extension WriteProfile: RegistrationMessage {}
 extension DeleteProfile: RegistrationMessage {}
 extension ProfileWritten: RegistrationMessage {}
 extension ProfileRejected: RegistrationMessage {}
 extension ProfileDeleted: RegistrationMessage {}
+extension ProfileWaiting: RegistrationMessage {}
 extension RegistrationCompleted: RegistrationMessage {}
 extension RegistrationFailed: RegistrationMessage {}

@@ -4,7 +4,8 @@ public enum StepRoutes {
     /// `RegistrationCoordinator` (account worker): the requests, and the image and profile workers' replies.
     public static let registration = Route.set([
         Topic.registrationRequests: [.registrationRequested],
-        Topic.registrationReplies: [.avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted],
+        Topic.registrationReplies: [.avatarStored, .avatarRejected, .avatarDeleted, .avatarWaiting, .profileWritten, .profileRejected,
+                                    .profileDeleted, .profileWaiting],
     ])
     /// `AvatarStep` (image worker).
     public static let avatar = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])

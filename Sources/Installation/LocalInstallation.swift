@@ -95,12 +95,12 @@ public final class LocalInstallation: @unchecked Sendable {
     }
 
     /// Starts (or restarts) the worker or replica `name` (`account-worker`, `account-worker-2`) with the arguments it
-    /// was first given.
-    public func start(_ name: String) throws {
+    /// was first given, `environment` added to its environment (e.g. libfaketime's, to step its clock).
+    public func start(_ name: String, environment: [String: String] = [:]) throws {
         guard let worker = Self.workerNames.first(where: { name == $0 || name.hasPrefix($0 + "-") }) else {
             throw InstallationError("no worker named \(name)")
         }
-        try launch(name, as: worker)
+        try launch(name, as: worker, environment: environment)
     }
 
     /// Starts one more process of the worker `name` (the same binary, arguments and consumer group), named
@@ -119,9 +119,9 @@ public final class LocalInstallation: @unchecked Sendable {
         }
     }
 
-    private func launch(_ name: String, as worker: String) throws {
+    private func launch(_ name: String, as worker: String, environment: [String: String] = [:]) throws {
         let process = try ChildProcess(binaries + "/" + worker, arguments[worker] ?? ["--data-dir", directory],
-                                       environment: stores.environment, errors: .file("\(logs)/\(name).log"))
+                                       environment: stores.environment.merging(environment) { $1 }, errors: .file("\(logs)/\(name).log"))
         lock.withLock { workers[name] = process }
     }
 

@@ -26,7 +26,7 @@ public enum AccountWorker: WorkerKind {
     public static let letters = AccountChangeStep.letters
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
-        .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("saga-deadline", "Seconds a registration or email change may go without progress (no step's reply, no heartbeat of a step waiting for its store) before it is undone; measured on the monotonic clock", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
@@ -36,7 +36,7 @@ public enum AccountWorker: WorkerKind {
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
-        let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
+        let deadline = Duration.seconds(try parsed.integer("saga-deadline") ?? 120)
         let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8,
                                       blocklist: try DictionaryBlocklist())
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
@@ -57,8 +57,9 @@ public enum AccountWorker: WorkerKind {
             onLock: LockoutCounter.count)
         let codes = CodeVerifier(codes: try stores.codeStore(), secrets: codeSecrets)
         let tokens = try stores.tokenStore()
-        let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
-                               maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
+        let sealMaxAge = try parsed.integer("seal-max-age") ?? 300
+        let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(), maximumAge: Double(sealMaxAge), clock: clock,
+                               onSkew: SealClock.reporter(maximumAge: sealMaxAge, logger: Logger(component: name)))
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: MeteredMailer(mailer: try stores.mailer()), mail: mail,
@@ -78,8 +79,7 @@ public enum AccountWorker: WorkerKind {
             periodic: {
                 try seals.forgetExpiredClaims()
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
-                let cutoff = clock().addingTimeInterval(-deadline)
-                return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
+                return try registrations.expireSagas(stalledFor: deadline) + changes.expireChanges(stalledFor: deadline)
             })
     }
 }

@@ -33,7 +33,8 @@ extension WorkerKind {
     /// The worker's command line: the connection's options and its own.
     public static var spec: CommandSpec {
         CommandSpec(name: name, summary: summary,
-                    options: ConnectionOptions.specs + [groupInstanceOption, OperationsEndpoint.option] + WorkerKeys.eventSpecs + options)
+                    options: ConnectionOptions.specs + [groupInstanceOption, heartbeatOption, OperationsEndpoint.option] + WorkerKeys.eventSpecs
+                        + options)
     }
 
     /// `--group-instance-id`: static membership on a real broker (see `ConnectionOptions.sessionTimeout`).
@@ -41,6 +42,13 @@ extension WorkerKind {
         .value("group-instance-id", "This replica's stable name in its consumer group (unique per replica, e.g. the pod or host "
                + "name): restarted, it takes its partitions back at once; stopped, they move after the session timeout. Real brokers "
                + "only (the local broker ignores it)", environment: "REGISTRAR_GROUP_INSTANCE_ID")
+    }
+
+    /// `--heartbeat-interval`: how often a step waiting for a failing store tells its saga that it is alive.
+    static var heartbeatOption: CommandSpec.Option {
+        .value("heartbeat-interval", "Seconds between the heartbeats of a step waiting for a failing store (image and profile "
+               + "workers), each of which restarts its registration's deadline; keep it under half the account worker's --saga-deadline",
+               environment: "REGISTRAR_HEARTBEAT_INTERVAL", default: "30")
     }
 
     /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
@@ -84,6 +92,7 @@ extension WorkerKind {
         guard let stack = try await StartupWait.open("its stores", until: shutdown, state: startup, logger: logger, {
             try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
         }) else { return }
+        let heartbeat = Duration.seconds(try parsed.integer("heartbeat-interval") ?? 30)
         let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
         Worker.declareMetrics(name: name, routing: stack.routing, role: role)
         startup.started()
@@ -92,7 +101,8 @@ extension WorkerKind {
             let isLocalBroker = try await offload { connection.isMockCluster(address) }
             var configuration = connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker)
             if !isLocalBroker { configuration.groupInstanceID = instance }
-            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval, board: board)
+            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval,
+                          heartbeat: heartbeat, board: board)
         }
         if let file = connection.bootstrapFile {
             try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown, logger: logger, session)

@@ -25,6 +25,7 @@ public final class Worker: Sendable {
     private let verifier: EventVerifier
     private let retry: Backoff
     private let grace: Duration
+    private let heartbeat: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
     private let metrics: WorkerMetrics
@@ -37,10 +38,11 @@ public final class Worker: Sendable {
     /// each event to the step of its route, once `verifier` has checked its signature by one of the
     /// route's producers (none for a client's request). It signs every event it publishes with
     /// `signer`. On shutdown, messages being handled get `grace` to finish
-    /// before they are abandoned (and redelivered later). Every wait (back-off, grace, the periodic
-    /// interval) goes through `sleep`.
+    /// before they are abandoned (and redelivered later). A step waiting for a failing dependency publishes its
+    /// heartbeat (`EventHandler.heartbeat(of:)`) when it begins to wait and every `heartbeat` after. Every wait
+    /// (back-off, grace, the periodic interval) goes through `sleep`.
     public init(name: String, configuration: KafkaConfiguration, routing: RoutingTable, signer: EventSigner,
-                verifier: EventVerifier, retry: Backoff = .worker, grace: Duration = .seconds(10),
+                verifier: EventVerifier, retry: Backoff = .worker, grace: Duration = .seconds(10), heartbeat: Duration = .seconds(30),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws {
         var consumerConfiguration = configuration
         consumerConfiguration.groupID = consumerConfiguration.groupID ?? name
@@ -68,6 +70,7 @@ public final class Worker: Sendable {
         self.verifier = verifier
         self.retry = retry
         self.grace = grace
+        self.heartbeat = heartbeat
         self.sleep = sleep
         self.logger = logger
         self.metrics = WorkerMetrics(worker: name)
@@ -216,7 +219,9 @@ public final class Worker: Sendable {
         }
         do {
             let started = ContinuousClock.now
-            let outputs = try await retrying(event.type, lane: lane, log: flow) { try step.handle(event) }
+            let outputs = try await retrying(event.type, lane: lane, log: flow, heartbeat: step.heartbeat(of: event)) {
+                try step.handle(event)
+            }
             try await publish(outputs, lane: lane)
             metrics.handled(event.type, on: message.topic, in: ContinuousClock.now - started)
             flow.info("handled", ["published": outputs.map(\.type).joined(separator: ",")])
@@ -236,18 +241,49 @@ public final class Worker: Sendable {
     }
 
     /// Runs `step`, retrying transient failures (a dependency down, full, read-only or locked) with
-    /// capped back-off for as long as they last, while its partition is paused.
-    private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil,
+    /// capped back-off for as long as they last, while its partition is paused. Meanwhile `heartbeat` is
+    /// published when the wait begins and every `self.heartbeat` after.
+    private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil, heartbeat events: [Event] = [],
                                        _ step: @escaping @Sendable () throws -> T) async throws -> T {
         defer { lane?.setRetrying(false) }
         let isTransient = { (error: StoreError) in error.kind == .transient }
+        var lastBeat: ContinuousClock.Instant?
         return try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in
             (log ?? logger).warning("a dependency is failing; waiting and retrying",
                                     ["step": what, "attempt": attempt, "error": error.message])
             metrics.retried(what)
             metrics.storeFailed(error.kind)
             lane?.setRetrying(true, because: error.message)
-        }, sleep: sleep) { _ in try await offload(step) }
+        }, sleep: { delay in
+            if !events.isEmpty, lastBeat.map({ ContinuousClock.now - $0 >= heartbeat }) ?? true {
+                lastBeat = .now
+                beat(events, log: log ?? logger)
+            }
+            try await sleep(delay)
+        }) { _ in try await offload(step) }
+    }
+
+    /// Publishes a waiting step's heartbeat once to every partition of its topic, so that every consumer of the
+    /// topic hears it (the messages queued behind the waiting one have no heartbeat of their own), without holding
+    /// up the step's retries (a heartbeat that cannot be sent is not retried: the next one follows).
+    private func beat(_ events: [Event], log: Logger) {
+        let messages = events.map { OutgoingMessage($0, producer: name, signer: signer) }
+        let producer = producer
+        Task {
+            do {
+                for message in messages {
+                    let partitions = try await offload { try producer.partitionCount(topic: message.topic, timeout: .seconds(5)) }
+                    for partition in 0..<partitions {
+                        var copy = message
+                        copy.partition = Int32(partition)
+                        try await producer.send(copy)
+                    }
+                }
+                log.info("waiting step's heartbeat sent", ["published": events.map(\.type).joined(separator: ",")])
+            } catch {
+                log.warning("waiting step's heartbeat not sent", ["error": "\(error)"])
+            }
+        }
     }
 
     /// Publishes `events` in order and waits for every acknowledgement.

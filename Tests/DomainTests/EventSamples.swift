@@ -22,11 +22,13 @@ enum EventSamples {
         .avatarStored(AvatarStored(registrationId: "r-1", imageId: imageId, url: profile.profileImage)),
         .avatarRejected(AvatarRejected(registrationId: "r-1", imageId: imageId, reason: .imageTooManyPixels, message: "too big")),
         .avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: imageId)),
+        .avatarWaiting(AvatarWaiting(registrationId: "r-1", imageId: imageId)),
         .writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile)),
         .deleteProfile(DeleteProfile(registrationId: "r-1", uid: uid)),
         .profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)),
         .profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "refused")),
         .profileDeleted(ProfileDeleted(registrationId: "r-1", uid: uid)),
+        .profileWaiting(ProfileWaiting(registrationId: "r-1", uid: uid)),
         .registrationCompleted(RegistrationCompleted(registrationId: "r-1", sealedResult: "c2VhbGVk")),
         .registrationFailed(RegistrationFailed(registrationId: "r-1", reason: .emailTaken, message: "taken")),
         // An invalid id is echoed as the request carried it.

@@ -10,9 +10,16 @@ import Testing
     let accounts = InMemoryAccountStore()
     let clock = ManualClock()
     let ledger = InMemorySealLedger()
+    let progress: ProgressWatch
     var coordinator: RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
-                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), clock: clock.closure)
+                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), clock: clock.closure,
+                                progress: progress)
+    }
+
+    init() {
+        // The sweep looks when told to, not every 5 s: whatever time passes between two looks counts.
+        progress = ProgressWatch(uptime: clock.uptime, maximumGap: .seconds(3_600))
     }
 
     func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
@@ -114,15 +121,79 @@ import Testing
 
     @Test func aSagaPastItsDeadlineIsUndoneAndItsLateRepliesToo() throws {
         let command = try start(request())
-        #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "not stuck yet")
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "not stuck yet")
         clock.advance(by: 121)
-        let expired = try coordinator.expireSagas(notUpdatedSince: clock.now.addingTimeInterval(-120))
+        let expired = try coordinator.expireSagas(stalledFor: .seconds(120))
         #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
         #expect(failure(Array(expired.dropFirst())) == .deadlineExceeded)
         #expect(try accounts.accounts().isEmpty)
-        #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "expired once")
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "expired once")
         let late = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
         #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+    }
+
+    /// Issue 23 point 4: the deadline counts time without progress on the monotonic clock. A wall-clock step of ±10
+    /// minutes fails nothing; a reply restarts the count.
+    @Test func aWallClockStepFailsNoSagaAndAReplyRestartsTheCount() throws {
+        let command = try start(request())
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        for step in [600.0, -600, 150, -150] {
+            clock.step(by: step)
+            #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "a step of \(step) s")
+        }
+        clock.advance(by: 100)
+        _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 100)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "100 s since the reply")
+        clock.advance(by: 21)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).first?.kind == .deleteProfile, "undone 120 s after the reply")
+        #expect(try accounts.saga("r-1")?.failure?.reason == .deadlineExceeded)
+    }
+
+    /// Issue 23 point 6: heartbeats of the waiting image worker, each naming one saga, keep every saga waiting for its
+    /// avatar alive through a 10-minute outage (those queued behind the named one too), not one waiting for its
+    /// profile; the deadline then counts from the last of them, and a stored avatar moves the saga on.
+    @Test func heartbeatsOfAWaitingStepKeepEverySagaAtThatStepAlive() throws {
+        let command = try start(request())
+        _ = try start(request("r-2", email: "bob@example.com"))
+        let third = try start(request("r-3", email: "cy@example.com"))
+        _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-3", imageId: third.imageId, url: "memory://3.jpg")))
+        let beat = Event.avatarWaiting(AvatarWaiting(registrationId: "r-1", imageId: command.imageId))
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        var undone: Set<String> = []
+        for _ in 0..<10 {
+            clock.advance(by: 60)
+            #expect(try coordinator.handle(beat).isEmpty, "a heartbeat publishes nothing")
+            undone.formUnion(try coordinator.expireSagas(stalledFor: .seconds(120)).map(\.registrationId))
+        }
+        #expect(undone == ["r-3"], "only the saga waiting for its profile is undone")
+        clock.advance(by: 119)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        let asked = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
+        guard case .writeProfile = asked.first else { throw Unexpected(asked) }
+        clock.advance(by: 1)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).map(\.registrationId).contains("r-2"))
+        #expect(throws: UntrustedEvent.self) {
+            try coordinator.handle(.avatarWaiting(AvatarWaiting(registrationId: "r-2", imageId: "victim-image")))
+        }
+    }
+
+    /// A sweep that could not look (its store down for 10 minutes, the process frozen) counts at most 30 s of that
+    /// time: the saga's reply may be waiting to be read. Time it watches, a look every 5 s, counts in full.
+    @Test func timeTheSweepCouldNotLookCountsAtMostThirtySeconds() throws {
+        var sweeper = coordinator
+        sweeper.progress = ProgressWatch(uptime: clock.uptime)
+        let command = try start(request())
+        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 600)
+        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty, "30 s counted of the 600")
+        for _ in 0..<17 {
+            clock.advance(by: 5)
+            #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        }
+        clock.advance(by: 5)
+        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
     }
 
     /// Attack 4: forged replies for a saga that does not exist undo nothing (no `DeleteAvatar` or
@@ -164,8 +235,9 @@ import Testing
         #expect(try accounts.saga("r-1") == saga, "nothing moved")
         #expect(try accounts.account(uid: saga.uid)?.status == .pending)
 
+        _ = try coordinator.expireSagas(stalledFor: .seconds(120))
         clock.advance(by: 121)
-        _ = try coordinator.expireSagas(notUpdatedSince: clock.now.addingTimeInterval(-120))
+        _ = try coordinator.expireSagas(stalledFor: .seconds(120))
         #expect(throws: UntrustedEvent.self) {
             try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: "victim-image", url: "u")))
         }

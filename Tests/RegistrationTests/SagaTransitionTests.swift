@@ -14,6 +14,21 @@ import Domain
                    imageId: "i1", imageURL: imageURL, stage: stage, startedAt: now, updatedAt: now)
     }
 
+    /// Issue 23 point 6: a waiting worker's heartbeat moves no saga and publishes nothing (the coordinator counts it as
+    /// progress of the sagas at its step); one naming other ids than the saga's is a mismatch.
+    @Test func aHeartbeatMovesNoSaga() {
+        let avatar = Event.avatarWaiting(AvatarWaiting(registrationId: "r1", imageId: "i1"))
+        let profile = Event.profileWaiting(ProfileWaiting(registrationId: "r1", uid: "u1"))
+        for event in [avatar, profile] {
+            for stage in SagaStage.allCases {
+                let transition = SagaTransition.on(event, saga: saga(stage), at: now, sealing: Self.sealed)
+                #expect(transition.record == nil && transition.events.isEmpty, "\(event.type) in \(stage)")
+            }
+        }
+        #expect(SagaTransition.mismatch(of: .avatarWaiting(AvatarWaiting(registrationId: "r1", imageId: "other")), with: saga(.awaitingAvatar)) != nil)
+        #expect(SagaTransition.mismatch(of: .profileWaiting(ProfileWaiting(registrationId: "r1", uid: "other")), with: saga(.awaitingProfile)) != nil)
+    }
+
     @Test func storedAvatarAsksForTheProfile() {
         let transition = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "file:///i1.jpg")),
                                            saga: saga(.awaitingAvatar), at: now, sealing: Self.sealed)

@@ -2,6 +2,7 @@ import Domain
 import Fakes
 import Foundation
 import Registration
+import Synchronization
 import Testing
 
 /// A seal opens only in the message it was made for: its purpose, request id, email and reply key, within the
@@ -51,6 +52,21 @@ import Testing
         #expect(try opener.open([(fresh, .signInPassword)], in: context, on: "auth.requests") == .opened(["ada password"]))
         clock.advance(by: 2)
         #expect(try opener.open([(fresh, .signInPassword)], in: context, on: "auth.requests") == .refused, "the same seal, later")
+    }
+
+    /// Issue 23 point 4: a seal refused for its time alone reports the measured skew (the worker's time less the sealed
+    /// time); one refused for anything else reports none.
+    @Test func aSealRefusedForItsTimeReportsTheSkew() throws {
+        let skews = Mutex<[Int]>([])
+        let opener = SealOpener(vault: FakeVault(), ledger: ledger, maximumAge: 300, clock: clock.closure,
+                                onSkew: { skew in skews.withLock { $0.append(skew) } })
+        #expect(try opener.open([(sealed(at: clock.now.addingTimeInterval(-600)), .signInPassword)], in: context, on: "auth.requests") == .refused)
+        #expect(try opener.open([(sealed(at: clock.now.addingTimeInterval(301)), .signInPassword)], in: context, on: "auth.requests") == .refused)
+        let other = SealContext(requestId: "q-other", email: "ada@example.com", replyKey: "key:ada")
+        #expect(try opener.open([(sealed(at: clock.now.addingTimeInterval(-600)), .signInPassword)], in: other, on: "auth.requests") == .refused)
+        #expect(try opener.open([(sealed(at: clock.now.addingTimeInterval(-299)), .signInPassword)], in: context, on: "auth.requests")
+            == .opened(["ada password"]))
+        #expect(skews.withLock { $0 } == [600, -301])
     }
 
     @Test func aRequestIdThatUsedOtherSealsIsRefused() throws {

@@ -1,4 +1,6 @@
 import Domain
+import EventTransport
+import Kafka
 import Support
 import Synchronization
 import Testing
@@ -91,5 +93,30 @@ import Testing
         #expect(step.flows == ["refused"])
         #expect(bench.sleeps.withLock { $0.isEmpty })
         try await worker.stop()
+    }
+
+    /// Issue 23 point 6: a step waiting for a failing dependency publishes its heartbeat when the wait begins and
+    /// every heartbeat interval after (here each retry), signed like any event; a step that does not wait beats never.
+    @Test func aWaitingStepPublishesItsHeartbeatWhileItRetries() async throws {
+        let bench = try WorkerBench()
+        let step = ScriptedStep({ event, attempt in
+            guard event.key == "quick" || attempt > 5 else { throw StoreError(.transient, "store down (test)") }
+            return ScriptedStep.refusal(of: event)
+        }, heartbeat: { event in
+            [.accountChangeFailed(RequestRefusal(requestId: event.key, reason: .invalidCredentials, message: "waiting (test)"))]
+        })
+        let worker = try bench.run(step, heartbeat: .zero)
+        try await bench.publish(ScriptedStep.request("quick"))
+        try await bench.publish(ScriptedStep.request("waited"))
+        _ = try #require(try await bench.message(on: Topic.authOutcomes, key: "waited"))
+        try await worker.stop()
+        var beats: [KafkaMessage] = []
+        for _ in 0..<50 where beats.count < 5 {
+            beats = try await bench.everything().filter { $0.topic == Topic.accountOutcomes }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(beats.count == 5, "one heartbeat per wait of the 5 failed attempts")
+        #expect(beats.allSatisfy { $0.keyString == "waited" }, "none for the step that did not wait")
+        #expect(beats.allSatisfy { (try? TestEventKeys.verifier.verify($0, type: "AccountChangeFailed", from: [.account])) != nil })
     }
 }

@@ -36,7 +36,8 @@ public struct SagaTransition: Sendable, Equatable {
             return advance(saga.moved(to: .compensating, at: date, failure: Failure(rejected.reason, rejected.message)))
         case (.avatarDeleted, .compensating):
             return advance(saga.moved(to: .failed, at: date), change: .delete(uid: saga.uid))
-        case (.avatarDeleted, _), (.profileDeleted, _):
+        case (.avatarDeleted, _), (.profileDeleted, _), (.avatarWaiting, _), (.profileWaiting, _):
+            // A heartbeat moves no saga: the coordinator counts it as progress of every saga at its step.
             return SagaTransition(record: nil, accountChange: nil, events: [])
         default:
             return SagaTransition(record: nil, accountChange: nil, events: events(of: saga))
@@ -50,9 +51,11 @@ public struct SagaTransition: Sendable, Equatable {
         case .avatarStored(let reply): named = ("imageId", reply.imageId, saga.imageId)
         case .avatarRejected(let reply): named = ("imageId", reply.imageId, saga.imageId)
         case .avatarDeleted(let reply): named = ("imageId", reply.imageId, saga.imageId)
+        case .avatarWaiting(let reply): named = ("imageId", reply.imageId, saga.imageId)
         case .profileWritten(let reply): named = ("uid", reply.uid, saga.uid)
         case .profileRejected(let reply): named = ("uid", reply.uid, saga.uid)
         case .profileDeleted(let reply): named = ("uid", reply.uid, saga.uid)
+        case .profileWaiting(let reply): named = ("uid", reply.uid, saga.uid)
         default: return nil
         }
         guard named.value != named.expected else { return nil }

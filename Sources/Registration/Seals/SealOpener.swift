@@ -3,7 +3,9 @@ import Foundation
 
 /// Opens the seals of one message: each must be a ``SealedSecret`` of its field's purpose, for the message's
 /// request id, email and reply key, sealed within ``maximumAge`` of now, and the message's request id must not
-/// have used other seals on its topic before (``SealLedger``). Anything else is refused and changes nothing.
+/// have used other seals on its topic before (``SealLedger``). Anything else is refused and changes nothing. A seal
+/// refused for its time alone is reported to ``onSkew`` with the measured skew: a clock out of step (the sealer's or
+/// the worker's) refuses every request, which must not look like users mistyping.
 public struct SealOpener: Sendable {
     /// What opening a message's seals gave.
     public enum Outcome: Sendable, Equatable {
@@ -20,13 +22,16 @@ public struct SealOpener: Sendable {
     /// Seconds a seal counts, either side of the worker's clock (clients' clocks drift).
     public var maximumAge: Double
     public var clock: @Sendable () -> Date
+    /// Told the skew (this worker's time less the sealed time, in seconds) of each seal refused for its time alone.
+    public var onSkew: @Sendable (_ seconds: Int) -> Void
 
     public init(vault: any PasswordVault, ledger: any SealLedger, maximumAge: Double = 300,
-                clock: @escaping @Sendable () -> Date = Date.init) {
+                clock: @escaping @Sendable () -> Date = Date.init, onSkew: @escaping @Sendable (_ seconds: Int) -> Void = { _ in }) {
         self.vault = vault
         self.ledger = ledger
         self.maximumAge = maximumAge
         self.clock = clock
+        self.onSkew = onSkew
     }
 
     /// Opens `seals` (each sealed value with the purpose of the field it came in) of the message `context`, which
@@ -43,8 +48,12 @@ public struct SealOpener: Sendable {
         let email = context.email.map(RegistrationRules.normalizedEmail)
         for secret in secrets {
             guard secret.requestId == context.requestId, secret.email.map(RegistrationRules.normalizedEmail) == email,
-                  secret.replyKeyFingerprint == fingerprint,
-                  abs(now.timeIntervalSince1970 - Double(secret.sealedAt)) <= maximumAge else { return .refused }
+                  secret.replyKeyFingerprint == fingerprint else { return .refused }
+            let skew = now.timeIntervalSince1970 - Double(secret.sealedAt)
+            guard abs(skew) <= maximumAge else {
+                onSkew(Int(skew.rounded()))
+                return .refused
+            }
         }
         let digest = vault.digest(Array(seals.map(\.sealed).joined(separator: "\n").utf8))
         guard try ledger.claim(requestId: "\(topic)/\(context.requestId)", digest: digest, at: now) else { return .refused }

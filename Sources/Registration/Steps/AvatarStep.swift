@@ -35,6 +35,12 @@ public struct AvatarStep: EventHandler {
         }
     }
 
+    /// While the object store fails, a stored avatar's saga hears that the image worker is alive and retrying.
+    public func heartbeat(of event: Event) -> [Event] {
+        guard case .storeAvatar(let command) = event else { return [] }
+        return [.avatarWaiting(AvatarWaiting(registrationId: command.registrationId, imageId: command.imageId))]
+    }
+
     private func store(_ command: StoreAvatar) throws -> Event {
         let key = Self.key(imageId: command.imageId)
         let stored = Event.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId,

@@ -23,6 +23,12 @@ public struct ProfileStep: EventHandler {
         }
     }
 
+    /// While the profile store fails, a written profile's saga hears that the profile worker is alive and retrying.
+    public func heartbeat(of event: Event) -> [Event] {
+        guard case .writeProfile(let command) = event else { return [] }
+        return [.profileWaiting(ProfileWaiting(registrationId: command.registrationId, uid: command.uid))]
+    }
+
     private func write(_ command: WriteProfile) throws -> Event {
         let profile = command.profile
         var failure = rules.validate(name: profile.name) ?? rules.validate(email: profile.email)

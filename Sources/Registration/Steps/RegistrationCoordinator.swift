@@ -10,10 +10,13 @@ public struct RegistrationCoordinator: EventHandler {
     public var seals: SealOpener
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
+    /// How long each saga in flight has made no progress (the deadline sweep's measure).
+    public var progress: ProgressWatch
 
     public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, rules: RegistrationRules = .init(),
-                clock: @escaping @Sendable () -> Date = Date.init) {
+                clock: @escaping @Sendable () -> Date = Date.init, progress: ProgressWatch = ProgressWatch()) {
         self.accounts = accounts
+        self.progress = progress
         self.vault = vault
         self.seals = seals
         self.rules = rules
@@ -28,6 +31,10 @@ public struct RegistrationCoordinator: EventHandler {
             return try start(request)
         case .avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted:
             return try advance(on: event)
+        case .avatarWaiting:
+            return try heard(event, waitingAt: .awaitingAvatar)
+        case .profileWaiting:
+            return try heard(event, waitingAt: .awaitingProfile)
         default:
             unrouted(event)
         }
@@ -47,11 +54,13 @@ public struct RegistrationCoordinator: EventHandler {
         return SagaTransition.events(of: try accounts.recordFailed(saga))
     }
 
-    /// Fails every saga that has not reached an outcome since `deadline`, undoing what it created.
-    public func expireSagas(notUpdatedSince deadline: Date) throws -> [Event] {
-        let stuck = try accounts.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: deadline)
+    /// Fails every saga in flight that has made no progress (no step's reply, no heartbeat of a worker waiting at its
+    /// step) for `deadline`, as this process's monotonic clock measures it, undoing what it created.
+    public func expireSagas(stalledFor deadline: Duration) throws -> [Event] {
+        let inFlight = try accounts.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: .distantFuture)
+        let stalled = progress.stalled(inFlight.map { ($0.registrationId, String($0.version), $0.stage.rawValue) }, for: deadline)
         var events: [Event] = []
-        for saga in stuck {
+        for saga in inFlight where stalled.contains(saga.registrationId) {
             guard let transition = SagaTransition.expire(saga, at: clock()), let record = transition.record else { continue }
             if try accounts.save(record, applying: transition.accountChange) { events += transition.events }
         }
@@ -120,6 +129,18 @@ public struct RegistrationCoordinator: EventHandler {
     private func replay(_ saga: SagaRecord, _ request: RegistrationRequested) -> [Event] {
         guard saga.stage == .awaitingAvatar else { return SagaTransition.events(of: saga) }
         return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+    }
+
+    /// A worker's heartbeat at `stage`: it is alive and retrying a failing store, holding the saga it names and those
+    /// queued behind it, so every saga at that stage has made progress. It publishes and saves nothing; one naming a
+    /// saga never started or other ids than the saga's is refused like any reply.
+    private func heard(_ heartbeat: Event, waitingAt stage: SagaStage) throws -> [Event] {
+        guard let saga = try accounts.saga(heartbeat.registrationId) else {
+            throw UntrustedEvent.unknownSaga("\(heartbeat.type) for registration \(heartbeat.registrationId), which was never started")
+        }
+        if let mismatch = SagaTransition.mismatch(of: heartbeat, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
+        progress.progressed(stage.rawValue)
+        return []
     }
 
     /// Moves the reply's saga. A reply for no saga, or naming another uid or image id than the saga's

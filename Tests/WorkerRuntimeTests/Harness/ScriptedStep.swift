@@ -14,10 +14,16 @@ final class ScriptedStep: EventHandler, Sendable {
     /// The flow id of each event handed over, once per attempt.
     let handled = Mutex<[String]>([])
     private let script: Script
+    private let beat: @Sendable (Event) -> [Event]
 
-    init(_ script: @escaping Script = { event, _ in ScriptedStep.refusal(of: event) }) {
+    /// A step running `script`, whose heartbeat while it waits is `heartbeat`'s (none by default).
+    init(_ script: @escaping Script = { event, _ in ScriptedStep.refusal(of: event) },
+         heartbeat: @escaping @Sendable (Event) -> [Event] = { _ in [] }) {
         self.script = script
+        self.beat = heartbeat
     }
+
+    func heartbeat(of event: Event) -> [Event] { beat(event) }
 
     func handle(_ event: Event) throws -> [Event] {
         let attempt = handled.withLock { handled in

@@ -35,11 +35,12 @@ final class WorkerBench: Sendable {
 
     /// A worker running `step` in the bench's consumer group, and `periodic` every `interval` when given;
     /// `sleep` replaces the recorded instant sleep.
-    func run(_ step: ScriptedStep, grace: Duration = .seconds(10),
+    func run(_ step: ScriptedStep, grace: Duration = .seconds(10), heartbeat: Duration = .seconds(30),
              sleep: (@Sendable (Duration) async throws -> Void)? = nil,
              periodic: (@Sendable () throws -> [Event])? = nil, every interval: Duration = .seconds(5)) throws -> Running {
         let worker = try Worker(name: "bench-worker", configuration: configuration, routing: RoutingTable([step]),
                                 signer: TestEventKeys.account, verifier: TestEventKeys.verifier, grace: grace,
+                                heartbeat: heartbeat,
                                 sleep: sleep ?? { [self] duration in sleeps.withLock { $0.append(duration) } })
         let shutdown = ShutdownSignal(signals: [])
         return Running(shutdown: shutdown, task: Task { try await worker.run(until: shutdown, every: interval, periodic: periodic) })

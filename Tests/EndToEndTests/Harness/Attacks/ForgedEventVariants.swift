@@ -128,11 +128,13 @@ extension Attacks {
         case .avatarStored: return .avatarStored(AvatarStored(registrationId: id, imageId: victim.imageId, url: "https://attacker.example/a.jpg"))
         case .avatarRejected: return .avatarRejected(AvatarRejected(registrationId: id, imageId: victim.imageId, reason: .imageCorrupt, message: "forged"))
         case .avatarDeleted: return .avatarDeleted(AvatarDeleted(registrationId: id, imageId: victim.imageId))
+        case .avatarWaiting: return .avatarWaiting(AvatarWaiting(registrationId: id, imageId: victim.imageId))
         case .writeProfile: return .writeProfile(WriteProfile(registrationId: id, uid: victim.uid, profile: renamed))
         case .deleteProfile: return .deleteProfile(DeleteProfile(registrationId: id, uid: victim.uid))
         case .profileWritten: return .profileWritten(ProfileWritten(registrationId: id, uid: victim.uid))
         case .profileRejected: return .profileRejected(ProfileRejected(registrationId: id, uid: victim.uid, reason: .profileInvalid, message: "forged"))
         case .profileDeleted: return .profileDeleted(ProfileDeleted(registrationId: id, uid: victim.uid))
+        case .profileWaiting: return .profileWaiting(ProfileWaiting(registrationId: id, uid: victim.uid))
         case .registrationCompleted:
             return .registrationCompleted(RegistrationCompleted(registrationId: id, sealedResult: forgedResult(naming: victim.uid, renamed)))
         case .registrationFailed: return .registrationFailed(RegistrationFailed(registrationId: id, reason: .emailTaken, message: "forged"))

@@ -1,0 +1,104 @@
+import Domain
+import Foundation
+import Installation
+import StoreTesting
+import Testing
+
+/// Issue 23 point 4 on the real binaries: the account worker runs under libfaketime (Debian `faketime`), its wall clock
+/// stepped by +150 s, −150 s, +10 min, −10 min and −10 min again (to offsets +150, 0, +600, 0 and −600 s; the monotonic
+/// clock untouched, as NTP leaves it) while registrations wait for their avatar (the image worker frozen). With a 60 s
+/// saga deadline, none is undone: the deadline counts time without progress on the monotonic clock. After each step a
+/// registration sealed on the test's clock completes while the skew is within the 300 s seal window; beyond it, it is
+/// refused as `invalid_credentials`, and the account worker logs the measured skew and counts it
+/// (`registrar_seal_clock_refusals_total`).
+@Suite(.serialized) struct ClockStepTests {
+    static let library = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: library), "libfaketime (Debian faketime) is not installed"))
+    func clockStepsFailNoRegistrationInFlightAndSkewBeyondTheSealWindowIsReported() async throws {
+        let others = LocalInstallation.workerNames.filter { $0 != "account-worker" }
+        try await LiveSystem.with(workers: others, extraArguments: ["account-worker": ["--saga-deadline", "60"] + StartDuringOutageTests.endpoint]) { system in
+            let offsetFile = system.directory + "/faketime"
+            try "+0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+            // libfaketime fakes the clocks librdkafka computes its deadlines from and converts pthread_cond_timedwait's,
+            // but not C11 cnd_timedwait's (glibc's calls pthread inside), with which librdkafka waits: its threads would
+            // wait the offset longer, which no real clock step does. A shim waits through pthread_cond_timedwait.
+            // FAKETIME_SHARED set (to no segment): libfaketime setting it as it loads left the worker without its arguments.
+            try system.installation.start("account-worker", environment: [
+                "LD_PRELOAD": "\(try Self.conditionShim(in: system.directory)) \(Self.library)", "FAKETIME_TIMESTAMP_FILE": offsetFile,
+                "FAKETIME_NO_CACHE": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1", "FAKETIME_SHARED": "none none",
+            ])
+            try await GroupJoins.wait(for: LocalInstallation.workerNames, logs: system.logs)
+            let port = try await StartDuringOutageTests.port(of: "account-worker", in: system.installation)
+            var refused = 0
+            for (phase, offset) in [150, 0, 600, 0, -600].enumerated() {
+                system.installation.send(SIGSTOP, to: "image-worker")
+                let inFlight = (0..<2).map { system.request(email: "step\(phase)-\($0)@example.com") }
+                try await system.publish(inFlight)
+                try await Self.waitForSagas(inFlight.map(\.registrationId), in: system)
+                try "\(offset >= 0 ? "+" : "")\(offset)".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+                // More than one sweep (every 5 s) on the stepped clock before the avatars come.
+                try await Task.sleep(for: .seconds(7))
+                system.installation.send(SIGCONT, to: "image-worker")
+                let outcomes = try await system.waitForOutcomes(inFlight.map(\.registrationId), timeout: .seconds(120))
+                for request in inFlight {
+                    guard case .registrationCompleted = outcomes[request.registrationId]?.first else {
+                        Issue.record("offset \(offset) s: \(request.email) in flight got \(String(describing: outcomes[request.registrationId]))")
+                        continue
+                    }
+                }
+                // A registration sealed now, on the test's clock.
+                let fresh = system.request(email: "fresh\(phase)@example.com")
+                try await system.publish([fresh])
+                let outcome = try await system.waitForOutcomes([fresh.registrationId], timeout: .seconds(120))[fresh.registrationId]?.first
+                if abs(offset) <= 300 {
+                    guard case .registrationCompleted = outcome else { Issue.record("offset \(offset) s: \(String(describing: outcome))"); continue }
+                } else {
+                    refused += 1
+                    guard case .registrationFailed(let failed) = outcome else { Issue.record("offset \(offset) s: \(String(describing: outcome))"); continue }
+                    #expect(failed.reason == .invalidCredentials)
+                }
+            }
+            let log = try String(contentsOfFile: system.logs + "/account-worker.log", encoding: .utf8)
+            let skews = log.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["seal_clock_skew_seconds"] as? Int
+            }
+            #expect(skews.count == refused, "\(skews)")
+            #expect(skews.contains { (590...620).contains($0) }, "the worker ahead by 600 s: \(skews)")
+            #expect(skews.contains { (-620 ... -590).contains($0) }, "the worker behind by 600 s: \(skews)")
+            let metrics = try await OperationsEndpointTests.get(port, "/metrics").body
+            #expect(metrics.contains("registrar_seal_clock_refusals_total{direction=\"worker_ahead\"} 1"), "\(metrics)")
+            #expect(metrics.contains("registrar_seal_clock_refusals_total{direction=\"worker_behind\"} 1"), "\(metrics)")
+            #expect(system.allWorkersRunning)
+        }
+    }
+
+    /// Builds (with the toolchain's clang) a library whose C11 `cnd_timedwait` waits with `pthread_cond_timedwait`,
+    /// whose deadline libfaketime converts to the real clock; returns its path.
+    static func conditionShim(in directory: String) throws -> String {
+        let source = directory + "/condition-shim.c"
+        let library = directory + "/condition-shim.so"
+        try """
+        #include <errno.h>
+        #include <pthread.h>
+        #include <threads.h>
+        int cnd_timedwait(cnd_t *restrict cond, mtx_t *restrict mutex, const struct timespec *restrict deadline) {
+            int error = pthread_cond_timedwait((pthread_cond_t *)cond, (pthread_mutex_t *)mutex, deadline);
+            return error == 0 ? thrd_success : error == ETIMEDOUT ? thrd_timedout : thrd_error;
+        }
+        """.write(toFile: source, atomically: true, encoding: .utf8)
+        _ = try runCommand("/usr/bin/env", ["clang", "-shared", "-fPIC", "-O2", "-o", library, source])
+        return library
+    }
+
+    /// Waits until the account worker has started the sagas `ids` (asked for their avatars).
+    static func waitForSagas(_ ids: [String], in system: LiveSystem) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let accounts = try system.backends.accounts()
+            if try ids.allSatisfy({ try accounts.saga($0) != nil }) { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw HarnessError("the sagas \(ids) were not started within 60 s")
+    }
+}
