@@ -1,5 +1,6 @@
 import Backends
 import Crypto
+import EventTransport
 import Foundation
 import Kafka
 import RegistrarClient
@@ -65,7 +66,12 @@ public final class LocalInstallation: @unchecked Sendable {
 
     /// A client of this installation, listening for outcomes from now on.
     public func client(name: String) throws -> RegistrarClient {
-        try RegistrarClient(kafka: kafka(clientID: name), publicKey: publicKey, name: name)
+        try RegistrarClient(kafka: kafka(clientID: name), publicKey: publicKey, verifier: outcomeVerifier(), name: name)
+    }
+
+    /// What a client of this installation verifies outcomes with: the public event keys in its key directory.
+    public func outcomeVerifier() throws -> EventVerifier {
+        try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory)
     }
 
     /// Starts (or restarts) the worker `name` with the arguments it was first given.

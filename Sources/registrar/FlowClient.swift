@@ -20,6 +20,7 @@ struct FlowClient {
             .value("request-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+            OutcomeKeySource.option,
         ] + ConnectionOptions.specs
     }
 
@@ -32,7 +33,8 @@ struct FlowClient {
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
             return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                  publicKey: try PublicKeySource.load(parsed), connectTimeout: timeout) { client in
+                                                  publicKey: try PublicKeySource.load(parsed),
+                                                  verifier: try OutcomeKeySource.verifier(parsed), connectTimeout: timeout) { client in
                 try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values))
             }
         }

@@ -24,7 +24,7 @@ enum GatewayBenchCommand {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             do {
                 try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-bench"), publicKey: installation.publicKey,
-                                               name: "registrar-bench") { client in
+                                               verifier: try installation.outcomeVerifier(), name: "registrar-bench") { client in
                     try await bench(client, in: installation.directory, seconds: seconds, connections: connections)
                 }
             } catch {
@@ -39,9 +39,9 @@ enum GatewayBenchCommand {
     private static func bench(_ client: RegistrarClient, in directory: String, seconds: Int, connections: Int) async throws {
         let secret = SecureRandom.token(bytes: 16)
         try #"{"clients":[{"id":"bench","secret":"\#(secret)"}]}"#.write(toFile: directory + "/clients.json", atomically: true, encoding: .utf8)
-        var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: directory + "/clients.json"), jwks: "{}", tls: false)
+        var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: directory + "/clients.json"), jwks: { "{}" }, tls: false)
         (configuration.requestsPerMinutePerAddress, configuration.codesPerHourPerEmail, configuration.signInsPerMinutePerEmail) = (1 << 30, 1 << 30, 1 << 30)
-        let gateway = Gateway(client: client, staging: nil, configuration: configuration, logger: Logger(component: "gateway", fileDescriptor: open(directory + "/logs/gateway.log", O_WRONLY | O_CREAT | O_APPEND, 0o600)))
+        let gateway = Gateway(clients: ClientSupply(serving: client), replySecret: client.replySecret, staging: nil, configuration: configuration, logger: Logger(component: "gateway", fileDescriptor: open(directory + "/logs/gateway.log", O_WRONLY | O_CREAT | O_APPEND, 0o600)))
         let server = try HTTPServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, bodyLimit: Gateway.bodyLimit), handler: gateway.handle)
         let url = "http://127.0.0.1:\(server.port)"
 

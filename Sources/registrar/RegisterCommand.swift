@@ -19,7 +19,9 @@ enum RegisterCommand {
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-            .value("reply-key-file", "Keep the reply key pair the outcome is sealed to here (0600), for `registrar status`; default: in memory only"),
+            .value("reply-key-file", "Keep the secret the request's reply key pair is derived from here (0600), for `registrar status`; "
+                   + "default: in memory only"),
+            OutcomeKeySource.option,
         ] + Secret.password.options + ConnectionOptions.specs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
@@ -37,13 +39,13 @@ enum RegisterCommand {
             let (email, name) = (try parsed.required("email"), try parsed.required("name"))
             let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
-            let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreate(at: $0) } ?? .generate()
+            let replySecret = try parsed.value("reply-key-file").map { try ReplySecret.loadOrCreate(at: $0) } ?? .generate()
             let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                         publicKey: try PublicKeySource.load(parsed), replyKeys: replyKeys,
-                                                         connectTimeout: .seconds(timeout)) { client in
+                                                         publicKey: try PublicKeySource.load(parsed), verifier: try OutcomeKeySource.verifier(parsed),
+                                                         replySecret: replySecret, connectTimeout: .seconds(timeout)) { client in
                 try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
                                                                   avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
-                                          timeout: .seconds(timeout))
+                                          timeout: .seconds(timeout), staging: objects)
             }
             switch outcome {
             case .completed(let completed):

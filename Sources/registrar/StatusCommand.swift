@@ -7,7 +7,7 @@ import WorkerRuntime
 enum StatusCommand {
     static let spec = CommandSpec(
         name: "registrar status", summary: "show where a registration stands", usage: "<registration-id> [--reply-key-file F] [options]",
-        options: [.value("reply-key-file", "The reply key pair `registrar register --reply-key-file` kept: shows the uid and profile image")]
+        options: [.value("reply-key-file", "The reply secret `registrar register --reply-key-file` kept: shows the uid and profile image")]
             + ConnectionOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
@@ -22,7 +22,7 @@ enum StatusCommand {
             print("registration \(registrationId): \(path.standing)")
             path.lines.forEach { print($0) }
             if let completed = path.completed, let file = parsed.value("reply-key-file") {
-                let result = try SealingKeyPair.load(from: file).open(completed)
+                let result = try ReplySecret(SealingKeyPair.load(from: file)).open(completed)
                 print("uid \(result.uid), profile image \(result.profile.profileImage)")
             }
             return .success

@@ -49,7 +49,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
         let publicKey = try KeySet.ensure(in: EmbeddedBackends(directory).keysDirectory)
         client = try RegistrarClient(kafka: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test"),
-                                     publicKey: publicKey, name: "e2e-test")
+                                     publicKey: publicKey, verifier: try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory),
+                                     name: "e2e-test")
         backends = try StoreLocation.make(for: directory)
     }
 

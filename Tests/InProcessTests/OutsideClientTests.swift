@@ -21,7 +21,7 @@ import Testing
         try await InProcessSystem.with { system in
             let victim = try await system.victim("outsider@example.com", password: "outside password")
             let id = UUID().uuidString
-            let context = SealContext(requestId: id, email: victim.email, replyKey: system.client.replyKey)
+            let context = SealContext(requestId: id, email: victim.email, replyKey: system.client.replyKey(for: id))
             let sealed = try Self.pythonSeal(victim.password, publicKey: system.publicKey.base64, purpose: .signInPassword, context: context)
             let outcome = try await system.send(.tokenRequested(TokenRequested(requestId: id, grantType: .password, email: victim.email,
                                                                                sealedCredential: sealed, replyKey: context.replyKey)))
