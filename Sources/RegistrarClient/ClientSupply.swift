@@ -31,8 +31,8 @@ public final class ClientSupply: Sendable {
     static let retry = Backoff(attempts: 8, initialDelay: .milliseconds(200), maxDelay: .seconds(5))
 
     /// Runs `body` with the current client and the time left until `deadline`, again on the next client when the
-    /// broker moved (its listener closed), and after a back-off when publishing or staging failed; nil when the
-    /// window ended first (or the supply finished). Other errors (an unexpected outcome) are thrown.
+    /// broker moved (its listener closed), and after a back-off when publishing or staging failed; nil when no client
+    /// came before `deadline` (or the supply finished). Other errors (no outcome in time, an unexpected one) are thrown.
     public func attempt<T>(until deadline: ContinuousClock.Instant,
                            _ body: (RegistrarClient, Duration) async throws -> T) async throws -> T? {
         var failures = 0
@@ -43,8 +43,6 @@ public final class ClientSupply: Sendable {
                 // The client stopped listening (its broker moved, or it was closed): not to be used again.
                 state.withLock { if $0.current === client { $0.current = nil } }
                 continue
-            } catch is RegistrarClient.TimedOut {
-                return nil
             } catch let error where Self.isTransient(error) {
                 failures += 1
                 logger.warning("a request could not be published; trying again", ["error": String(describing: error), "attempt": failures])
@@ -62,7 +60,7 @@ public final class ClientSupply: Sendable {
     }
 
     /// The current client, waiting for one until `deadline`; nil when none came or the supply finished.
-    private func client(before deadline: ContinuousClock.Instant) async -> RegistrarClient? {
+    public func client(before deadline: ContinuousClock.Instant) async -> RegistrarClient? {
         while ContinuousClock.now < deadline {
             let (current, finished) = state.withLock { ($0.current, $0.finished) }
             if finished { return nil }

@@ -167,6 +167,12 @@ public final class RegistrarClient: Sendable {
         /// Whether the request is still queued or was consumed; nil when that could not be told.
         public var progress: RequestProgress?
 
+        public init(request: Event, timeout: Duration, progress: RequestProgress? = nil) {
+            self.request = request
+            self.timeout = timeout
+            self.progress = progress
+        }
+
         public var description: String {
             let isRegistration = if case .registrationRequested = request { true } else { false }
             let what = isRegistration ? "registration" : "request"

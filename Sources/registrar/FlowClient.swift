@@ -5,10 +5,13 @@ import SignIn
 import Support
 import WorkerRuntime
 
-/// The command-line side of the code, sign-in and account-change commands: one request of a
-/// `RegistrarClient` made from the command's options, its outcome printed.
+/// The command-line side of the code, sign-in and account-change commands: one request made from the command's
+/// options, published through a `ClientSupply` that follows a restarted local broker (publishing the request again
+/// there), its outcome printed.
 struct FlowClient {
+    /// The first client: seals the request (every client of the supply derives the same reply keys).
     var client: RegistrarClient
+    var supply: ClientSupply
     var requestId: String
     var timeout: Duration
     /// The command's secrets, read before connecting (so a prompt comes at once), in the order asked for.
@@ -32,22 +35,65 @@ struct FlowClient {
             let connection = try ConnectionOptions(parsed)
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
-            return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                  publicKey: try PublicKeySource.load(parsed),
-                                                  verifier: try OutcomeKeySource.verifier(parsed), connectTimeout: timeout) { client in
-                try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values))
+            let (publicKey, verifier) = (try PublicKeySource.load(parsed), try OutcomeKeySource.verifier(parsed))
+            return try await following(connection, timeout: timeout) { address, secret in
+                try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
+                                    verifier: verifier, replySecret: secret, connectTimeout: timeout)
+            } _: { first, supply in
+                try await body(parsed, FlowClient(client: first, supply: supply, requestId: requestId, timeout: timeout, secrets: values))
             }
         }
     }
 
-    /// Publishes `request` and returns its outcome.
+    /// Runs `body` with the first client of a supply of clients `make` makes for `connection`'s broker (following a
+    /// local broker's moves), all deriving reply keys from one `ReplySecret`; fails once `timeout` passed without one.
+    static func following<T>(_ connection: ConnectionOptions, timeout: Duration, replySecret: ReplySecret = .generate(),
+                             make: @escaping @Sendable (String, ReplySecret) throws -> RegistrarClient,
+                             _ body: (RegistrarClient, ClientSupply) async throws -> T) async throws -> T {
+        let supply = ClientSupply(logger: Logger(component: "registrar-cli"))
+        let stop = ShutdownSignal(signals: [])
+        let supplying = Task {
+            await supply.supply(from: connection.bootstrapServers, following: connection.bootstrapFile, until: stop) { address in
+                try make(address, replySecret)
+            }
+        }
+        guard let first = await supply.client(before: .now + timeout) else {
+            stop.trigger()
+            await supplying.value
+            throw BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
+        }
+        do {
+            let result = try await body(first, supply)
+            stop.trigger()
+            await supplying.value
+            return result
+        } catch {
+            stop.trigger()
+            await supplying.value
+            throw error
+        }
+    }
+
+    /// Publishes `request` (again on a restarted local broker, or after a failed publish) and returns its outcome.
     func send(_ request: Event) async throws -> Event {
-        try await client.send(request, timeout: timeout)
+        try await attempt(request) { client, left in try await client.send(request, timeout: left) }
+    }
+
+    /// Runs `body` through the supply until the timeout; `TimedOut` for `request` when no client took it.
+    private func attempt<T>(_ request: Event, _ body: (RegistrarClient, Duration) async throws -> T) async throws -> T {
+        guard let result = try await supply.attempt(until: .now + timeout, body) else {
+            throw RegistrarClient.TimedOut(request: request, timeout: timeout)
+        }
+        return result
     }
 
     /// Requests tokens and prints them (to standard output only) or the refusal.
     func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        switch try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout) {
+        let placeholder = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
+                                                              replyKey: client.replyKey(for: requestId)))
+        switch try await attempt(placeholder, { client, left in
+            try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: left)
+        }) {
         case (.tokenIssued(let issued), let pair?):
             print("signed in \(requestId): uid \(pair.uid)\(issued.accountCreated ? " (account created)" : "")")
             print("access_token: \(pair.accessToken)")
@@ -79,4 +125,11 @@ struct FlowClient {
         print("failed \(requestId): \(reason.rawValue) — \(message)")
         return .failure
     }
+}
+
+/// No client could reach the broker in time.
+struct BrokerUnreachable: Error, CustomStringConvertible {
+    var address: String
+    var timeout: Duration
+    var description: String { "cannot reach the broker at \(address) within \(timeout)" }
 }

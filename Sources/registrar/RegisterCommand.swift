@@ -40,12 +40,18 @@ enum RegisterCommand {
             let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
             let replySecret = try parsed.value("reply-key-file").map { try ReplySecret.loadOrCreate(at: $0) } ?? .generate()
-            let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                         publicKey: try PublicKeySource.load(parsed), verifier: try OutcomeKeySource.verifier(parsed),
-                                                         replySecret: replySecret, connectTimeout: .seconds(timeout)) { client in
-                try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
-                                                                  avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
-                                          timeout: .seconds(timeout), staging: objects)
+            let (publicKey, verifier) = (try PublicKeySource.load(parsed), try OutcomeKeySource.verifier(parsed))
+            let outcome = try await FlowClient.following(connection, timeout: .seconds(timeout), replySecret: replySecret) { address, secret in
+                try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
+                                    verifier: verifier, replySecret: secret, connectTimeout: .seconds(timeout))
+            } _: { first, supply in
+                let request = try first.registration(id: registrationId, email: email, password: password, name: name, avatar: avatar,
+                                                     isMapLocationEnabled: mapLocation, staging: objects)
+                // Published again on a restarted local broker (the staged avatar stays where it is).
+                guard let outcome = try await supply.attempt(until: .now + .seconds(timeout), { client, left in
+                    try await client.register(request, timeout: left, staging: objects)
+                }) else { throw RegistrarClient.TimedOut(request: .registrationRequested(request), timeout: .seconds(timeout)) }
+                return outcome
             }
             switch outcome {
             case .completed(let completed):

@@ -76,6 +76,16 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         workers[kind.name] = (shutdown, Task { try await kind.run(parsed, until: shutdown, clock: clock.closure, every: .milliseconds(100)) })
     }
 
+    /// Stops the worker `name` as SIGTERM would.
+    func hold(_ name: String) async throws {
+        guard let worker = workers.removeValue(forKey: name) else { return }
+        worker.shutdown.trigger()
+        _ = await worker.run.result
+    }
+
+    /// Starts the worker `name` again.
+    func resume(_ name: String) async throws { try startWorker(name) }
+
     /// Stops every worker as SIGTERM would and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool = false) async {
         for worker in workers.values { worker.shutdown.trigger() }
