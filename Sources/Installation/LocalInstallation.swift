@@ -133,6 +133,19 @@ public final class LocalInstallation: @unchecked Sendable {
     /// one on the same data directory; it writes its new address where the workers follow it.
     public func restartBroker() async throws {
         await lock.withLock { brokerProcess.process }.stop()
+        try await startBrokerAgain()
+    }
+
+    /// SIGKILLs the local broker (it leaves its old address in `broker.bootstrap`) and waits until it is gone.
+    public func killBroker() async {
+        let broker = lock.withLock { brokerProcess.process }
+        broker.send(SIGKILL)
+        _ = await broker.waitForExit()
+    }
+
+    /// Starts a new local broker on the same data directory, after `killBroker`: it writes its new address where
+    /// every process that found the old one there follows it.
+    public func startBrokerAgain() async throws {
         let restarted = try await Self.startBroker(binaries: binaries, directory: directory, arguments: brokerArguments)
         lock.withLock { brokerProcess = restarted }
     }
