@@ -34,9 +34,10 @@ public final class Gateway: Sendable {
         self.logger = logger
         pending = PendingAnswers(retention: configuration.retention)
         origins = OriginPolicy(allowed: configuration.allowedOrigins)
-        addressLimiter = RateLimiter(limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
-        codeLimiter = RateLimiter(limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
-        signInLimiter = RateLimiter(limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+        addressLimiter = RateLimiter("address", limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
+        codeLimiter = RateLimiter("codes_per_email", limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
+        signInLimiter = RateLimiter("sign_ins_per_email", limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+        GatewayMetrics.declare()
     }
 
     /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
@@ -59,6 +60,8 @@ public final class Gateway: Sendable {
     /// credential or a status capability).
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
+        GatewayMetrics.began()
+        defer { GatewayMetrics.ended() }
         return finish(request, await route(request), started: started)
     }
 
@@ -73,15 +76,15 @@ public final class Gateway: Sendable {
     /// Probes the broker once a second until cancelled, for `/readyz` and `/healthz`.
     public func probeBroker() async {
         while !Task.isCancelled {
-            let reachable: Bool
-            if let client = clients.current {
-                reachable = (try? await offload { client.isReachable(timeout: .seconds(2)) }) ?? false
-            } else {
-                reachable = false
-            }
-            broker.record(reachable: reachable)
+            await probeBrokerOnce()
             try? await Task.sleep(for: .seconds(1))
         }
+    }
+
+    /// Asks the broker once (a metadata query of at most 2 s through the current client) and records what came of it.
+    public func probeBrokerOnce() async {
+        guard let client = clients.current else { return broker.record(reachable: false) }
+        broker.record(reachable: (try? await offload { client.isReachable(timeout: .seconds(2)) }) ?? false)
     }
 
     /// What the operations endpoint (`--metrics-listen`) reports: alive unless the broker has been unreachable past

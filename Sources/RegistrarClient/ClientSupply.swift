@@ -1,4 +1,5 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Support
@@ -10,7 +11,7 @@ import Synchronization
 /// back-off when publishing failed, until an outcome comes or its window ends. A failed publish is never an
 /// answer; a request published again is answered by the workers' answer memo.
 public final class ClientSupply: Sendable {
-    private let state = Mutex<(current: RegistrarClient?, finished: Bool)>((nil, false))
+    private let state = Mutex<(current: RegistrarClient?, finished: Bool, lastFailure: (any Error)?)>((nil, false, nil))
     private let logger: Logger
 
     /// A supply whose clients `supply` makes.
@@ -26,6 +27,9 @@ public final class ClientSupply: Sendable {
 
     /// The client requests go through now; nil while there is none (the broker cannot be reached yet).
     public var current: RegistrarClient? { state.withLock { $0.current } }
+
+    /// Why the last client could not be made (the broker unreachable), until one is.
+    public var lastFailure: (any Error)? { state.withLock { $0.lastFailure } }
 
     /// How long a failed publish waits before it is tried again, at most.
     static let retry = Backoff(attempts: 8, initialDelay: .milliseconds(200), maxDelay: .seconds(5))
@@ -97,6 +101,7 @@ public final class ClientSupply: Sendable {
                 client = try make(address)
             } catch {
                 failures += 1
+                state.withLock { $0.lastFailure = error }
                 logger.warning("cannot reach the broker; trying again", ["broker": address, "error": String(describing: error)])
                 let delay = Self.retry.delay(after: failures)
                 let pause = Task { _ = try? await Task.sleep(for: delay) }
@@ -104,7 +109,7 @@ public final class ClientSupply: Sendable {
                 continue
             }
             failures = 0
-            state.withLock { $0.current = client }
+            state.withLock { $0.current = client; $0.lastFailure = nil }
             // Until told to stop, or until the client stops listening (its consumer failed): then a new one.
             let ended = Task { await client.listeningEnded() }
             let stopping = await Self.first(of: [stopped, ended]) == 0

@@ -1,9 +1,11 @@
+import Console
+import Backends
 import Domain
+import EventTransport
 import Foundation
 import RegistrarClient
 import SignIn
 import Support
-import WorkerRuntime
 
 /// The command-line side of the code, sign-in and account-change commands: one request made from the command's
 /// options, published through a `ClientSupply` that follows a restarted local broker (publishing the request again
@@ -16,6 +18,8 @@ struct FlowClient {
     var timeout: Duration
     /// The command's secrets, read before connecting (so a prompt comes at once), in the order asked for.
     var secrets: [String]
+    /// `--json`: the outcome as one JSON object.
+    var json = false
 
     /// The options every such command takes besides its own.
     static func options(_ own: [CommandSpec.Option]) -> [CommandSpec.Option] {
@@ -24,7 +28,7 @@ struct FlowClient {
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             OutcomeKeySource.option,
-        ] + ConnectionOptions.specs
+        ] + ConnectionOptions.commandSpecs
     }
 
     /// Runs a command of `spec` with a client made from its options, after reading the secrets `secrets` names.
@@ -32,21 +36,24 @@ struct FlowClient {
                     _ body: (ParsedArguments, FlowClient) async throws -> ExitCode) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let values = try SecretInput.standard.read(try secrets(parsed), from: parsed)
-            let connection = try ConnectionOptions(parsed)
+            let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
-            let (publicKey, verifier) = (try PublicKeySource.load(parsed), try OutcomeKeySource.verifier(parsed))
+            let publicKey = try PublicKeySource.load(parsed)
+            let verifier = try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: EmbeddedBackends(connection.dataDirectory).keysDirectory)
             return try await following(connection, timeout: timeout) { address, secret in
                 try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
                                     verifier: verifier, replySecret: secret, connectTimeout: timeout)
             } _: { first, supply in
-                try await body(parsed, FlowClient(client: first, supply: supply, requestId: requestId, timeout: timeout, secrets: values))
+                try await body(parsed, FlowClient(client: first, supply: supply, requestId: requestId, timeout: timeout, secrets: values,
+                                                  json: parsed.flag("json")))
             }
         }
     }
 
     /// Runs `body` with the first client of a supply of clients `make` makes for `connection`'s broker (following a
-    /// local broker's moves), all deriving reply keys from one `ReplySecret`; fails once `timeout` passed without one.
+    /// local broker's moves), all deriving reply keys from one `ReplySecret`. When no client could be made within
+    /// `timeout`, the last failure is explained in one line (`ConnectionOptions.explainingBrokerTrouble`).
     static func following<T>(_ connection: ConnectionOptions, timeout: Duration, replySecret: ReplySecret = .generate(),
                              make: @escaping @Sendable (String, ReplySecret) throws -> RegistrarClient,
                              _ body: (RegistrarClient, ClientSupply) async throws -> T) async throws -> T {
@@ -57,13 +64,13 @@ struct FlowClient {
                 try make(address, replySecret)
             }
         }
-        guard let first = await supply.client(before: .now + timeout) else {
-            stop.trigger()
-            await supplying.value
-            throw BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
-        }
         do {
-            let result = try await body(first, supply)
+            let result = try await connection.explainingBrokerTrouble {
+                guard let first = await supply.client(before: .now + timeout) else {
+                    throw supply.lastFailure ?? BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
+                }
+                return try await body(first, supply)
+            }
             stop.trigger()
             await supplying.value
             return result
@@ -89,12 +96,17 @@ struct FlowClient {
 
     /// Requests tokens and prints them (to standard output only) or the refusal.
     func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        let placeholder = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
-                                                              replyKey: client.replyKey(for: requestId)))
-        switch try await attempt(placeholder, { client, left in
+        let request = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
+                                                          replyKey: client.replyKey(for: requestId)))
+        switch try await attempt(request, { client, left in
             try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: left)
         }) {
         case (.tokenIssued(let issued), let pair?):
+            if json {
+                JSONOutput.print(["requestId": requestId, "outcome": "signed_in", "uid": pair.uid, "accountCreated": issued.accountCreated,
+                                  "accessToken": pair.accessToken, "refreshToken": pair.refreshToken, "expiresIn": issued.expiresIn])
+                return .success
+            }
             print("signed in \(requestId): uid \(pair.uid)\(issued.accountCreated ? " (account created)" : "")")
             print("access_token: \(pair.accessToken)")
             print("refresh_token: \(pair.refreshToken)")
@@ -122,7 +134,11 @@ struct FlowClient {
 
     /// Prints a failed outcome and returns the failure exit code.
     func refused(_ reason: ReasonCode, _ message: String) -> ExitCode {
-        print("failed \(requestId): \(reason.rawValue) — \(message)")
+        if json {
+            JSONOutput.print(["requestId": requestId, "outcome": "refused", "reason": reason.rawValue, "message": message])
+        } else {
+            print("failed \(requestId): \(reason.rawValue) — \(message)")
+        }
         return .failure
     }
 }

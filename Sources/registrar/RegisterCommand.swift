@@ -1,10 +1,10 @@
 import Backends
 import Crypto
-import Foundation
 import Domain
+import EventTransport
+import Foundation
 import RegistrarClient
 import Support
-import WorkerRuntime
 
 /// `registrar register`: publishes a registration request and waits for its outcome.
 enum RegisterCommand {
@@ -19,14 +19,14 @@ enum RegisterCommand {
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-            .value("reply-key-file", "Keep the secret the request's reply key pair is derived from here (0600), for `registrar status`; "
-                   + "default: in memory only"),
+            .value("reply-key-file", "Keep the secret the request's reply key pair is derived from in this file (0600, in any directory), "
+                   + "for `registrar status`; default: in memory only"),
             OutcomeKeySource.option,
-        ] + Secret.password.options + ConnectionOptions.specs + BackendOptions.specs)
+        ] + Secret.password.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let connection = try ConnectionOptions(parsed)
+            let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
             let mapLocation = try parsed.value("map-location", as: "on or off") { ["on": true, "off": false][$0] } ?? false
             let timeout = try parsed.integer("timeout") ?? 30
             let avatar = try parsed.value("avatar").map { path in
@@ -39,8 +39,9 @@ enum RegisterCommand {
             let (email, name) = (try parsed.required("email"), try parsed.required("name"))
             let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
-            let replySecret = try parsed.value("reply-key-file").map { try ReplySecret.loadOrCreate(at: $0) } ?? .generate()
-            let (publicKey, verifier) = (try PublicKeySource.load(parsed), try OutcomeKeySource.verifier(parsed))
+            let replySecret = try parsed.value("reply-key-file").map { ReplySecret(try SealingKeyPair.loadOrCreateReplyKeys(at: $0)) } ?? .generate()
+            let publicKey = try PublicKeySource.load(parsed)
+            let verifier = try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: EmbeddedBackends(connection.dataDirectory).keysDirectory)
             let outcome = try await FlowClient.following(connection, timeout: .seconds(timeout), replySecret: replySecret) { address, secret in
                 try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
                                     verifier: verifier, replySecret: secret, connectTimeout: .seconds(timeout))

@@ -3,7 +3,7 @@ import Foundation
 import Kafka
 import StoreTesting
 import Support
-import WorkerRuntime
+import EventTransport
 import Testing
 
 /// A client of another make seals as the contract documents (`contract/seal_example.py`, PyNaCl's `SealedBox`),

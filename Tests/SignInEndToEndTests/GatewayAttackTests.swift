@@ -7,7 +7,6 @@ import SignIn
 import StoreTesting
 import Support
 import Testing
-import WorkerRuntime
 
 /// Issue 21 played against `registrar gateway` in front of the real workers (both stores in `scripts/test`), each
 /// attack asserting that the harm did not happen: no one opens another's answer, no forged answer reaches a client,

@@ -7,7 +7,6 @@ import RegistrarClient
 import SignIn
 import Synchronization
 import Testing
-import WorkerRuntime
 
 /// Issue 21 points 1 and 9, as a client that reads and writes the outcome topics (`GenuineOutcomeTests` in process,
 /// `AdversarialTests` on the real binaries, both stores).
