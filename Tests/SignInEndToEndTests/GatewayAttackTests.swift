@@ -90,9 +90,9 @@ import Testing
         try await LiveSystem.shared { system in
             let arguments = ["--connections-per-address", "8", "--header-timeout", "2", "--body-budget", "64"]
             try await GatewayProcess.with(system, arguments: arguments) { gateway in
-                let heads = try SlowClients.start(port: gateway.port, count: 12, source: "127.0.0.2", script: "GET /healthz HTTP/1.1\r\nX-Pad: ",
+                let heads = try await SlowClients.start(port: gateway.port, count: 12, source: "127.0.0.2", script: "GET /healthz HTTP/1.1\r\nX-Pad: ",
                                                   trickle: "a")
-                let bodies = try SlowClients.start(port: gateway.port, count: 4, source: "127.0.0.3", script: """
+                let bodies = try await SlowClients.start(port: gateway.port, count: 4, source: "127.0.0.3", script: """
                     POST /accounts HTTP/1.1\r\nHost: gateway\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: \(20 << 20)\r\n\r\n
                     """, trickle: nil)
                 defer { heads.stop(); bodies.stop() }

@@ -46,9 +46,13 @@ while alive:
 """#
 
     /// Opens the connections and returns once they are open and have sent `script`.
-    public static func start(port: Int, count: Int, source: String, script: String, trickle: String?) throws -> SlowClients {
+    public static func start(port: Int, count: Int, source: String, script: String, trickle: String?) async throws -> SlowClients {
         let process = try ChildProcess("/usr/bin/python3", ["-c", program, String(port), String(count), source, script, trickle ?? ""],
                                        errors: .discarded)
+        guard await process.nextLine() == "open" else {
+            process.send(SIGKILL)
+            throw TestServerError("the slow clients did not connect to port \(port)")
+        }
         return SlowClients(process: process, count: count)
     }
 
@@ -59,8 +63,13 @@ while alive:
 
     /// Whether the server closed every connection within `limit`.
     public func waitUntilClosed(within limit: Duration) async throws -> Bool {
+        try await closedCount(reaching: count, within: limit) == count
+    }
+
+    /// How many connections the server closed, once `target` are or `limit` passed.
+    public func closedCount(reaching target: Int, within limit: Duration) async throws -> Int {
         let deadline = ContinuousClock.now + limit
-        while closed.count < count, ContinuousClock.now < deadline {
+        while closed.count < target, ContinuousClock.now < deadline {
             let line = try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask { await self.process.nextLine() }
                 group.addTask { try await Task.sleep(for: deadline - .now); return nil }
@@ -71,7 +80,7 @@ while alive:
             guard let line else { break }
             if line.hasPrefix("closed "), let index = Int(line.dropFirst(7)) { closed.insert(index) }
         }
-        return closed.count == count
+        return closed.count
     }
 
     /// Ends the client process (and so its connections).
