@@ -76,7 +76,8 @@ import Testing
         await server.stop()
     }
 
-    @Test func itServesTLSWithACertificateFromPEMFiles() async throws {
+    /// A TLS server (a self-signed certificate for 127.0.0.1 in a directory of its own, removed afterwards) and the directory.
+    static func withTLSServer(_ body: (HTTPServer, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -84,14 +85,20 @@ import Testing
         let tls = try HTTPServerConfiguration.TLS(certificateFile: files.certificate, keyFile: files.key)
         let server = try HTTPServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, tls: tls, bodyLimit: { _, _ in 16 }),
                                     handler: Echo().handle)
-        #expect(server.isTLS)
-        let secure = try await CurlRun.run(["--cacert", directory + "/cert.pem", "https://127.0.0.1:\(server.port)/s"])
-        #expect(secure.status == 200 && secure.body == "GET /s - ")
-        let unverified = try await CurlRun.run(["https://127.0.0.1:\(server.port)/s"])
-        #expect(unverified.status == 0)
-        let plain = try await CurlRun.run(["http://127.0.0.1:\(server.port)/s"])
-        #expect(plain.status != 200)
+        try await body(server, directory)
         await server.stop()
+    }
+
+    @Test func itServesTLSWithACertificateFromPEMFiles() async throws {
+        try await Self.withTLSServer { server, directory in
+            #expect(server.isTLS)
+            let secure = try await CurlRun.run(["--cacert", directory + "/cert.pem", "https://127.0.0.1:\(server.port)/s"])
+            #expect(secure.status == 200 && secure.body == "GET /s - ")
+            let unverified = try await CurlRun.run(["https://127.0.0.1:\(server.port)/s"])
+            #expect(unverified.status == 0)
+            let plain = try await CurlRun.run(["http://127.0.0.1:\(server.port)/s"])
+            #expect(plain.status != 200)
+        }
     }
 
     @Test func bodiesHeldAtOnceAreBoundedTogetherAndPerAddressAndPastTheBudgetAnswered503() async throws {
@@ -192,16 +199,10 @@ import Testing
                       (["-tls1_2", "-cipher", "AES128-SHA"], false), (["-tls1_2", "-cipher", "AES128-GCM-SHA256"], false),
                       (["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA"], false)])
     func tlsOffersOnlyModernVersionsAndSuites(options: [String], accepted: Bool) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let files = try makeSelfSignedCertificate(in: directory)
-        let tls = try HTTPServerConfiguration.TLS(certificateFile: files.certificate, keyFile: files.key)
-        let server = try HTTPServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, tls: tls, bodyLimit: { _, _ in 16 }),
-                                    handler: Echo().handle)
-        let handshake = try TLSHandshake.attempt(port: server.port, options: options)
-        #expect(handshake.succeeded == accepted, "\(options): \(handshake.summary)")
-        await server.stop()
+        try await Self.withTLSServer { server, _ in
+            let handshake = try TLSHandshake.attempt(port: server.port, options: options)
+            #expect(handshake.succeeded == accepted, "\(options): \(handshake.summary)")
+        }
     }
 
     @Test func plainHTTPIsRefusedOffLoopback() throws {

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Gateway
+import HTTPServer
 import Kafka
 import RegistrarClient
 import Testing
@@ -372,5 +373,43 @@ import Testing
         try await routes.system.blankProfileImage(of: uid)
         let answer = await routes.get("/me", headers: [("Authorization", "Bearer \(tokens.access)")])
         #expect(answer.status == 403 && answer.error == ReasonCode.profileIncomplete.rawValue, "\(answer)")
+    }
+
+    // MARK: Issue 21, points 6 and 7, in the route tier
+
+    @Test func aBrowserOfAnotherOriginIs403AndPublishesNothingAndAnAllowedOneGetsCORS() async throws {
+        let routes = try await Routes.gateway { $0.allowedOrigins = ["https://app.example"] }
+        let email = Routes.email("origin")
+        let refused = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: [("Origin", "https://evil.example")])
+        #expect(refused.status == 403 && refused.error == "origin_not_allowed", "\(refused)")
+        #expect(try routes.system.emails(kind: "code").allSatisfy { !$0.contains(email) })
+        let allowed = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: [("Origin", "https://app.example")])
+        #expect(allowed.status == 200 && allowed.header("Access-Control-Allow-Origin") == "https://app.example", "\(allowed)")
+    }
+
+    @Test func forwardedAddressesCountOnlyFromATrustedProxy() async throws {
+        let routes = try await Routes.gateway { $0.requestsPerMinutePerAddress = 1; $0.trustedProxies = [AddressRange("192.0.2.0/24")!] }
+        let peer = "198.51.100.\(UInt8.random(in: 1...254))"
+        func health(from peer: String, forwardedFor client: String) async -> Int {
+            await routes.gateway.respond(to: HTTPRequest(method: "GET", path: "/healthz", headers: HTTPHeaders([("X-Forwarded-For", client)]),
+                                                         clientAddress: peer)).status
+        }
+        #expect(await health(from: peer, forwardedFor: "203.0.113.1") == 200)
+        #expect(await health(from: peer, forwardedFor: "203.0.113.2") == 429, "an untrusted peer chose its address")
+        let proxy = "192.0.2.\(UInt8.random(in: 1...254))"
+        let client = "203.0.113.\(UInt8.random(in: 1...254))"
+        #expect(await health(from: proxy, forwardedFor: client) == 200)
+        #expect(await health(from: proxy, forwardedFor: client) == 429)
+        #expect(await health(from: proxy, forwardedFor: "2001:db8::\(UInt8.random(in: 1...254))") == 200, "another client behind the proxy")
+    }
+
+    @Test func theStatusURLIsACapabilityNotTheRequestId() async throws {
+        let routes = try await Routes.gateway { $0.wait = .zero }
+        let answer = await routes.postMultipart("/accounts", [("name", "Capable"), ("email", Routes.email("capable")), ("password", "capable password")])
+        let location = try #require(answer.header("Location"), "\(answer)")
+        let requestId = try #require(answer.json["requestId"] as? String)
+        #expect(!location.contains(requestId))
+        #expect(await routes.get("/requests/" + requestId).status == 404)
+        #expect(await routes.get("/registrations/" + requestId).status == 404)
     }
 }
