@@ -14,6 +14,11 @@ public enum OutcomeKeySource {
         if let text = ProcessInfo.processInfo.environment[EventKeyDirectory.publicKeysVariable], !text.isEmpty {
             return try .outcomes(publicKeys: text)
         }
-        return try .outcomes(keysDirectory: parsed.value("keys-dir") ?? defaultKeysDirectory)
+        let directory = parsed.value("keys-dir") ?? defaultKeysDirectory
+        let keys = EventKeyDirectory(directory)
+        if let missing = EventVerifier.outcomeRoles.sorted().first(where: { !FileManager.default.fileExists(atPath: keys.publicPath(of: $0)) }) {
+            throw MissingOutcomeKey(role: missing, path: keys.publicPath(of: missing))
+        }
+        return try .outcomes(keysDirectory: directory)
     }
 }

@@ -35,8 +35,19 @@ extension EventVerifier {
     }
 }
 
-/// The public event key of an outcome role is missing from `$REGISTRAR_EVENT_PUBLIC_KEYS`.
+/// The public event key of an outcome role is missing: from `$REGISTRAR_EVENT_PUBLIC_KEYS`, or at `path`.
 public struct MissingOutcomeKey: Error, CustomStringConvertible {
     public var role: WorkerRole
-    public var description: String { "no public event key of the \(role.rawValue) role, whose signature outcomes must carry" }
+    public var path: String?
+
+    public init(role: WorkerRole, path: String? = nil) {
+        self.role = role
+        self.path = path
+    }
+
+    public var description: String {
+        "no public event key of the \(role.rawValue) role\(path.map { " at \($0)" } ?? " in $\(EventKeyDirectory.publicKeysVariable)"): "
+            + "outcomes are taken only when that role signed them; give --keys-dir (the key directory `registrar keys` made) "
+            + "or $\(EventKeyDirectory.publicKeysVariable) (role=base64 …)"
+    }
 }

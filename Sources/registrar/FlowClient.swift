@@ -57,7 +57,10 @@ struct FlowClient {
     static func following<T>(_ connection: ConnectionOptions, timeout: Duration, replySecret: ReplySecret = .generate(),
                              make: @escaping @Sendable (String, ReplySecret) throws -> RegistrarClient,
                              _ body: (RegistrarClient, ClientSupply) async throws -> T) async throws -> T {
-        let supply = ClientSupply(logger: Logger(component: "registrar-cli"))
+        var logger = Logger(component: "registrar-cli")
+        // A command says in one line why the broker could not be reached; its retries only with --verbose.
+        if connection.trouble != nil, !connection.isVerbose { logger.minimumLevel = .error }
+        let supply = ClientSupply(logger: logger)
         let stop = ShutdownSignal(signals: [])
         let supplying = Task {
             await supply.supply(from: connection.bootstrapServers, following: connection.bootstrapFile, until: stop) { address in
@@ -67,6 +70,9 @@ struct FlowClient {
         do {
             let result = try await connection.explainingBrokerTrouble {
                 guard let first = await supply.client(before: .now + timeout) else {
+                    // The first attempt may still be under way: its failure says best why.
+                    let deadline = ContinuousClock.now + timeout
+                    while supply.lastFailure == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
                     throw supply.lastFailure ?? BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
                 }
                 return try await body(first, supply)

@@ -5,7 +5,8 @@ import Testing
 
 /// Issue 23 points 1 and 2 on the real binaries: the gateway's answer is the workers' answer — a request outliving the
 /// gateway's wait and its listening window is never answered with a timeout, and its retry gets the genuine outcome
-/// once the workers give it — and the gateway follows a SIGKILLed and restarted local broker as the workers do.
+/// once the workers give it — and the gateway, like a waiting CLI command, follows a SIGKILLed and restarted local broker
+/// as the workers do.
 @Suite(.serialized) struct GatewayOutageTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
 
@@ -28,7 +29,7 @@ import Testing
             try await GatewayProcess.with(system, arguments: ["--wait", "2", "--outcome-window", "6"]) { gateway in
                 let signIn = [("grant_type", "password"), ("username", email), ("password", "outage passphrase")]
                 let key = ["-H", "Idempotency-Key: outage-\(UUID().uuidString.prefix(8))"]
-                let newcomer = ["name": "Late", "email": "late-\(UUID().uuidString.prefix(8))@example.com", "password": "late passphrase"]
+                let newcomer = ["name": "Late", "email": "late-\(UUID().uuidString.prefix(8).lowercased())@example.com", "password": "late passphrase"]
                 let registrationKey = ["Idempotency-Key": "late-\(UUID().uuidString.prefix(8))"]
                 try await system.hold("account-worker")
                 do {
@@ -83,6 +84,11 @@ import Testing
                 #expect(try await Self.poll(gateway, "/readyz", until: 503))
                 #expect(try await Self.poll(gateway, "/healthz", until: 503), "/healthz never failed with the broker gone")
 
+                // A CLI command started while the broker is gone waits for it and follows it to its new address.
+                let command = Task {
+                    try await system.registrar(["code", "request", "--email", email, "--purpose", "login", "--timeout", "120"])
+                }
+                try await Task.sleep(for: .seconds(2))
                 try await system.installation.startBrokerAgain()
                 let answers = try await Self.retried(within: .seconds(120)) {
                     let run = try await gateway.postForm("/oauth/token", signIn, Self.basic + key)
@@ -93,6 +99,8 @@ import Testing
                 #expect(try await Self.poll(gateway, "/readyz", until: 200))
                 #expect(try await gateway.curl("/healthz").status == 200)
                 #expect(gateway.logText.contains("the local broker moved"))
+                let cli = try await command.value
+                #expect(cli.status == 0 && cli.output.contains("sent"), "\(cli.output)")
             }
         }
     }
