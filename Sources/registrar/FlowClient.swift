@@ -43,7 +43,7 @@ struct FlowClient {
             let verifier = try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: EmbeddedBackends(connection.dataDirectory).keysDirectory)
             return try await following(connection, timeout: timeout) { address, secret in
                 try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
-                                    verifier: verifier, replySecret: secret, connectTimeout: timeout)
+                                    verifier: verifier, replySecret: secret, connectTimeout: connectTimeout(timeout))
             } _: { first, supply in
                 try await body(parsed, FlowClient(client: first, supply: supply, requestId: requestId, timeout: timeout, secrets: values,
                                                   json: parsed.flag("json")))
@@ -86,6 +86,10 @@ struct FlowClient {
             throw error
         }
     }
+
+    /// How long one attempt to reach the broker may block: short enough that a local broker's move, or the next
+    /// try, comes well within the command's `timeout`.
+    static func connectTimeout(_ timeout: Duration) -> Duration { min(timeout, .seconds(5)) }
 
     /// Publishes `request` (again on a restarted local broker, or after a failed publish) and returns its outcome.
     func send(_ request: Event) async throws -> Event {

@@ -44,7 +44,8 @@ enum RegisterCommand {
             let verifier = try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: EmbeddedBackends(connection.dataDirectory).keysDirectory)
             let outcome = try await FlowClient.following(connection, timeout: .seconds(timeout), replySecret: replySecret) { address, secret in
                 try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
-                                    verifier: verifier, replySecret: secret, connectTimeout: .seconds(timeout))
+                                    verifier: verifier, replySecret: secret,
+                                    connectTimeout: FlowClient.connectTimeout(.seconds(timeout)))
             } _: { first, supply in
                 let request = try first.registration(id: registrationId, email: email, password: password, name: name, avatar: avatar,
                                                      isMapLocationEnabled: mapLocation, staging: objects)
