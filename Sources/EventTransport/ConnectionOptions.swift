@@ -82,16 +82,29 @@ public struct ConnectionOptions: Sendable {
     /// How often members heartbeat: a sixth of the session timeout, so a few lost beats are survived.
     public static let heartbeatInterval = Duration.seconds(1)
 
+    /// How long a worker's fetch may wait on a broker that answers as soon as data arrives (every real broker): an
+    /// idle worker asks twice a second. The local broker (librdkafka's mock cluster) holds every empty fetch for the
+    /// whole wait, data or not, so its consumers keep `KafkaConfiguration`'s 10 ms.
+    public static let longFetchWait = Duration.milliseconds(500)
+
+    /// Whether the broker at `bootstrapServers` is the local one, librdkafka's mock cluster, which names itself in
+    /// its cluster id. A broker that does not answer within `timeout` counts as a real one. Blocks the caller.
+    public func isMockCluster(_ bootstrapServers: String, timeout: Duration = .seconds(5)) -> Bool {
+        let admin = try? KafkaAdmin(configuration: kafka(clientID: "registrar-probe", bootstrapServers: bootstrapServers))
+        return admin?.isMockCluster(timeout: timeout) ?? false
+    }
+
     /// A Kafka configuration for a client named `clientID`: for consumers, the failover settings above
-    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves).
-    /// `--kafka-property` overrides any of them.
-    public func kafka(clientID: String) -> KafkaConfiguration {
-        kafka(clientID: clientID, bootstrapServers: bootstrapServers)
+    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves), and
+    /// `longFetchWait` unless `isLocalBroker`. `--kafka-property` overrides any of them.
+    public func kafka(clientID: String, isLocalBroker: Bool = true) -> KafkaConfiguration {
+        kafka(clientID: clientID, bootstrapServers: bootstrapServers, isLocalBroker: isLocalBroker)
     }
 
     /// The same configuration on another broker address (a restarted local broker's).
-    public func kafka(clientID: String, bootstrapServers: String) -> KafkaConfiguration {
+    public func kafka(clientID: String, bootstrapServers: String, isLocalBroker: Bool = true) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
+        if !isLocalBroker { configuration.fetchWaitMax = Self.longFetchWait }
         configuration.sessionTimeout = Self.sessionTimeout
         configuration.heartbeatInterval = Self.heartbeatInterval
         configuration.assignmentStrategy = .cooperativeSticky
