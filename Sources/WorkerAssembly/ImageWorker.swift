@@ -21,13 +21,15 @@ public enum ImageWorker: WorkerKind {
                default: "600"),
     ]
 
-    /// Reads the time for the sweep of staged uploads only.
+    /// Reads the time for the sweep of staged uploads only. Waits (throws transiently) while the image store cannot be reached.
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         var policy = AvatarPolicy()
         policy.outputSize = try parsed.integer("avatar-size") ?? policy.outputSize
         policy.jpegQuality = try parsed.integer("jpeg-quality") ?? policy.jpegQuality
-        let step = AvatarStep(images: try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore(),
+        let images = try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore()
+        try images.probe()
+        let step = AvatarStep(images: images,
                               imaging: VipsAvatarImaging(processor: AvatarProcessor(policy: policy)), sha256: sha256Hex)
         let retention = Double(try parsed.integer("staging-retention") ?? 600)
         return WorkerStack(name: name, routing: RoutingTable([step]), periodic: {
