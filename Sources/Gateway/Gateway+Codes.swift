@@ -3,7 +3,8 @@ import HTTPServer
 import RegistrarClient
 
 /// `POST /email/getCode`: form or JSON with `emailAddress` and `type` (1 register, 2 login, 3 reset
-/// password, or a purpose name). The answer is the same whether or not an account has the address.
+/// password, or a purpose name). The answer is the same whether or not an account has the address. The mail is
+/// written in the language `Accept-Language` prefers.
 extension Gateway {
     @Sendable func requestCode(_ request: HTTPRequest) async -> HTTPResponse {
         let email: String
@@ -24,7 +25,7 @@ extension Gateway {
         if let wait = codeLimiter.admit(Self.limitKey(email)) { return Answer.tooManyRequests(retryAfter: wait) }
         return await idempotent(request, scope: .anyone, fields: [("email", email), ("purpose", purpose.rawValue)], shown: true) { [self] id in
             await answering {
-                let requested = Event.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose))
+                let requested = Event.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose, locale: Self.locale(of: request)))
                 guard let outcome = try await outcome({ client, left in try await client.send(requested, timeout: left) }) else { return nil }
                 switch outcome {
                 case .codeSent(let sent):
@@ -39,6 +40,11 @@ extension Gateway {
                 }
             }
         }
+    }
+
+    /// The `locale` of the request's mails: its `Accept-Language` as a priority list (nil when it names nothing usable).
+    static func locale(of request: HTTPRequest) -> String? {
+        request.headers["Accept-Language"].flatMap(MailLocale.priorityList(acceptLanguage:))
     }
 
     /// The purpose a `type` field names: the app's numbers or the purpose names.

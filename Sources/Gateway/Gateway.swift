@@ -5,6 +5,7 @@ import HTTPServer
 import RegistrarClient
 import Registration
 import Support
+import Synchronization
 
 /// The HTTPS edge: the apps' requests turned into requests on the topics through the current `RegistrarClient` of a
 /// `ClientSupply` (one producer and one shared outcome listener for every request in flight, replaced when the
@@ -22,6 +23,8 @@ public final class Gateway: Sendable {
     let addressLimiter: RateLimiter
     let codeLimiter: RateLimiter
     let signInLimiter: RateLimiter
+    /// The OAuth issuer (RFC 8414): the configured one, else the URL the gateway serves on once it is known.
+    private let servedIssuer: Mutex<String>
 
     /// A gateway publishing through `clients`, whose request ids and status capabilities are keyed with `replySecret`
     /// (the one its clients derive reply keys from).
@@ -37,7 +40,17 @@ public final class Gateway: Sendable {
         addressLimiter = RateLimiter("address", limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
         codeLimiter = RateLimiter("codes_per_email", limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
         signInLimiter = RateLimiter("sign_ins_per_email", limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+        servedIssuer = Mutex(configuration.issuer ?? "https://localhost")
         GatewayMetrics.declare()
+    }
+
+    /// The OAuth issuer the metadata names.
+    var issuer: String { servedIssuer.withLock { $0 } }
+
+    /// Tells the gateway the URL it serves on: the issuer, unless one was configured.
+    public func serving(at url: String) {
+        guard configuration.issuer == nil else { return }
+        servedIssuer.withLock { $0 = url.hasSuffix("/") ? String(url.dropLast()) : url }
     }
 
     /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
@@ -115,12 +128,13 @@ public final class Gateway: Sendable {
             "/readyz": ("GET", { [broker] _ in
                 broker.isReachable ? Answer.json(200, ["status": "ready"]) : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
             }),
-            "/.well-known/jwks.json": ("GET", { [configuration] _ in
+            Self.metadataPath: ("GET", describeServer),
+            Self.jwksPath: ("GET", { [configuration] _ in
                 HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")]),
                              body: Array(configuration.jwks().utf8))
             }),
             "/email/getCode": ("POST", requestCode),
-            "/oauth/token": ("POST", issueTokens),
+            Self.tokenPath: ("POST", issueTokens),
             "/accounts": ("POST", register),
             "/me/password": ("POST", changePassword),
             "/password/reset": ("POST", resetPassword),

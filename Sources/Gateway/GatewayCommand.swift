@@ -21,6 +21,8 @@ public enum GatewayCommand {
             .value("jwks", "JSON Web Key Set to serve (re-read when rewritten); default: <keys-dir>/jwks.json"),
             .value("access-token-lifetime", "Seconds an access token is valid: a key retired longer ago (plus 60 s) is no longer served",
                    default: "900"),
+            .value("issuer", "The OAuth issuer the metadata names (RFC 8414): the public HTTPS URL apps reach the gateway at, e.g. "
+                   + "https://auth.example.com; default: the URL it serves on", environment: "REGISTRAR_ISSUER"),
             .value("wait", "Seconds a request is held for its outcome before 202 (503 for tokens)", default: "10"),
             .value("outcome-window", "Seconds an accepted request's outcome is awaited (published again on a moved broker or a failed "
                    + "publish); a retry after it publishes the request again", default: "600"),
@@ -54,6 +56,7 @@ public enum GatewayCommand {
                                           tokenLifetime: Double(try parsed.integer("access-token-lifetime") ?? 900))
             var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: try parsed.required("clients")),
                                                      jwks: { keySet.json() }, tls: tls != nil)
+            configuration.issuer = try parsed.value("issuer").map(issuer)
             configuration.wait = .seconds(try parsed.integer("wait") ?? 10)
             configuration.listening = .seconds(try parsed.integer("outcome-window") ?? 600)
             configuration.retention = max(configuration.retention, configuration.listening)
@@ -94,6 +97,7 @@ public enum GatewayCommand {
                 let health = gateway.health
                 return HealthReport(isAlive: health.isAlive, notReadyBecause: health.notReadyBecause)
             }
+            gateway.serving(at: server.url(on: host))
             FileHandle.standardOutput.write(Data((server.url(on: host) + "\n").utf8))
             await shutdown.wait()
             await server.stop()
@@ -103,5 +107,13 @@ public enum GatewayCommand {
             await supplying.value
             return .success
         }
+    }
+
+    /// `value` if it is an issuer identifier: an https URL without query or fragment (RFC 8414 §2), without a trailing `/`.
+    static func issuer(_ value: String) throws(UsageError) -> String {
+        guard let url = URL(string: value), url.scheme == "https", url.host != nil, url.query == nil, url.fragment == nil else {
+            throw UsageError.invalid("--issuer must be an https URL without query or fragment, e.g. https://auth.example.com", spec.helpText)
+        }
+        return value.hasSuffix("/") ? String(value.dropLast()) : value
     }
 }

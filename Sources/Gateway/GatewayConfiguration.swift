@@ -23,6 +23,9 @@ public struct GatewayConfiguration: Sendable {
     public var allowedOrigins: Set<String> = []
     /// How long the broker may be unreachable before `/healthz` fails, so that a supervisor restarts the gateway.
     public var brokerLiveness: Duration = .seconds(120)
+    /// The OAuth issuer identifier (RFC 8414: the HTTPS URL the apps reach the gateway at, no query or fragment); nil:
+    /// the URL it serves on.
+    public var issuer: String?
     /// Whether the gateway is served over TLS (it then sends `Strict-Transport-Security`).
     public var tls: Bool
 

@@ -20,6 +20,8 @@ struct FlowClient {
     var secrets: [String]
     /// `--json`: the outcome as one JSON object.
     var json = false
+    /// `--locale`: the language of the mails the request causes.
+    var locale: String?
 
     /// The options every such command takes besides its own.
     static func options(_ own: [CommandSpec.Option]) -> [CommandSpec.Option] {
@@ -28,6 +30,8 @@ struct FlowClient {
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             OutcomeKeySource.option,
+            .value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, e.g. zh-CN,en (default: English)",
+                   environment: "REGISTRAR_LOCALE"),
         ] + ConnectionOptions.commandSpecs
     }
 
@@ -46,7 +50,7 @@ struct FlowClient {
                                     verifier: verifier, replySecret: secret, connectTimeout: connectTimeout(timeout))
             } _: { first, supply in
                 try await body(parsed, FlowClient(client: first, supply: supply, requestId: requestId, timeout: timeout, secrets: values,
-                                                  json: parsed.flag("json")))
+                                                  json: parsed.flag("json"), locale: parsed.value("locale")))
             }
         }
     }
