@@ -5,8 +5,8 @@ import Darwin
 #endif
 import Support
 
-/// Key files: one line of standard base64. A secret file holds the secret (mode 0600, in a 0700
-/// directory; one open to group or others is refused, see `PrivateFiles`); its public companion
+/// Key files: one line of standard base64. A secret file holds the secret (created 0600 in a 0700 directory,
+/// see `PrivateFiles`; read only when `SecretFileRule` allows it); its public companion
 /// `<path>.pub` holds the public key (mode 0644). Writes go through a temporary file in the same
 /// directory, so readers never see a partial key.
 enum KeyFile {
@@ -20,7 +20,7 @@ enum KeyFile {
 
     /// Reads the secret key at `path`, which must decode to exactly `count` bytes.
     static func readSecret(at path: String, count: Int) throws -> SecretBytes {
-        try PrivateFiles.checkFile(path)
+        try SecretFileRule.current.check(path)
         var text = try readFile(path)
         defer { wipe(&text) }
         return try decodeSecret(text, count: count, source: path)
