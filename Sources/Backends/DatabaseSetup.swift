@@ -38,7 +38,8 @@ public enum DatabaseSetup {
                     continue
                 }
                 try database.grant(worker, to: role, databases: kinds)
-                let granted = tables.map { "\($0.table) (\($0.privileges.map(\.rawValue).joined(separator: ", "))\($0.ownRowsColumn == nil ? "" : ", own rows"))" }
+                var listed = Set<String>()
+                let granted = tables.filter { listed.insert($0.table).inserted }.map { "\($0.table) (\($0.privileges.map(\.rawValue).joined(separator: ", "))\($0.ownRowsColumn == nil ? "" : ", own rows"))" }
                 report.append("\(worker.rawValue): \(role) on the \(place): " + granted.joined(separator: "; "))
             }
         }

@@ -32,15 +32,16 @@ extension PersistentKeyPair {
     }
 
     /// Reads the key at `path`, or generates and stores one if there is none; concurrent callers all end
-    /// up with the same key. Rewrites `<path>.pub` if it is missing or stale.
+    /// up with the same key. Rewrites `<path>.pub` if it is missing or stale; a key handed in on a read-only
+    /// mount (a Kubernetes Secret, a directory mounted `:ro`) is used without its companion.
     static func readOrCreateKeyFiles(at path: String) throws -> Self {
-        let pair: Self
         if KeyFile.exists(path) {
-            pair = try readKeyFile(at: path)
-        } else {
-            let generated = generate()
-            pair = try KeyFile.createSecret(generated.storedSecret, at: path) ? generated : readKeyFile(at: path)
+            let pair = try readKeyFile(at: path)
+            try? KeyFile.writePublic(pair.publicKeyBytes, to: KeyFile.publicPath(for: path))
+            return pair
         }
+        let generated = generate()
+        let pair = try KeyFile.createSecret(generated.storedSecret, at: path) ? generated : readKeyFile(at: path)
         try KeyFile.writePublic(pair.publicKeyBytes, to: KeyFile.publicPath(for: path))
         return pair
     }

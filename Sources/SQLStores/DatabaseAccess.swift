@@ -1,16 +1,19 @@
-/// What each worker may do in the SQL databases, table by table: the one declaration from which `registrar migrate`
-/// grants each worker's database role its privileges (PostgreSQL), so that a worker's credentials reach only its own
-/// tables. The schema itself belongs to the role that migrates it (the owner); the workers' roles run no DDL.
+/// What each worker, and the operator's tools, may do in the SQL databases, table by table: the one declaration from
+/// which `registrar migrate` grants each one's database role its privileges (PostgreSQL), so that a worker's
+/// credentials reach only its own tables. The schema itself belongs to the role that migrates it (the owner); these
+/// roles run no DDL.
 ///
 /// The image worker has no database at all, and the gateway none either. The code dispatch worker reaches only the
 /// codes and its own answers; the profile worker only the profiles; the account worker everything of the account
-/// database and, in the profile database, reads profiles (sign-in's login guard, profile reads).
+/// database and, in the profile database, reads profiles (sign-in's login guard, profile reads). The operator's tools
+/// (`registrar audit`, `status`, `console`) read the accounts, sagas, account changes and profiles, and write nothing.
 public enum DatabaseAccess {
-    /// The workers that connect to a database, by their names.
+    /// Who connects to a database: the workers, by their names, and the operator's tools.
     public enum Worker: String, CaseIterable, Sendable {
         case accountWorker = "account-worker"
         case codeDispatchWorker = "code-dispatch-worker"
         case profileWorker = "profile-worker"
+        case operatorTools = "operator"
 
         /// The role `registrar migrate` grants to unless told another: `registrar_account_worker`, ….
         public var defaultRole: String { "registrar_" + rawValue.split(separator: "-").joined(separator: "_") }
@@ -62,6 +65,9 @@ public enum DatabaseAccess {
                     ledgers[0]]
         case .profileWorker:
             return [Grant(table: "profiles", database: .profiles, privileges: all), ledgers[1]]
+        case .operatorTools:
+            return ["accounts", "sagas", "account_changes"].map { Grant(table: $0, database: .accounts, privileges: [.select]) }
+                + [Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers
         }
     }
 }

@@ -24,7 +24,7 @@ import Verification
             for role in roles.values { try admin.execute(script: "CREATE ROLE \(role) LOGIN") }
             try DatabaseSetup.migrate(accounts: owner, profiles: owner)
             let report = try DatabaseSetup.grant(accounts: owner, profiles: owner, roles: roles)
-            #expect(report.count == 3, "\(report)")
+            #expect(report.count == 4, "\(report)")
         }
 
         /// The database's URL as `worker`'s role.
@@ -95,6 +95,20 @@ import Verification
         #expect(setup.refusal("INSERT INTO answers (worker, request_id, answer) VALUES ('code-dispatch-worker', 'x', 'forged')", as: role)?
             .contains("row-level security") == true)
         #expect(setup.refusal("ALTER TABLE accounts ADD COLUMN planted TEXT", as: role) != nil)
+    }
+
+    @Test func theOperatorsToolsReadAndWriteNothing() throws {
+        let setup = try Setup()
+        let role = DatabaseAccess.Worker.operatorTools
+        _ = try BackendOptions.accountStore(at: setup.url(as: role))
+        _ = try BackendOptions.profileStore(at: setup.url(as: role))
+        for table in ["accounts", "sagas", "account_changes", "profiles"] {
+            #expect(setup.refusal("SELECT 1 FROM \(table)", as: role) == nil, "reads \(table)")
+            #expect(setup.refusal("DELETE FROM \(table)", as: role)?.contains("permission denied") == true, "writes \(table)")
+        }
+        for table in ["codes", "refresh_tokens", "token_families", "answers", "used_seals"] {
+            #expect(setup.refusal("SELECT 1 FROM \(table)", as: role)?.contains("permission denied") == true, "reads \(table)")
+        }
     }
 
     @Test func aRoleWithoutGrantsOrBehindTheSchemaIsToldToRunMigrate() throws {

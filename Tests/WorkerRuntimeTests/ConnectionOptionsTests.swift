@@ -54,6 +54,7 @@ import WorkerRuntime
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "# client\nsasl.username=u\n\nsasl.password=p4ss,w0rd= \nsecurity.protocol=SASL_SSL\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
         let parsed = try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path,
                                                             "--kafka-property", "security.protocol=SSL"], spec: spec, environment: [:]))
         #expect(parsed.kafkaProperties == ["sasl.username": "u", "sasl.password": "p4ss,w0rd= ", "security.protocol": "SSL"])
@@ -63,9 +64,21 @@ import WorkerRuntime
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "sasl.username=u\nCanarySecret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
         let error = #expect(throws: UsageError.self) {
             try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path], spec: spec, environment: [:]))
         }
         #expect(!"\(String(describing: error))".contains("Canary"))
+    }
+
+    @Test func aFileOthersCouldReadIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "sasl.password=p\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        let error = #expect(throws: UsageError.self) {
+            try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path], spec: spec, environment: [:]))
+        }
+        #expect("\(String(describing: error))".contains("has mode 0644"))
     }
 }
