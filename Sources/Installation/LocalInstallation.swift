@@ -5,14 +5,14 @@ import Kafka
 import RegistrarClient
 import Support
 
-/// A whole installation on this machine, for `registrar demo`, `registrar chaos` and the live tests:
+/// A whole installation on this machine, for `registrar-dev demo`, `registrar-dev chaos` and the live tests:
 /// a local broker (or a real one it is given) and the worker binaries as separate processes, sharing
 /// one data directory (which it empties first — only one it made itself) and the stores it names: the
 /// embedded defaults there, or the URLs given.
 public final class LocalInstallation: @unchecked Sendable {
     /// The broker an installation's workers use.
     public enum Broker: Sendable {
-        /// The local broker (`registrar broker`, librdkafka's mock cluster), started with these arguments.
+        /// The local broker (`registrar-dev broker`, librdkafka's mock cluster), started with these arguments.
         case local(arguments: [String])
         /// A broker already running at this bootstrap address (Tansu, a Kafka cluster): the installation
         /// creates the topics there (`registrar topics create`, one replica) and never stops or restarts it.
@@ -168,13 +168,13 @@ public final class LocalInstallation: @unchecked Sendable {
         guard await topics.waitForExit() == 0 else {
             throw InstallationError("the topics were not created on \(bootstrap); see \(directory)/logs/topics.log")
         }
-        // Where `registrar broker --data-dir` leaves its address (`ConnectionOptions.bootstrapFile`).
+        // Where `registrar-dev broker --data-dir` leaves its address (`ConnectionOptions.bootstrapFile`).
         try Data((bootstrap + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/broker.bootstrap"), options: .atomic)
     }
 
     private static func startBroker(binaries: String, directory: String,
                                     arguments: [String]) async throws -> (process: ChildProcess, bootstrap: String) {
-        let broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + arguments,
+        let broker = try ChildProcess(binaries + "/registrar-dev", ["broker", "--data-dir", directory] + arguments,
                                       errors: .file(directory + "/logs/broker.log"))
         guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
             await broker.stop()

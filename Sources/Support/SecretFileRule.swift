@@ -90,6 +90,17 @@ public struct SecretFileRule: Sendable {
         try check(file: Status(file), at: path)
     }
 
+    /// Checks the secret file at `path` alone, not the directories it is reached through (a user's own file in an
+    /// ordinary directory); a missing file passes.
+    public func checkFile(_ path: String) throws(PrivateFileError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw .unusable(path, String(cString: strerror(errno)))
+        }
+        try check(file: Status(info), at: path)
+    }
+
     private static func status(_ path: String) throws(PrivateFileError) -> Status { Status(try fileStatus(path)) }
 
     private static func fileStatus(_ path: String) throws(PrivateFileError) -> stat {
