@@ -108,7 +108,7 @@ import Testing
         try await inTemporaryDirectory { root in
             let data = root + "/data"
             let result = try await run("image-worker", ["--bootstrap", "127.0.0.1:1", "--data-dir", data,
-                                                        "--accounts", "postgres://nobody@127.0.0.1:1/none"], logs: root)
+                                                        "--images", "s3://avatars?endpoint=http://127.0.0.1:1"], logs: root)
             #expect(result.status == 1)
             #expect(result.errors.contains("no event signing key of the image role"), "\(result.errors)")
             #expect(result.errors.contains("--event-key-file, --keys-dir or $REGISTRAR_EVENT_KEY"), "\(result.errors)")
