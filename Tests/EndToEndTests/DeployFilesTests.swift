@@ -88,7 +88,8 @@ import Testing
         }
         try install("registrar-.service.d/sandbox.conf", from: "registrar-.service.d/sandbox.conf")
         var commands: [(unit: String, command: [String])] = [
-            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--jwks"]),
+            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--jwks",
+                                           "--reply-key-file"]),
         ]
         try install("registrar-gateway.service", from: "registrar-gateway.service")
         for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"] {
@@ -106,7 +107,7 @@ import Testing
             #expect(lines.filter { !$0.contains("Failed to put bus name") }.isEmpty, "\(unit): \(lines)")
             let text = try String(contentsOfFile: units + "/" + unit, encoding: .utf8)
             #expect(command.dropFirst().allSatisfy { !$0.hasPrefix("--") || text.contains($0 + " ") }, "\(unit) runs \(command)")
-            try await Self.expectKnown(command, environment: ["REGISTRAR_DATA_DIR"], in: "systemd \(unit)")
+            try await Self.expectKnown(command, environment: ["REGISTRAR_DATA_DIR", "KAFKA_PROPERTIES_FILE"], in: "systemd \(unit)")
         }
         // The shared sandbox really applies: systemd shows it in the loaded unit.
         let show = try ChildProcess("/usr/bin/systemd-analyze", ["security", "--offline=yes", units + "/registrar-gateway.service"],
