@@ -97,7 +97,10 @@ import Testing
                 chmod(state, 0o700)
                 chown(state, user, user)
             }
-            let words = expand(execStart, credentials: credentials, root: root).split(separator: " ").map(String.init)
+            // The one change to the command line: the gateway listens on a free port of 127.0.0.1, not 0.0.0.0:8443 here.
+            let words = expand(execStart, credentials: credentials, root: root)
+                .replacingOccurrences(of: "--host 0.0.0.0 --port 8443", with: "--host 127.0.0.1 --port \(try freePort())")
+                .split(separator: " ").map(String.init)
             let command = words[0].replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory)
             // systemd starts a service with its own environment only: `env -i` drops this process's.
             let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
