@@ -97,6 +97,16 @@ import Verification
         #expect(setup.refusal("ALTER TABLE accounts ADD COLUMN planted TEXT", as: role) != nil)
     }
 
+    /// A table a later migration adds is one `DatabaseAccess` knows: otherwise no role would be granted (or refused) it.
+    @Test func everyTableTheSchemasCreateIsDeclared() throws {
+        let setup = try Setup()
+        let rows = try PostgresDatabase(url: setup.owner).withConnection { (connection) throws(SQLError) in
+            try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", [])
+        }
+        let created = Set(rows.compactMap { row -> String? in if case .text(let name)? = row.values.first { name } else { nil } })
+        #expect(created == Set(DatabaseAccess.tables.values.joined()))
+    }
+
     @Test func theOperatorsToolsReadAndWriteNothing() throws {
         let setup = try Setup()
         let role = DatabaseAccess.Worker.operatorTools
