@@ -10,7 +10,8 @@ protocol HoldsFlowKeys {
 }
 
 /// Which key files each process holds — its flows' keys, its role's event signing key, the public event keys of the
-/// roles whose events it takes (and their previous ones during a rotation) — and their copy from the key directory
+/// roles whose events it takes (and their previous ones during a rotation); the gateway those of the roles that answer
+/// requests, its reply secret and the JWKS it serves — and their copy from the key directory
 /// `registrar keys` keeps into a directory per process (`registrar keys distribute`), which a container mounts
 /// whole, so that a rotation (a file replaced by rename in that directory) reaches the running process.
 public enum KeyDistribution {
@@ -31,7 +32,8 @@ public enum KeyDistribution {
             secretFiles += flowKeys.map { directory + "/" + $0.file }
             if flowKeys.contains(where: { $0.file == KeyFileName.signing }) { publicFiles.append(directory + "/" + KeyFileName.jwks) }
         } else if holder == gateway {
-            publicFiles = [directory + "/" + KeyFileName.jwks]
+            let answering = WorkerRole.outcomeProducers.sorted { $0.rawValue < $1.rawValue }
+            publicFiles = answering.flatMap { [events.publicPath(of: $0), events.previousPath(of: $0)] } + [directory + "/" + KeyFileName.jwks]
             secretFiles = [directory + "/" + KeyFileName.gatewayReply]
         } else {
             return []

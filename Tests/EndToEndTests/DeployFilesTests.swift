@@ -88,7 +88,7 @@ import Testing
         }
         try install("registrar-.service.d/sandbox.conf", from: "registrar-.service.d/sandbox.conf")
         var commands: [(unit: String, command: [String])] = [
-            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--jwks",
+            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--keys-dir",
                                            "--reply-key-file"]),
         ]
         try install("registrar-gateway.service", from: "registrar-gateway.service")

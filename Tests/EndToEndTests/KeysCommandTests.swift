@@ -50,7 +50,7 @@ import Testing
                 "code-dispatch-worker": ["codes.hmac", "events-code-dispatch.ed25519"],
                 "image-worker": ["events-image.ed25519", "events-account.ed25519.pub"],
                 "profile-worker": ["events-profile.ed25519", "events-account.ed25519.pub"],
-                "gateway": ["gateway-reply.seal", "jwks.json"],
+                "gateway": ["gateway-reply.seal", "jwks.json", "events-account.ed25519.pub", "events-code-dispatch.ed25519.pub"],
             ])
             for (process, files) in held {
                 #expect(try mode(of: out + "/" + process) == 0o700)
