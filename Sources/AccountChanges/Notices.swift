@@ -18,9 +18,10 @@ enum Notices {
     static func emailChanged(_ record: AccountChangeRecord, settings: MailSettings, date: Date) -> EmailMessage {
         settings.message(
             kind: "notice", requestId: record.requestId, to: record.oldEmail, subject: "Your Registrar email address was changed",
-            text: "Your Registrar account now signs in with \(record.newEmail) instead of this address.\n"
+            text: "Your Registrar account now signs in with \(record.newEmail) instead of this address, and every session was signed out.\n"
                 + "If this was not you, contact support at once.\n",
-            html: "<!DOCTYPE html><html><body><p>Your Registrar account now signs in with <b>\(record.newEmail)</b> instead of this address.</p>"
+            html: "<!DOCTYPE html><html><body><p>Your Registrar account now signs in with <b>\(record.newEmail)</b> instead of this address, "
+                + "and every session was signed out.</p>"
                 + "<p>If this was not you, contact support at once.</p></body></html>\n",
             date: date)
     }

@@ -17,7 +17,7 @@ extension RegistrarClient {
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
                              staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
         RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey,
+                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), sealedCode: nil, replyKey: replyKey,
                               avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }

@@ -88,7 +88,10 @@ public struct SignInStep: EventHandler {
     private func signIn(_ request: TokenRequested, email: String, code: String, at now: Date) throws -> [Event] {
         let account = try passwords.accounts.account(email: email)
         // A password lockout does not apply: the code proves control of the mailbox. Wrong codes have their own count.
-        let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.login, .register],
+        // A `login` code signs in; a `register` code only signs up an address that has no account yet (a pending one is
+        // the sign-up's own, met again on redelivery, or another registration in flight, refused below).
+        let rejection = try passwords.verify(code: code, with: codes, for: account, email: email,
+                                             purposes: account?.status == .active ? [.login] : [.login, .register],
                                              requestId: request.requestId, replyKey: request.replyKey, at: now)
         guard rejection == nil else { return [invalid(request)] }
         switch account {
@@ -125,26 +128,27 @@ public struct SignInStep: EventHandler {
 
     private func refresh(_ request: TokenRequested, token: String, at now: Date) throws -> Event {
         guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
-        if let failure = try profileGuard(uid: presented.uid) { return refused(request.requestId, failure) }
-        let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
+        // A token issued before the account's sessions were ended (a credential change) counts no more.
+        if let account = try passwords.accounts.account(uid: presented.uid), !account.admitsSession(issuedAt: presented.issuedAt) {
+            return invalid(request)
+        }
+        guard let (account, _) = try loginGuard.admitted(uid: presented.uid) else { return refused(request.requestId, LoginGuard.refusal) }
+        let next = issuer.refreshToken(account: account, family: presented.family, requestId: request.requestId, at: now)
         let decision = try tokens.rotate(digest: presented.digest, to: next.record, replyKey: request.replyKey) {
             RotationDecision.on($0, requestId: request.requestId, replyKey: request.replyKey, at: now)
         }
         guard decision == .rotate else { return invalid(request) }
-        return try issuer.answer(uid: presented.uid, requestId: request.requestId, replyKey: request.replyKey,
+        return try issuer.answer(account: account, requestId: request.requestId, replyKey: request.replyKey,
                                  refreshToken: next.token, accountCreated: false, at: now)
     }
 
     /// Tokens for `uid` if its profile passes the guard.
     private func grant(uid: String, requestId: String, replyKey: String, accountCreated: Bool) throws -> Event {
-        if let failure = try profileGuard(uid: uid) { return refused(requestId, failure) }
-        return try issuer.signIn(uid: uid, requestId: requestId, replyKey: replyKey, accountCreated: accountCreated, at: clock())
+        guard let (account, _) = try loginGuard.admitted(uid: uid) else { return refused(requestId, LoginGuard.refusal) }
+        return try issuer.signIn(account: account, requestId: requestId, replyKey: replyKey, accountCreated: accountCreated, at: clock())
     }
 
-    /// The login guard's refusal of `uid`, if any.
-    private func profileGuard(uid: String) throws -> Failure? {
-        try LoginGuard(accounts: passwords.accounts, profiles: profiles).admitted(uid: uid) == nil ? LoginGuard.refusal : nil
-    }
+    private var loginGuard: LoginGuard { LoginGuard(accounts: passwords.accounts, profiles: profiles) }
 
     private func invalid(_ request: TokenRequested) -> Event {
         refused(request.requestId, Failure(.invalidCredentials, "The email, password, code or token is not valid."))

@@ -12,7 +12,8 @@ import Support
 import Verification
 
 /// The account worker: the registration saga, sign-in and account changes, each request answered once,
-/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims.
+/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims and
+/// answers older than the flows' retention.
 public enum AccountWorker: WorkerKind {
     public static let name = "account-worker"
     public static let role = WorkerRole.account
@@ -28,13 +29,14 @@ public enum AccountWorker: WorkerKind {
         .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
+        AnswerRetention.option,
     ]
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
         let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8,
-                                      blocklist: try DictionaryBlocklist())
+                                      blocklist: try CommonPasswords())
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let keys = WorkerKeys(parsed, stores: stores)
         let vault = SodiumCredentialVault(keys: try keys.sealingKeyPair())
@@ -63,7 +65,8 @@ public enum AccountWorker: WorkerKind {
                                 clock: clock)
         let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
                                       loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
-        let answers = try stores.answerMemo(of: name)
+        let answers = try stores.answerMemo(of: name, clock: clock)
+        let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts)
         return WorkerStack(
             name: name,
@@ -71,6 +74,7 @@ public enum AccountWorker: WorkerKind {
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()
+                _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
             })

@@ -27,12 +27,12 @@ import Testing
 
             #expect(try await system.registrar(["audit", "--grace", "0"]).status == 0)
             try system.backends.profiles().write(Profile(name: "Ghost", email: "ghost@example.com", profileImage: "x", isMapLocationEnabled: false),
-                                                 uid: "00000000-0000-0000-0000-000000000000")
+                                                 uid: "00000000-0000-0000-0000-000000000000", revision: 1)
             let audit = try await system.registrar(["audit", "--grace", "0"])
             #expect(audit.status == 1)
             #expect(audit.output.contains("profile_without_account"))
             // The orphan goes again: the system is shared.
-            try system.backends.profiles().deleteProfile(uid: "00000000-0000-0000-0000-000000000000")
+            try system.backends.profiles().deleteProfile(uid: "00000000-0000-0000-0000-000000000000", revision: 1)
         }
     }
 

@@ -25,7 +25,7 @@ import Testing
                 Issue.record("the registration published with kcat did not complete")
                 return
             }
-            try produce(.deleteProfile(DeleteProfile(registrationId: "kcat-forged", uid: victim.uid)), on: Topic.profileCommands)
+            try produce(.deleteProfile(DeleteProfile(registrationId: "kcat-forged", uid: victim.uid, step: "compensating", revision: 3)), on: Topic.profileCommands)
             let letter = try await system.deadLetter(from: Topic.profileCommands, key: "kcat-forged")
             #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "unauthenticated")
             try await system.expectUnchanged(victim)

@@ -58,6 +58,7 @@ public final class InMemoryAccountStore: AccountChangeStore {
             case .activate(let uid):
                 guard state.accounts[uid] != nil else { throw StoreError(.permanent, "account \(uid) does not exist to be activated") }
                 state.accounts[uid]?.status = .active
+                state.accounts[uid]?.revision = saga.version
             case .delete(let uid):
                 state.accounts[uid] = nil
             case nil:
@@ -109,18 +110,25 @@ public final class InMemoryAccountStore: AccountChangeStore {
         try writes.check()
         return try state.withLock { (state) throws(StoreError) -> AccountChangeStart in
             if let existing = state.changes[record.requestId] { return .existing(existing) }
-            if case .email(let email) = update, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
+            if let email = update.email, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
             try Self.apply(update, to: record.uid, in: &state)
-            state.changes[record.requestId] = record
-            return .started
+            var stored = record
+            if record.sendsCommand { stored.revision = Self.nextRevision(of: record.uid, in: &state) }
+            state.changes[record.requestId] = stored
+            return .started(stored)
         }
     }
 
-    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) {
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
         try writes.check()
-        try state.withLock { (state) throws(StoreError) in
+        return try state.withLock { (state) throws(StoreError) -> AccountChangeRecord in
+            var stored = record
+            if record.sendsCommand, state.changes[record.requestId]?.stage != record.stage {
+                stored.revision = Self.nextRevision(of: record.uid, in: &state)
+            }
             if let update { try Self.apply(update, to: record.uid, in: &state) }
-            state.changes[record.requestId] = record
+            state.changes[record.requestId] = stored
+            return stored
         }
     }
 
@@ -136,7 +144,7 @@ public final class InMemoryAccountStore: AccountChangeStore {
                               imageId: "image-" + uid, stage: .completed, startedAt: date, updatedAt: date)
         state.withLock { state in
             state.accounts[uid] = Account(uid: uid, email: email, passwordHash: passwordHash, status: .active,
-                                          registrationId: saga.registrationId, createdAt: date)
+                                          registrationId: saga.registrationId, createdAt: date, verifiedAt: date, revision: saga.version)
             state.sagas[saga.registrationId] = saga
         }
     }
@@ -147,10 +155,16 @@ public final class InMemoryAccountStore: AccountChangeStore {
     }
 
     private static func apply(_ update: AccountUpdate, to uid: String, in state: inout State) throws(StoreError) {
-        guard state.accounts[uid] != nil else { throw StoreError(.permanent, "account \(uid) does not exist to be changed") }
-        switch update {
-        case .passwordHash(let hash): state.accounts[uid]?.passwordHash = hash
-        case .email(let email): state.accounts[uid]?.email = email
-        }
+        guard var account = state.accounts[uid] else { throw StoreError(.permanent, "account \(uid) does not exist to be changed") }
+        account.passwordHash = update.passwordHash ?? account.passwordHash
+        account.email = update.email ?? account.email
+        if let cutoff = update.endsSessionsAt { account.notBefore = account.sessionCutoff(changedAt: cutoff) }
+        account.verifiedAt = account.verifiedAt ?? update.provesMailboxAt
+        state.accounts[uid] = account
+    }
+
+    private static func nextRevision(of uid: String, in state: inout State) -> Int {
+        state.accounts[uid]?.revision += 1
+        return state.accounts[uid]?.revision ?? 0
     }
 }

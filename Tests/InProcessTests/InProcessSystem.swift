@@ -75,6 +75,10 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         workers[kind.name] = (shutdown, Task { try await kind.run(parsed, until: shutdown, clock: clock.closure, every: .milliseconds(100)) })
     }
 
+    func letTimePass(seconds: Double) {
+        clock.advance(by: seconds)
+    }
+
     /// Stops every worker as SIGTERM would and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool = false) async {
         for worker in workers.values { worker.shutdown.trigger() }

@@ -18,7 +18,7 @@ import Testing
     func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
         let context = SealContext(requestId: id, email: email, replyKey: "key:ada")
         return .registrationRequested(RegistrationRequested(
-            registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now),
+            registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now), sealedCode: nil,
             replyKey: context.replyKey, avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
     }
 
@@ -48,7 +48,7 @@ import Testing
         let uid = try #require(try accounts.saga("r-1")).uid
         let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
-            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile))])
+            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile, step: "awaiting_profile", revision: 2))])
         #expect(try accounts.saga("r-1")?.stage == .awaitingProfile)
         let sealed = try #require(FakeVault().seal(RegistrationResult(uid: uid, profile: profile).encoded, to: "key:ada"),
                                   "the result sealed to the request's reply key")
@@ -63,7 +63,7 @@ import Testing
         #expect(failure(try coordinator.handle(request("r-2", email: "not an email"))) == .emailInvalid)
         #expect(failure(try coordinator.handle(request("r-3", password: "short"))) == .passwordTooShort)
         let unsealable = Event.registrationRequested(RegistrationRequested(registrationId: "r-4", email: "a@example.com", name: "A",
-                                                                           sealedPassword: "garbage", replyKey: "key:a", avatar: nil,
+                                                                           sealedPassword: "garbage", sealedCode: nil, replyKey: "key:a", avatar: nil,
                                                                            isMapLocationEnabled: false))
         #expect(failure(try coordinator.handle(unsealable)) == .passwordUnsealable)
         #expect(try accounts.accounts().isEmpty)
@@ -90,7 +90,7 @@ import Testing
         let uid = try #require(try accounts.saga("r-1")).uid
         _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
         let rejected = Event.profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "m"))
-        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "compensating", revision: 3))])
         #expect(try accounts.saga("r-1")?.stage == .compensating)
         #expect(try accounts.account(uid: uid) != nil, "the account goes last")
         #expect(try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: command.imageId)))
@@ -117,12 +117,12 @@ import Testing
         #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "not stuck yet")
         clock.advance(by: 121)
         let expired = try coordinator.expireSagas(notUpdatedSince: clock.now.addingTimeInterval(-120))
-        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
+        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2)))
         #expect(failure(Array(expired.dropFirst())) == .deadlineExceeded)
         #expect(try accounts.accounts().isEmpty)
         #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "expired once")
         let late = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
-        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
     }
 
     /// Attack 4: forged replies for a saga that does not exist undo nothing (no `DeleteAvatar` or
@@ -171,9 +171,9 @@ import Testing
         }
         #expect(throws: UntrustedEvent.self) { try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: "victim"))) }
         #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: saga.uid)))
-            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid))])
+            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid, step: "failed", revision: 2))])
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "u")))
-            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
     }
 
     @Test func aTransientStoreFailureIsThrownToBeRetried() throws {

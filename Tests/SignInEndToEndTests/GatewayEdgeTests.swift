@@ -85,7 +85,7 @@ import Testing
                 let reused = try await gateway.postForm("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", oldRefresh)],
                                                         ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"])
                 #expect(reused.status == 400 && GatewayProcess.json(reused)["error"] as? String == "invalid_grant", "\(reused.body)")
-                let wrong = try await gateway.postForm("/oauth/token", [("grant_type", "password"), ("username", email), ("password", "not the password")],
+                let wrong = try await gateway.postForm("/oauth/token", [("grant_type", "password"), ("username", email), ("password", "not the password by the quiet river")],
                                                        ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"])
                 #expect(wrong.status == 400 && GatewayProcess.json(wrong)["error"] as? String == "invalid_grant", "\(wrong.body)")
             }

@@ -39,7 +39,7 @@ import Verification
     func account(_ email: String, password: String) throws -> String {
         let uid = "uid-" + email
         accounts.addActiveAccount(uid: uid, email: email, passwordHash: "hash:" + password, at: clock.now)
-        try profiles.write(Profile(name: "Ada", email: email, profileImage: "memory://i.jpg", isMapLocationEnabled: false), uid: uid)
+        try profiles.write(Profile(name: "Ada", email: email, profileImage: "memory://i.jpg", isMapLocationEnabled: false), uid: uid, revision: 2)
         return uid
     }
 
@@ -182,7 +182,7 @@ import Verification
     func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
         let context = SealContext(requestId: id, email: email, replyKey: "key:victim")
         let request = Event.registrationRequested(RegistrationRequested(
-            registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now),
+            registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now), sealedCode: nil,
             replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
         let completed = try complete(try #require(try registrations.handle(request).first))
         return (completed.registrationId, completed.uid)
@@ -265,7 +265,7 @@ import Verification
 
     @Test func anIncompleteProfileCannotSignIn() throws {
         let uid = try account("ada@example.com", password: "ada password")
-        try profiles.write(Profile(name: "Ada", email: "ada@example.com", profileImage: "", isMapLocationEnabled: false), uid: uid)
+        try profiles.write(Profile(name: "Ada", email: "ada@example.com", profileImage: "", isMapLocationEnabled: false), uid: uid, revision: 3)
         #expect(refusal(try step.handle(request(.password, "ada@example.com", "ada password")))?.reason == .profileIncomplete)
         #expect(tokens.tokens.isEmpty)
     }

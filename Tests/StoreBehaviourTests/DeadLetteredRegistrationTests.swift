@@ -9,7 +9,7 @@ import Testing
 @Suite struct DeadLetteredRegistrationTests {
     static let failure = RequestFailure.outcome(ofRequestOn: Topic.registrationRequests, id: "r1", message: "dead-lettered (test)")!
     static let request = Event.registrationRequested(RegistrationRequested(
-        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", replyKey: "a2V5", avatar: nil,
+        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", sealedCode: nil, replyKey: "a2V5", avatar: nil,
         isMapLocationEnabled: false))
 
     @Test(arguments: StoreBackend.allCases)

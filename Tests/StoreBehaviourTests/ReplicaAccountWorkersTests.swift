@@ -116,7 +116,7 @@ import WorkerAssembly
             #expect(try accounts.start(saga, account: account) == .started)
             try BackendOptions.profileStore(at: url).write(
                 Profile(name: "Ada", email: saga.email, profileImage: "https://images.example.com/ada.jpg", isMapLocationEnabled: true),
-                uid: saga.uid)
+                uid: saga.uid, revision: saga.version)
             let requestId = "5d7c2a4e-0c5b-4a55-9b1e-2f8f5e1a9c01"
             let replyKey = SealingKeyPair.generate().publicKey.base64
             let request = Event.tokenRequested(TokenRequested(

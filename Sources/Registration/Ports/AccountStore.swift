@@ -1,34 +1,6 @@
 import Domain
 import Foundation
 
-/// Whether an account may sign in yet.
-public enum AccountStatus: String, Codable, Sendable {
-    /// Created by a registration still in progress: can never sign in.
-    case pending
-    /// Activated by a completed registration.
-    case active
-}
-
-/// An auth account. `email` is normalised; `passwordHash` is an encoded argon2id string.
-public struct Account: Sendable, Equatable {
-    public var uid: String
-    public var email: String
-    public var passwordHash: String
-    public var status: AccountStatus
-    public var registrationId: String
-    public var createdAt: Date
-
-    public init(uid: String, email: String, passwordHash: String, status: AccountStatus,
-                registrationId: String, createdAt: Date) {
-        self.uid = uid
-        self.email = email
-        self.passwordHash = passwordHash
-        self.status = status
-        self.registrationId = registrationId
-        self.createdAt = createdAt
-    }
-}
-
 /// What happens to the account when a saga record is saved.
 public enum AccountChange: Sendable, Equatable {
     case activate(uid: String)

@@ -88,7 +88,7 @@ public struct RegistrationCoordinator: EventHandler {
         let localPart = RegistrationRules.normalizedName(String(email.prefix { $0 != "@" }))
         let request = RegistrationRequested(registrationId: registrationId, email: email,
                                             name: String(localPart.prefix(rules.maximumNameLength)),
-                                            sealedPassword: "", replyKey: replyKey, avatar: nil, isMapLocationEnabled: false)
+                                            sealedPassword: "", sealedCode: nil, replyKey: replyKey, avatar: nil, isMapLocationEnabled: false)
         if let saga = try accounts.saga(registrationId) { return replay(saga, request) }
         // An empty hash matches no password.
         return try begin(request, email: email, passwordHash: "")
@@ -105,7 +105,7 @@ public struct RegistrationCoordinator: EventHandler {
                               registrationId: request.registrationId, createdAt: now)
         switch try accounts.start(saga, account: account) {
         case .started:
-            return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+            return [SagaTransition.storeAvatar(saga, avatar: request.avatar)]
         case .existing(let existing):
             return replay(existing, request)
         case .emailTaken:
@@ -119,7 +119,7 @@ public struct RegistrationCoordinator: EventHandler {
     /// A request for a saga that exists: publish again what its stage asked for.
     private func replay(_ saga: SagaRecord, _ request: RegistrationRequested) -> [Event] {
         guard saga.stage == .awaitingAvatar else { return SagaTransition.events(of: saga) }
-        return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+        return [SagaTransition.storeAvatar(saga, avatar: request.avatar)]
     }
 
     /// Moves the reply's saga. A reply for no saga, or naming another uid or image id than the saga's

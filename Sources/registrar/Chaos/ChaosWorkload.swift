@@ -53,7 +53,7 @@ struct ChaosWorkload {
             let request = RegistrationRequested(registrationId: id, email: email, name: "Chaos \(index)",
                                                 sealedPassword: seal(Self.password(of: id), .registrationPassword,
                                                                     SealContext(requestId: id, email: email, replyKey: replyKey)),
-                                                replyKey: replyKey, avatar: avatar,
+                                                sealedCode: nil, replyKey: replyKey, avatar: avatar,
                                                 isMapLocationEnabled: roll.isMultiple(of: 2))
             registrations.append(Registration(request: request, expectedFailure: expected, racesForEmail: races))
             if Int.random(in: 0..<100, using: &generator) < 5 { republished.append(request) }

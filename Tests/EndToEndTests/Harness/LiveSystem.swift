@@ -79,6 +79,8 @@ final class LiveSystem: TestSystem {
         self.client = client
     }
 
+    func letTimePass(seconds: Double) {}
+
     /// Starts (or restarts) a worker with the arguments it was first given.
     func startWorker(_ name: String) throws { try installation.start(name) }
 

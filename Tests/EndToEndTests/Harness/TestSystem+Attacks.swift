@@ -58,7 +58,7 @@ extension TestSystem {
     }
 
     /// Registers a victim with a password and the default avatar (by default at a mailbox of its own).
-    func victim(_ email: String = Attacks.unique("victim") + "@example.com", password: String = "victim password") async throws -> Victim {
+    func victim(_ email: String = Attacks.unique("victim") + "@example.com", password: String = "victim password by the quiet river") async throws -> Victim {
         let request = request(email: email, password: password, name: "Victim")
         try await publish([request])
         guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first,
