@@ -28,21 +28,28 @@ import PackageDescription
 /// - `S3Store`: the production object store (libcurl).
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
 /// - `Backends`: picks the store implementations an installation is configured with.
-/// - `EventTransport`: an event as a Kafka message with the standard headers, and back (workers and clients alike).
+/// - `EventTransport`: how every Registrar process reaches Kafka — the connection options, an event as a Kafka message
+///   with the standard headers and back, topic snapshots (workers, clients and tools alike).
 /// - `TopicProvisioning`: creates and checks a cluster's topics from `Domain`'s table (Kafka Admin API).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - `WorkerAssembly`: each worker's options and the steps they build, shared by the executables and the in-process tests.
 /// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
-/// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through `RegistrarClient`.
+/// - `Operations`: a process's `/metrics`, `/healthz` and `/readyz` endpoint, and the TLS options of the HTTP edges.
+/// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through
+///   `RegistrarClient`, and its composition from the command line. Testable in process (`Gateway.handle`).
+/// - `Console`: the operators' view (`registrar console`, `status`'s saga paths, `dlq`, `audit`): reads Kafka and
+///   the stores, serves escaped pages and a CSRF-guarded replay. Testable in process (`Console.handle`).
 /// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
-/// - `RegistrationBenchmark`: `registrar bench registrations` — registrations through an installation against the argon2id bound.
-/// - Executables, whose `main` only wires the above together.
+/// - `DevTools`: `registrar-dev`'s commands — the local broker, the demo, chaos runs and the benchmarks; not the product.
+/// - Executables, whose `main` only wires the above together: `registrar` (product commands only), `registrar-dev`,
+///   the four workers, `kafka-tool`.
 let package = Package(
     name: "Registrar",
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Kafka", targets: ["Kafka"]),
         .executable(name: "registrar", targets: ["registrar"]),
+        .executable(name: "registrar-dev", targets: ["registrar-dev"]),
         .executable(name: "kafka-tool", targets: ["kafka-tool"]),
         .executable(name: "account-worker", targets: ["account-worker"]),
         .executable(name: "image-worker", targets: ["image-worker"]),
@@ -89,17 +96,26 @@ let package = Package(
         .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
-        .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto"]),
+        .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
-        .target(name: "Gateway", dependencies: ["HTTPServer", "Metrics", "RegistrarClient", "Domain", "Registration", "Crypto", "Support"]),
+        .target(name: "Gateway", dependencies: [
+            "HTTPServer", "Metrics", "RegistrarClient", "Domain", "Registration", "Crypto", "Support", "Backends", "EventTransport", "Operations",
+        ]),
+        .target(name: "Console", dependencies: [
+            "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "Registration", "Support", "WorkerAssembly",
+        ]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
-        .target(name: "RegistrationBenchmark", dependencies: ["Installation", "RegistrarClient", "Crypto", "Domain", "Imaging", "Support"]),
+        // Development tools (`registrar-dev`): the local broker, the demo, chaos runs and benchmarks.
+        .target(name: "DevTools", dependencies: [
+            "Backends", "Console", "Crypto", "CryptoAdapters", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
+            "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "SignIn", "Support",
+        ]),
         .target(name: "Backends", dependencies: [
-            "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain",
+            "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain", "Crypto",
             "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
         ]),
 
@@ -111,19 +127,20 @@ let package = Package(
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
         // The raw C librdkafka relay `kafka-tool bench relay` compares its Swift hops with (see its relay.c).
-        .executableTarget(name: "relay-baseline", dependencies: ["CRDKafka"]),
+        .executableTarget(name: "relay-baseline", dependencies: ["CRDKafka"],
+                          cSettings: [.define("REGISTRAR_VERSION", to: "\"0.9.0\"")]),  // RegistrarVersion.current; VersionTests compares
         .executableTarget(name: "registrar", dependencies: [
-            "KafkaCommands", "Kafka", "Support", "Crypto", "Imaging", "Domain", "Registration", "Backends", "WorkerRuntime",
-            "SignIn", "EventTransport", "TopicProvisioning", "RegistrarClient", "Installation", "CryptoAdapters", "WorkerAssembly",
-            "Gateway", "HTTPServer", "Operations", "RegistrationBenchmark",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "SignIn", "EventTransport", "TopicProvisioning",
+            "RegistrarClient", "Installation", "WorkerAssembly", "Gateway", "Console",
         ]),
+        .executableTarget(name: "registrar-dev", dependencies: ["DevTools", "Support"]),
         .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "profile-worker", dependencies: ["WorkerAssembly"]),
         .executableTarget(name: "code-dispatch-worker", dependencies: ["WorkerAssembly"]),
 
         // MARK: Tests
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support", "StoreTesting"]),
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
@@ -142,7 +159,7 @@ let package = Package(
         .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
                 path: "Tests/Fakes"),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration", "Courier"]),
-        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support"], path: "Tests/StoreTesting"),
+        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support", "KafkaCommands"], path: "Tests/StoreTesting"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
@@ -175,7 +192,7 @@ let package = Package(
         ]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
-            "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation", "CryptoAdapters",
+            "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation", "CryptoAdapters", "Gateway", "Console", "HTTPServer",
         ]),
     ]
 )

@@ -5,11 +5,20 @@ import Kafka
 import RegistrarClient
 import Support
 
-/// A whole installation on this machine, for `registrar demo`, `registrar chaos` and the live tests:
-/// a local broker and the worker binaries as separate processes, sharing one data directory (which
-/// it empties first — only one it made itself) and the stores it names: the embedded defaults
-/// there, or the URLs given.
+/// A whole installation on this machine, for `registrar-dev demo`, `registrar-dev chaos` and the live tests:
+/// a local broker (or a real one it is given) and the worker binaries as separate processes, sharing
+/// one data directory (which it empties first — only one it made itself) and the stores it names: the
+/// embedded defaults there, or the URLs given.
 public final class LocalInstallation: @unchecked Sendable {
+    /// The broker an installation's workers use.
+    public enum Broker: Sendable {
+        /// The local broker (`registrar-dev broker`, librdkafka's mock cluster), started with these arguments.
+        case local(arguments: [String])
+        /// A broker already running at this bootstrap address (Tansu, a Kafka cluster): the installation
+        /// creates the topics there (`registrar topics create`, one replica) and never stops or restarts it.
+        case external(bootstrap: String)
+    }
+
     // `workers` is guarded by `lock`: a chaos run's fault task and its final checks, or a test and
     // its helpers, may start and kill workers at once.
     public static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
@@ -19,15 +28,16 @@ public final class LocalInstallation: @unchecked Sendable {
     public static let quickFailover = ["--kafka-property", "session.timeout.ms=3000", "--kafka-property", "heartbeat.interval.ms=300"]
 
     public let directory: String
-    /// The local broker's address (a new one after `restartBroker`).
-    public var bootstrap: String { lock.withLock { brokerProcess.bootstrap } }
+    /// The broker's address (the local broker's is a new one after `restartBroker`).
+    public var bootstrap: String { lock.withLock { localBroker?.bootstrap ?? externalBootstrap ?? "" } }
     public let publicKey: SealingPublicKey
     /// The stores the workers use.
     public let stores: BackendOptions
     /// The directory of the `registrar` and worker binaries.
     public let binaries: String
-    private let brokerArguments: [String]
-    private var brokerProcess: (process: ChildProcess, bootstrap: String)
+    private let broker: Broker
+    private let externalBootstrap: String?
+    private var localBroker: (process: ChildProcess, bootstrap: String)?
     private let arguments: [String: [String]]
     private var workers: [String: ChildProcess] = [:]
     private let lock = NSLock()
@@ -37,10 +47,18 @@ public final class LocalInstallation: @unchecked Sendable {
     /// A configuration for a client of this installation's broker.
     public func kafka(clientID: String) -> KafkaConfiguration { KafkaConfiguration(bootstrapServers: bootstrap, clientID: clientID) }
 
-    /// Prepares `path`, starts the broker of `binaries` with `brokerArguments` and the `workers`, each
-    /// with `workerArguments` and its own `arguments[name]`, on `stores` (the embedded defaults
-    /// in `path` when nil; its data directory is always `path`).
-    public init(at path: String, binaries: String, stores: BackendOptions? = nil, brokerArguments: [String] = [],
+    /// Prepares `path`, starts the local broker of `binaries` with `brokerArguments` (or, given a `broker`,
+    /// makes the topics there) and the `workers`, each with `workerArguments` and its own `arguments[name]`,
+    /// on `stores` (the embedded defaults in `path` when nil; its data directory is always `path`).
+    public convenience init(at path: String, binaries: String, stores: BackendOptions? = nil, brokerArguments: [String] = [],
+                            workers names: [String] = workerNames, workerArguments: [String] = [],
+                            arguments: [String: [String]] = [:]) async throws {
+        try await self.init(at: path, binaries: binaries, stores: stores, broker: .local(arguments: brokerArguments), workers: names,
+                            workerArguments: workerArguments, arguments: arguments)
+    }
+
+    /// Prepares `path`, starts or provisions `broker`, then the `workers` as the other initializer does.
+    public init(at path: String, binaries: String, stores: BackendOptions? = nil, broker: Broker,
                 workers names: [String] = workerNames, workerArguments: [String] = [], arguments: [String: [String]] = [:]) async throws {
         directory = try Self.prepare(path)
         var stores = stores ?? BackendOptions(dataDirectory: directory)
@@ -53,8 +71,15 @@ public final class LocalInstallation: @unchecked Sendable {
         self.arguments = Dictionary(uniqueKeysWithValues: Self.workerNames.map { name in
             (name, common + keys + (arguments[name] ?? []))
         })
-        self.brokerArguments = brokerArguments
-        brokerProcess = try await Self.startBroker(binaries: binaries, directory: directory, arguments: brokerArguments)
+        self.broker = broker
+        switch broker {
+        case .local(let arguments):
+            externalBootstrap = nil
+            localBroker = try await Self.startBroker(binaries: binaries, directory: directory, arguments: arguments)
+        case .external(let bootstrap):
+            externalBootstrap = bootstrap
+            try await Self.createTopics(on: bootstrap, binaries: binaries, directory: directory)
+        }
         do {
             for name in names { try start(name) }
         } catch {
@@ -82,9 +107,11 @@ public final class LocalInstallation: @unchecked Sendable {
         return replica
     }
 
-    /// The broker and every worker started, by name, the broker first.
+    /// The local broker (when it is one) and every worker started, by name, the broker first.
     public var processes: [(name: String, process: ChildProcess)] {
-        lock.withLock { [("broker", brokerProcess.process)] + workers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+        lock.withLock {
+            (localBroker.map { [("broker", $0.process)] } ?? []) + workers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
     }
 
     private func launch(_ name: String, as worker: String) throws {
@@ -115,25 +142,39 @@ public final class LocalInstallation: @unchecked Sendable {
         lock.withLock { workers.filter { !$0.value.isRunning }.map(\.key).sorted() }
     }
 
-    /// Stops the workers together, then the broker (SIGTERM, then SIGKILL after a grace period).
+    /// Stops the workers together, then the local broker (SIGTERM, then SIGKILL after a grace period).
     public func stop() async {
         await withTaskGroup(of: Void.self) { group in
             for process in lock.withLock({ Array(workers.values) }) { group.addTask { await process.stop() } }
         }
-        await lock.withLock { brokerProcess.process }.stop()
+        await lock.withLock { localBroker?.process }?.stop()
     }
 
     /// Stops the local broker (losing every topic, offset and message it held in memory) and starts a new
     /// one on the same data directory; it writes its new address where the workers follow it.
     public func restartBroker() async throws {
-        await lock.withLock { brokerProcess.process }.stop()
-        let restarted = try await Self.startBroker(binaries: binaries, directory: directory, arguments: brokerArguments)
-        lock.withLock { brokerProcess = restarted }
+        guard case .local(let arguments) = broker else { throw InstallationError("the installation's broker is not its own to restart") }
+        await lock.withLock { localBroker?.process }?.stop()
+        let restarted = try await Self.startBroker(binaries: binaries, directory: directory, arguments: arguments)
+        lock.withLock { localBroker = restarted }
+    }
+
+    /// Creates every topic on the broker at `bootstrap` (one replica each) and writes its address where the
+    /// workers and the CLI of `directory` find it.
+    private static func createTopics(on bootstrap: String, binaries: String, directory: String) async throws {
+        let topics = try ChildProcess(binaries + "/registrar", ["topics", "create", "--bootstrap", bootstrap,
+                                                                "--replication-factor", "1", "--min-insync-replicas", "1"],
+                                      output: .file(directory + "/logs/topics.log"), errors: .file(directory + "/logs/topics.log"))
+        guard await topics.waitForExit() == 0 else {
+            throw InstallationError("the topics were not created on \(bootstrap); see \(directory)/logs/topics.log")
+        }
+        // Where `registrar-dev broker --data-dir` leaves its address (`ConnectionOptions.bootstrapFile`).
+        try Data((bootstrap + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/broker.bootstrap"), options: .atomic)
     }
 
     private static func startBroker(binaries: String, directory: String,
                                     arguments: [String]) async throws -> (process: ChildProcess, bootstrap: String) {
-        let broker = try ChildProcess(binaries + "/registrar", ["broker", "--data-dir", directory] + arguments,
+        let broker = try ChildProcess(binaries + "/registrar-dev", ["broker", "--data-dir", directory] + arguments,
                                       errors: .file(directory + "/logs/broker.log"))
         guard let bootstrap = await broker.nextLine(), bootstrap.contains(":") else {
             await broker.stop()

@@ -1,7 +1,7 @@
 import Support
 
 /// `kafka-tool`: operator commands around the Kafka library (a mock broker, produce, consume,
-/// relay, benchmark, fault injection).
+/// relay, benchmark, fault injection, the handshake relay in front of Tansu).
 public enum KafkaTool {
     public static let subcommands: [CommandLineTool.Subcommand] = [
         .init("broker", BrokerCommand.spec.summary, run: BrokerCommand.run),
@@ -10,6 +10,7 @@ public enum KafkaTool {
         .init("relay", RelayCommand.spec.summary, run: RelayCommand.run),
         .init("bench", BenchCommand.spec.summary, run: BenchCommand.run),
         .init("control", ControlCommand.spec.summary, run: ControlCommand.run),
+        .init("handshake-relay", HandshakeRelayCommand.spec.summary, run: HandshakeRelayCommand.run),
     ]
 
     /// Runs `kafka-tool <command> …` (arguments without the program name).

@@ -67,17 +67,21 @@ public struct TopicProvisioner: Sendable {
 }
 
 /// Why topics could not be created or checked.
-public enum TopicProvisioningError: Error, CustomStringConvertible {
+public enum TopicProvisioningError: KafkaErrorWrapping, CustomStringConvertible {
     /// The cluster did not answer the request (`api`) at all.
     case request(_ api: String, KafkaAdminError)
     /// The cluster refused these topics.
     case topicsFailed([(topic: String, error: KafkaError)])
 
+    public var kafkaError: KafkaError? {
+        if case .request(_, let error) = self { error.kafkaError } else { nil }
+    }
+
     public var description: String {
         switch self {
         case .request(let api, .noController):
             "\(api) impossible: \(KafkaAdminError.noController) (is this the local mock broker? It has no CreateTopics;"
-                + " `registrar broker` creates Registrar's topics itself)"
+                + " `registrar-dev broker` creates Registrar's topics itself)"
         case .request(let api, let error):
             "\(api) failed: \(error)"
         case .topicsFailed(let failures):

@@ -50,6 +50,7 @@ extension WorkerKind {
         let signer = try keys.eventSigner(role)
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
         let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
+        Worker.declareMetrics(name: name, routing: stack.routing, role: role)
         let board = WorkerBoard()
         let endpoint = try OperationsEndpoint.start(parsed, component: name) {
             let health = board.health()

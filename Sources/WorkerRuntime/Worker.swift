@@ -50,8 +50,13 @@ public final class Worker: Sendable {
         let logger = Logger(component: name)
         consumerConfiguration.rebalanceHandler = { event in
             session.joined()
-            if case .assigned(let partitions) = event, !partitions.isEmpty {
-                logger.info("partitions assigned", ["partitions": partitions.map { "\($0.topic)/\($0.partition)" }.joined(separator: ",")])
+            let names = { (partitions: [TopicPartition]) in partitions.map { "\($0.topic)/\($0.partition)" }.joined(separator: ",") }
+            switch event {
+            case .assigned(let partitions) where !partitions.isEmpty: logger.info("partitions assigned", ["partitions": names(partitions)])
+            case .revoked(let partitions) where !partitions.isEmpty: logger.info("partitions revoked", ["partitions": names(partitions)])
+            case .lost(let partitions) where !partitions.isEmpty: logger.info("partitions lost", ["partitions": names(partitions)])
+            default:
+                break
             }
             observer?(event)
         }
@@ -95,6 +100,8 @@ public final class Worker: Sendable {
                     group.addTask { try await self.repeatedly(every: interval, periodic) }
                 }
                 group.addTask { await shutdown.wait() }
+                // Ends only when cancelled, after the shutdown.
+                group.addTask { await self.metrics.measureDeadLetters(of: self.routing.topics, with: self.consumer, every: .seconds(30)) }
                 try await group.next()
                 group.cancelAll()
             }
@@ -120,6 +127,12 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Exports every metric series a worker named `name` with `routing`, signing as `role`, can record at zero,
+    /// before it runs (so that a fresh worker serves its families before any event).
+    public static func declareMetrics(name: String, routing: RoutingTable, role: WorkerRole) {
+        WorkerMetrics(worker: name).declare(routing: routing, role: role)
+    }
+
     /// Whether the loop runs, has joined its group, and which partitions wait for a failing dependency.
     public func health() -> WorkerHealth { session.health }
 
@@ -128,7 +141,7 @@ public final class Worker: Sendable {
         while !Task.isCancelled {
             try await sleep(interval)
             do {
-                try await publish(try await retrying("periodic") { try work() })
+                try await publish(try await retrying(WorkerMetrics.periodicStep) { try work() })
             } catch let error as KafkaError where error.isFatal {
                 throw error
             } catch is CancellationError {
@@ -290,7 +303,7 @@ public final class Worker: Sendable {
         var answers = [failure]
         if let step {
             do {
-                answers = try await retrying("answer to a dead letter", lane: lane) { try step.answer(deadLettered: failure) }
+                answers = try await retrying(WorkerMetrics.deadLetterAnswer, lane: lane) { try step.answer(deadLettered: failure) }
             } catch let refusal as StoreError {
                 logger.error("could not keep the answer to a dead-lettered request", ["flow_id": id, "error": refusal.message])
             }

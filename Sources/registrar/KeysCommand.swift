@@ -5,7 +5,6 @@ import EventTransport
 import Foundation
 import Installation
 import Support
-import WorkerRuntime
 
 /// `registrar keys`: creates a full key set once — the account worker's sealing and signing keys, the code
 /// secret, the JWKS and each worker role's event signing key — for an operator to distribute; prints the

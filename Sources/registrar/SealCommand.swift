@@ -1,10 +1,10 @@
 import Backends
 import Crypto
 import Domain
+import EventTransport
 import Foundation
 import RegistrarClient
 import Support
-import WorkerRuntime
 
 /// `registrar seal`: seals a secret (read from standard input) for clients that publish requests with
 /// other tools: a ``SealedSecret`` for one field of one message (purpose, request id, email, reply key),
@@ -35,17 +35,5 @@ enum SealCommand {
             print(key.sealedBase64(String(decoding: secret, as: UTF8.self), for: purpose, in: context))
             return .success
         }
-    }
-}
-
-/// Finds the account worker's public key: `--public-key`, `REGISTRAR_PUBLIC_KEY`, or the data directory.
-enum PublicKeySource {
-    static func load(_ parsed: ParsedArguments) throws -> SealingPublicKey {
-        if let base64 = parsed.value("public-key") { return try SealingPublicKey(base64: base64) }
-        let path = EmbeddedBackends(parsed.value("data-dir") ?? "data").sealingPublicKey
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw UsageError.invalid("no public key at \(path): run `registrar keys` or pass --public-key", "")
-        }
-        return try SealingPublicKey.load(from: path)
     }
 }

@@ -1,10 +1,10 @@
 import Backends
 import Crypto
+import EventTransport
 import Foundation
 import Installation
 import SignIn
 import Support
-import WorkerRuntime
 
 /// `registrar keys rotate-signing` and `retire-signing`: the access-token signing key's life cycle in a key
 /// directory. Rotating makes a new key that signs from then on (running account workers re-read the key

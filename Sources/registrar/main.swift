@@ -1,4 +1,5 @@
-import KafkaCommands
+import Console
+import Gateway
 import Support
 
 await CommandLineTool.exit {
@@ -6,7 +7,6 @@ await CommandLineTool.exit {
         tool: "registrar", summary: "sign-up and sign-in through Kafka topics",
         Array(CommandLine.arguments.dropFirst()),
         to: [
-            .init("broker", "Host a local Kafka broker (librdkafka mock cluster) with Registrar's topics", run: BrokerCommand.run),
             .init("topics", "Create or check every topic and dead-letter topic on a Kafka cluster", run: TopicsCommand.run),
             .init("keys", "Create a key set (sealing, signing, code secret, JWKS, event keys); `keys rotate-signing|retire-signing|rotate-events|retire-events`",
                   run: { arguments in
@@ -49,15 +49,5 @@ await CommandLineTool.exit {
             .init("console", "Serve the operator console: workers' lag, sagas in flight, outcomes, dead letters, the audit", run: ConsoleCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
-            .init("bench", "Benchmarks: `bench sign-in`, `bench registrations`, `bench gateway`", run: { arguments in
-                await CommandLineTool.dispatch(tool: "registrar bench", summary: "benchmarks", arguments, to: [
-                    .init("sign-in", "Time refused password sign-ins: unknown email, with a password, code-only", run: BenchCommand.run),
-                    .init("registrations", "Registrations end to end against the argon2id bound, per process CPU and memory",
-                          run: RegistrationBenchCommand.run),
-                    .init("gateway", "Requests/s and p50/p99 through the gateway (wrk) next to the client library", run: GatewayBenchCommand.run),
-                ])
-            }),
-            .init("chaos", "Register users while killing workers, failing brokers and stores; check nothing is lost", run: ChaosCommand.run),
-            .init("demo", "Start a broker and the four workers, register sample users, print each saga", run: DemoCommand.run),
         ])
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// The long-fault chaos run, shortened: beside the short faults, the data disk full, the databases
 /// down, the database files, the image store and the outbox unwritable, a worker frozen, the local
-/// broker restarted, and oversized and mistyped messages on every input topic. `registrar chaos
+/// broker restarted, and oversized and mistyped messages on every input topic. `registrar-dev chaos
 /// --long-faults` also checks that nothing but the hostile messages was dead-lettered and no worker died.
 /// (Root only: the run mounts a tmpfs to fill and uses `chattr`.)
 @Suite(.serialized) struct LongFaultChaosTests {
@@ -29,12 +29,12 @@ import Testing
             let copy = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-nobody-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
             defer { try? FileManager.default.removeItem(atPath: copy) }
-            try FileManager.default.copyItem(atPath: Binaries.path("registrar"), toPath: copy + "/registrar")
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy + "/registrar")
-            (status, output) = try ChildProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--", copy + "/registrar", "chaos", "--long-faults",
+            try FileManager.default.copyItem(atPath: Binaries.path("registrar-dev"), toPath: copy + "/registrar-dev")
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy + "/registrar-dev")
+            (status, output) = try ChildProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--", copy + "/registrar-dev", "chaos", "--long-faults",
                                                                           "--data-dir", directory], errors: .standardOutput)
         } else {
-            (status, output) = try ChildProcess.run(Binaries.path("registrar"), ["chaos", "--long-faults", "--data-dir", directory],
+            (status, output) = try ChildProcess.run(Binaries.path("registrar-dev"), ["chaos", "--long-faults", "--data-dir", directory],
                                                     errors: .standardOutput)
         }
         #expect(status == 2, "\(output)")

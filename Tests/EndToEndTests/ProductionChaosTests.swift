@@ -7,7 +7,7 @@ import Testing
 /// The chaos run on the production backends — PostgreSQL, S3 (moto) and SMTP (aiosmtpd) — where, on
 /// top of the worker kills, broker outages and request errors, the stores fail: the database is
 /// restarted and made read-only, the image store answers writes with 5xx, the mail server defers
-/// sends. `registrar chaos` checks every promise and exits 0 only if all hold.
+/// sends. `registrar-dev chaos` checks every promise and exits 0 only if all hold.
 ///
 /// As root it adds the long faults (`--long-faults`): beside the run's own, the database stopped, the image
 /// store answering 503 and the mail server deferring, for `longFaultSeconds` each.

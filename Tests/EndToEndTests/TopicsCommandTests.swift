@@ -51,6 +51,14 @@ import Testing
             "0 of \(Topic.all.count) topics agree",
         ]), "\(checked.output)")
 
+        let json = try await Self.registrar(["topics", "check", "--bootstrap", server.bootstrapServers, "--json"])
+        #expect(json.status == 1)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data((json.output.split(separator: "\n").first ?? "").utf8)) as? [String: Any],
+                                    "\(json.output)")
+        #expect(answer["topics"] as? Int == Topic.all.count && answer["agree"] as? Int == 0)
+        let problems = (answer["discrepancies"] as? [[String: String]] ?? []).filter { $0["topic"] == Topic.authRequests }.compactMap { $0["problem"] }
+        #expect(problems.contains("auth.requests: 2 partitions, expected 6"), "\(problems)")
+
         let created = try await Self.registrar(["topics", "create", "--bootstrap", server.bootstrapServers])
         #expect(created.status == 0, "\(created.output)")
         #expect(created.output.contains("auth.requests: exists"), "an existing topic is left as it is")
@@ -65,7 +73,7 @@ import Testing
 
     @Test func createAndCheckRefuseTheLocalMockBrokerAtOnce() async throws {
         let cluster = try MockCluster(brokers: 1)
-        for spec in Topic.all { try cluster.createTopic(spec.name, partitions: spec.partitions) }  // as `registrar broker` does
+        for spec in Topic.all { try cluster.createTopic(spec.name, partitions: spec.partitions) }  // as `registrar-dev broker` does
         for verb in ["create", "check"] {
             let clock = ContinuousClock()
             let start = clock.now

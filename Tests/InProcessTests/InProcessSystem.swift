@@ -8,6 +8,7 @@ import Kafka
 import RegistrarClient
 import StoreTesting
 import Support
+import Synchronization
 import WorkerAssembly
 
 /// A whole Registrar installation inside the test process: librdkafka's mock cluster with every
@@ -39,6 +40,32 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
             for name in names { try system.startWorker(name, extraArguments: extraArguments[name] ?? []) }
             try await body(system)
         }
+    }
+
+    /// The system the route suites of this test process share, with all four workers: started on first use, never
+    /// stopped (the process's exit ends its workers; its data directory is removed then).
+    static func shared() async throws -> InProcessSystem {
+        try await SharedSystem.instance.system()
+    }
+
+    private actor SharedSystem {
+        static let instance = SharedSystem()
+        private var started: Task<InProcessSystem, any Error>?
+
+        func system() async throws -> InProcessSystem {
+            if let started { return try await started.value }
+            let task = Task {
+                let system = try InProcessSystem()
+                for name in workerNames { try system.startWorker(name) }
+                SharedSystem.directory.withLock { $0 = system.directory }
+                atexit { SharedSystem.directory.withLock { $0 }.map { try? FileManager.default.removeItem(atPath: $0) } }
+                return system
+            }
+            started = task
+            return try await task.value
+        }
+
+        static let directory = Mutex<String?>(nil)
     }
 
     private init() throws {

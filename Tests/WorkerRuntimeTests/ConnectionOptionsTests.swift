@@ -1,3 +1,4 @@
+import EventTransport
 import Foundation
 import Kafka
 import Support

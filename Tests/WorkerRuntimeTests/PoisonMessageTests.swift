@@ -1,5 +1,6 @@
 import Crypto
 import Domain
+import EventTransport
 import Kafka
 import Testing
 @testable import WorkerRuntime

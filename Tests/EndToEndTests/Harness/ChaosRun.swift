@@ -2,7 +2,7 @@ import Foundation
 import Support
 import Testing
 
-/// One `registrar chaos` run in a fresh data directory: its exit status and report, with the checks
+/// One `registrar-dev chaos` run in a fresh data directory: its exit status and report, with the checks
 /// every chaos test makes (exit 0, every registration's outcome, no FAIL line). The data directory is
 /// removed when the run passed, kept for a look otherwise; the run's log goes to `<tmp>/<log>`.
 struct ChaosRun {
@@ -17,7 +17,7 @@ struct ChaosRun {
     static func run(_ arguments: [String], registrations: String, environment: [String: String]? = nil, log: String,
                     directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-\(UUID().uuidString.prefix(8))").path)
         async throws -> ChaosRun {
-        let chaos = try ChildProcess(Binaries.path("registrar"),
+        let chaos = try ChildProcess(Binaries.path("registrar-dev"),
                                      ["chaos", "--registrations", registrations, "--data-dir", directory] + arguments,
                                      environment: environment, errors: .file(FileManager.default.temporaryDirectory.path + "/" + log))
         var report: [String] = []

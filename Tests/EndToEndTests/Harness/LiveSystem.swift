@@ -28,12 +28,14 @@ final class LiveSystem: TestSystem {
 
     /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
     /// `postgres`, when given, holds the accounts and profiles (a fresh database on it) instead of the default location.
+    /// `broker`, when given, is the broker used instead of a local one (Tansu: the topics are made there).
     static func start(workers names: [String] = LocalInstallation.workerNames, extraArguments: [String: [String]] = [:],
-                      postgres: PostgresServer? = nil,
+                      postgres: PostgresServer? = nil, broker: TansuServer? = nil,
                       relayingImages: ((Int) throws -> HTTPRelay)? = nil) async throws -> LiveSystem {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-e2e-\(UUID().uuidString.prefix(8))").path
         let backends = try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages)
         let installation = try await LocalInstallation(at: directory, binaries: Binaries.directory, stores: backends.options,
+                                                       broker: broker.map { .external(bootstrap: $0.bootstrapServers) } ?? .local(arguments: []),
                                                        workers: names, workerArguments: LocalInstallation.quickFailover,
                                                        arguments: extraArguments)
         do {
@@ -46,9 +48,10 @@ final class LiveSystem: TestSystem {
 
     /// Runs `body` with a started system and stops it afterwards, whether `body` succeeds or throws.
     static func with(workers names: [String] = LocalInstallation.workerNames, extraArguments: [String: [String]] = [:],
-                     postgres: PostgresServer? = nil, relayingImages: ((Int) throws -> HTTPRelay)? = nil,
+                     postgres: PostgresServer? = nil, broker: TansuServer? = nil, relayingImages: ((Int) throws -> HTTPRelay)? = nil,
                      _ body: (LiveSystem) async throws -> Void) async throws {
-        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, relayingImages: relayingImages)
+        let system = try await start(workers: names, extraArguments: extraArguments, postgres: postgres, broker: broker,
+                                     relayingImages: relayingImages)
         do {
             try await body(system)
         } catch {

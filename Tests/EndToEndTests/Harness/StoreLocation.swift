@@ -57,7 +57,7 @@ struct StoreLocation: Sendable {
         let process = if let database = options.profiles {
             try ChildProcess("/usr/bin/psql", [database, "-q", "-v", "ON_ERROR_STOP=1", "-c", postgres], errors: .file("\(logs)/sql.log"))
         } else {
-            try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite", sqlite], errors: .file("\(logs)/sql.log"))
+            try ChildProcess("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", options.dataDirectory + "/profiles.sqlite", sqlite], errors: .file("\(logs)/sql.log"))
         }
         guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
     }
@@ -68,7 +68,7 @@ struct StoreLocation: Sendable {
         let process = if let database = options.profiles {
             try ChildProcess("/usr/bin/psql", [database, "-qAt", "-v", "ON_ERROR_STOP=1"], input: .pipe, errors: .file("\(logs)/sql.log"))
         } else {
-            try ChildProcess("/usr/bin/sqlite3", [options.dataDirectory + "/profiles.sqlite"], input: .pipe, errors: .file("\(logs)/sql.log"))
+            try ChildProcess("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", options.dataDirectory + "/profiles.sqlite"], input: .pipe, errors: .file("\(logs)/sql.log"))
         }
         let lock = options.profiles == nil ? "BEGIN IMMEDIATE;" : "BEGIN; LOCK TABLE profiles IN EXCLUSIVE MODE;"
         process.write(Array("\(lock)\nSELECT 'locked';\n".utf8))

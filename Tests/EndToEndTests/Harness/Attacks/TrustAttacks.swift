@@ -1,4 +1,5 @@
 import Domain
+import EventTransport
 import Foundation
 import Kafka
 import Registration

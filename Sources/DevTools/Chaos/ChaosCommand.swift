@@ -1,0 +1,158 @@
+import Backends
+import Crypto
+import Domain
+import EventTransport
+import Foundation
+import Imaging
+import Installation
+import Kafka
+import RegistrarClient
+import Registration
+import Support
+
+/// `registrar-dev chaos`: registrations under faults, then checks that nothing was lost or half-done.
+public enum ChaosCommand {
+    static let spec = CommandSpec(
+        name: "registrar-dev chaos", summary: "register users while injecting faults, then check every promise",
+        options: [
+            .value("registrations", "How many registrations", default: "200"),
+            .value("rate", "Requests published per second", default: "40"),
+            .value("fault-interval", "Mean seconds between faults", default: "2"),
+            .value("brokers", "Brokers in the local cluster", default: "3"),
+            .value("settle", "Seconds to wait for every outcome once the faults stop", default: "300"),
+            .value("seed", "Random seed, to repeat a run"),
+            .value("data-dir", "Where the run keeps its stores and logs (emptied first)", default: "data/chaos"),
+            .value("fault", "NAME=COMMAND: a shell command that makes a store fail and heal, injected like the others "
+                   + "(e.g. 'database restarted=pg_ctlcluster 15 main restart')", repeatable: true),
+            .value("sent-mail", "The directory where the mail server keeps each message it accepted (needed with --mail)"),
+            .flag("long-faults", "Also the long faults: the data disk full, the embedded databases locked, their files, the image "
+                  + "store and the outbox made immutable, a worker frozen (SIGSTOP), the local broker restarted, and oversized "
+                  + "and mistyped messages on every input topic. Needs root: it mounts a \(ChaosDisk.size) tmpfs on --data-dir "
+                  + "(unless a file system is mounted there) to fill it, and uses chattr. On the production stores give "
+                  + "their long faults with --fault (e.g. 'database down=pg_ctl stop -m fast; sleep 60; pg_ctl start')"),
+            .value("long-fault-seconds", "How long each long fault lasts (the full disk half as long)", default: "60"),
+        ] + BackendOptions.specs)
+
+    public static func run(_ arguments: [String]) async -> ExitCode {
+        await CommandLineTool.run(arguments, spec: spec) { parsed in
+            let count = try parsed.integer("registrations") ?? 200
+            let rate = max(1, try parsed.integer("rate") ?? 40)
+            let brokers = Int32(max(1, try parsed.integer("brokers") ?? 3))
+            let seed = UInt64(try parsed.integer("seed") ?? Int.random(in: 1...999_999))
+            var generator = SeededGenerator(seed: seed)
+            let logger = Logger(component: "chaos")
+            let stores = BackendOptions(parsed, dataDirectory: "")
+            if stores.mail != nil && parsed.value("sent-mail") == nil {
+                throw UsageError.invalid("--sent-mail DIR is needed with --mail: the run counts the emails the server accepted", spec.helpText)
+            }
+            let commands = try FaultInjector.commands(parsed.values("fault"), help: spec.helpText)
+            let longSeconds = parsed.flag("long-faults") ? max(2, try parsed.integer("long-fault-seconds") ?? 60) : nil
+            var disk: ChaosDisk?
+            if longSeconds != nil {
+                guard geteuid() == 0 else {
+                    throw UsageError.invalid("--long-faults needs root: it mounts a tmpfs on --data-dir to fill it, and uses chattr", spec.helpText)
+                }
+                disk = try ChaosDisk(at: parsed.value("data-dir") ?? "data/chaos")
+            }
+            let installation: LocalInstallation
+            do {
+                installation = try await LocalInstallation(
+                    at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
+                    brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover)
+            } catch {
+                disk?.unmount()
+                throw error
+            }
+            print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed)"
+                  + (longSeconds.map { ", long faults of \($0) s" } ?? "") + "; data in \(installation.directory)")
+            do {
+                let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands,
+                                                longSeconds: longSeconds,
+                                                sentMail: parsed.value("sent-mail") ?? installation.directory + "/outbox",
+                                                faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
+                                                settle: .seconds(try parsed.integer("settle") ?? 300),
+                                                generator: &generator, logger: logger)
+                await installation.stop()
+                if passed {
+                    disk?.unmount()
+                } else if disk?.mounted == true {
+                    print("the data stays on the tmpfs at \(installation.directory): umount it when done")
+                }
+                return passed ? .success : .failure
+            } catch {
+                await installation.stop()
+                disk?.unmount()
+                throw error
+            }
+        }
+    }
+
+    private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
+                                 longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
+                                 generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
+        let publicKey = installation.publicKey
+        let workload = ChaosWorkload(count: count, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
+                                     replyKey: SealingKeyPair.generate().publicKey.base64,
+                                     photo: AvatarProcessor().defaultAvatar().jpeg, oversized: longSeconds != nil, using: &generator)
+        let messages = workload.messages(using: &generator)
+        let publisher = try ChaosPublisher(installation)
+        let long = longSeconds.map { ChaosFaults.long(installation.stores, seconds: $0) } ?? []
+        var injector = FaultInjector(installation: installation, brokers: brokers,
+                                     faults: LocalInstallation.workerNames.map(FaultInjector.Fault.killWorker) + [.brokerDown, .requestErrors]
+                                         + ChaosFaults.short(installation.stores) + long + commands,
+                                     publisher: publisher, logger: logger)
+        if let longSeconds { injector.commandLimit = .seconds(longSeconds + 120) }
+        let started = ContinuousClock.now
+
+        // Publish at the given rate while faults happen; then let everything settle.
+        var faultCounts: [FaultInjector.Fault: Int] = [:]
+        var failedFaults: [String] = []
+        var died = Set<String>()
+        var faultGenerator = SeededGenerator(seed: generator.next())
+        try await withThrowingTaskGroup(of: [(FaultInjector.Fault, Bool, [String])].self) { group in
+            group.addTask {
+                for (index, message) in messages.enumerated() {
+                    try await publisher.publish(message)
+                    if index.isMultiple(of: rate) { try await Task.sleep(for: .seconds(1)) }
+                }
+                try await ChaosReport.waitForOutcomes(workload.firstHalf, installation: installation, timeout: .seconds(120))
+                for message in workload.signInMessages { try await publisher.publish(message) }
+                return []
+            }
+            let publishing = Double(messages.count) / Double(rate)
+            group.addTask { [faultGenerator, injector] in
+                // Every kind once per round, in a random order; at least one round, however short the load.
+                // A worker found stopped before a fault (which might start it again) died by itself.
+                var generator = faultGenerator
+                var injected: [(FaultInjector.Fault, Bool, [String])] = []
+                var round: [FaultInjector.Fault] = []
+                while ContinuousClock.now - started < .seconds(publishing + 5) || injected.count < injector.faults.count {
+                    if round.isEmpty { round = injector.faults.shuffled(using: &generator) }
+                    try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.5...1.5, using: &generator) * faultInterval * 1000)))
+                    let fault = round.removeLast()
+                    let stopped = installation.stoppedWorkers
+                    injected.append((fault, try await injector.inject(fault, using: &generator), stopped))
+                }
+                return injected
+            }
+            for try await injected in group {
+                for (fault, succeeded, stopped) in injected {
+                    faultCounts[fault, default: 0] += 1
+                    if !succeeded { failedFaults.append(fault.name) }
+                    died.formUnion(stopped)
+                }
+            }
+        }
+        try await publisher.finish()
+        _ = faultGenerator.next()
+        died.formUnion(installation.stoppedWorkers)
+        for name in installation.stoppedWorkers { try installation.start(name) }
+        print("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
+
+        let report = try await ChaosReport.collect(installation, workload: workload, settle: settle, sentMail: sentMail,
+                                                   failedFaults: failedFaults, died: died.sorted())
+        print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
+        report.lines.forEach { print($0) }
+        return report.passed
+    }
+}

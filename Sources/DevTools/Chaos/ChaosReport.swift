@@ -1,0 +1,163 @@
+import Domain
+import EventTransport
+import Foundation
+import Installation
+import Kafka
+import Registration
+
+/// The checks after a chaos run: every request one outcome, nothing half-registered, no email address
+/// twice, every code sent emailed and no request two codes, every hostile message dead-lettered with
+/// its reason and nothing else dead-lettered (a dependency failure is waited for), every fault
+/// injected, no worker died. Its readers follow the local broker across restarts.
+struct ChaosReport {
+    var lines: [String] = []
+    var passed = true
+
+    private mutating func check(_ condition: Bool, _ text: String) {
+        lines.append((condition ? "PASS " : "FAIL ") + text)
+        passed = passed && condition
+    }
+
+    /// - Parameters:
+    ///   - sentMail: The directory holding one file per email the mail server accepted.
+    ///   - failedFaults: The faults that could not be injected (a fault command failed).
+    ///   - died: The workers found stopped during the run, before it started any again.
+    static func collect(_ installation: LocalInstallation, workload: ChaosWorkload, settle: Duration, sentMail: String,
+                        failedFaults: [String], died: [String]) async throws -> ChaosReport {
+        var report = ChaosReport()
+        report.check(failedFaults.isEmpty, "every fault was injected\(failedFaults.isEmpty ? "" : "; failed: \(failedFaults)")")
+        report.check(died.isEmpty, "no worker died\(died.isEmpty ? "" : "; died: \(died)")")
+        let ids = workload.registrations.map(\.request.registrationId)
+        let deadline = ContinuousClock.now + settle
+        let outcomes = try await waitForOutcomes(ids, installation: installation, timeout: settle)
+
+        let missing = ids.filter { outcomes[$0] == nil }
+        let conflicting = ids.filter { Set((outcomes[$0] ?? []).map(EventCodec.encode)).count > 1 }
+        let copies = outcomes.values.reduce(0) { $0 + $1.count } - outcomes.count
+        report.check(missing.isEmpty, "every request has an outcome (\(ids.count - missing.count)/\(ids.count)\(missing.isEmpty ? "" : "; missing: \(missing.prefix(5))"))")
+        report.check(conflicting.isEmpty, "no request has two different outcomes (\(conflicting.count) conflicting; \(copies) identical redelivered copies)")
+
+        var completed = 0
+        var failures: [ReasonCode: Int] = [:]
+        var wrong: [String] = []
+        for registration in workload.registrations {
+            switch outcomes[registration.request.registrationId]?.first {
+            case .registrationCompleted:
+                completed += 1
+                if registration.expectedFailure != nil { wrong.append(registration.request.registrationId) }
+            case .registrationFailed(let failed):
+                failures[failed.reason, default: 0] += 1
+                // Past its deadline any saga may be failed and undone (an overloaded machine): still complete-or-undone.
+                let allowed = registration.expectedFailure == failed.reason || (registration.racesForEmail && failed.reason == .emailTaken)
+                    || failed.reason == .deadlineExceeded
+                if !allowed { wrong.append("\(registration.request.registrationId): \(failed.reason.rawValue)") }
+            default: break
+            }
+        }
+        report.lines.append("     outcomes: \(completed) completed, " + failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", "))
+        report.check(wrong.isEmpty, "every outcome is the one its request called for, or its deadline passed\(wrong.isEmpty ? "" : ": \(wrong.prefix(5))")")
+
+        let stores = installation.stores
+        let findings = try RegistrationAudit(accounts: try stores.accountStore(), profiles: try stores.profileStore(),
+                                             images: try stores.objectStore()).run(grace: .zero)
+        report.check(findings.isEmpty, "audit: \(findings.count) half-registered users, orphan images or stale pending accounts\(findings.isEmpty ? "" : ": \(findings.prefix(3))")")
+        let accounts = try stores.accountStore().accounts()
+        report.check(Set(accounts.map(\.email)).count == accounts.count, "no email address has two accounts (\(accounts.count) accounts)")
+        report.check(accounts.count == completed, "one account per completed registration")
+
+        try await report.checkRequests(workload, sentMail: sentMail, installation: installation, deadline: deadline)
+        try await report.checkDeadLetters(workload, installation: installation, deadline: deadline)
+        let stopped = installation.stoppedWorkers
+        report.check(stopped.isEmpty, "all workers still running\(stopped.isEmpty ? "" : "; stopped: \(stopped)")")
+        return report
+    }
+
+    /// The registration outcomes published so far, polled until every id in `ids` has one or `timeout`
+    /// passes (a read while the broker restarts is tried again).
+    @discardableResult
+    static func waitForOutcomes(_ ids: [String], installation: LocalInstallation, timeout: Duration) async throws -> [String: [Event]] {
+        let deadline = ContinuousClock.now + timeout
+        var outcomes: [String: [Event]] = [:]
+        repeat {
+            if let messages = try? await read([Topic.registrationOutcomes], installation) {
+                outcomes = [:]
+                for message in messages {
+                    if let event = try? EventCodec.decode(message.value) { outcomes[event.registrationId, default: []].append(event) }
+                }
+                if ids.allSatisfy({ outcomes[$0] != nil }) { break }
+            }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
+        return outcomes
+    }
+
+    /// Every dead letter is one of the run's hostile messages, with the reason it calls for, and every
+    /// hostile message has one (redelivered copies aside): a failing dependency is waited for, never dead-lettered.
+    private mutating func checkDeadLetters(_ workload: ChaosWorkload, installation: LocalInstallation,
+                                           deadline: ContinuousClock.Instant) async throws {
+        let expected = Dictionary(uniqueKeysWithValues: workload.hostile.map { (String(decoding: $0.message.key ?? [], as: UTF8.self), $0.reason.rawValue) })
+        var letters: [KafkaMessage] = []
+        var lettered = Set<String>()
+        repeat {
+            letters = try await Self.read(Topic.inputs.map(Topic.deadLetters(of:)), installation)
+            lettered = Set(letters.compactMap(\.keyString)).intersection(expected.keys)
+            if lettered.count == expected.count { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
+        let reasons = Dictionary(grouping: letters) { Self.reason(of: $0) ?? "none" }
+        lines.append("     dead letters: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", "))
+        let unexpected = letters.filter { letter in
+            letter.keyString.flatMap { expected[$0] } != Self.reason(of: letter)
+        }
+        check(lettered.count == expected.count,
+              "every hostile message dead-lettered (\(lettered.count)/\(expected.count)\(lettered.count == expected.count ? "" : "; not: \(Set(expected.keys).subtracting(lettered).sorted().prefix(5))"))")
+        let described = unexpected.prefix(5).map { "\($0.topic) \($0.keyString ?? "no key"): \(Self.reason(of: $0) ?? "no reason")" }
+        check(unexpected.isEmpty, "nothing else dead-lettered, and each with its reason (\(unexpected.count) other\(unexpected.isEmpty ? "" : ": \(described)"))")
+    }
+
+    /// A dead letter's `dlq.reason`.
+    private static func reason(of letter: KafkaMessage) -> String? {
+        letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What `topics` hold now on the installation's broker, wherever it listens.
+    private static func read(_ topics: [String], _ installation: LocalInstallation) async throws -> [KafkaMessage] {
+        try await TopicSnapshot.read(topics, configuration: installation.kafka(clientID: "registrar-chaos-report"))
+    }
+
+    /// Code requests and sign-ins: one answer each (a failing mail server is waited for); every code
+    /// sent emailed, each request's code only (a copy is resent only when a crash left unknown whether
+    /// the first was).
+    private mutating func checkRequests(_ workload: ChaosWorkload, sentMail: String, installation: LocalInstallation,
+                                        deadline: ContinuousClock.Instant) async throws {
+        let ids = Set(workload.codeRequests.map(\.requestId) + workload.signIns.map(\.requestId))
+        var answers: [String: Set<[UInt8]>] = [:]
+        var sent = Set<String>()
+        repeat {
+            answers = [:]
+            for message in try await Self.read([Topic.codeOutcomes, Topic.authOutcomes], installation) {
+                guard let event = try? EventCodec.decode(message.value), ids.contains(event.key) else { continue }
+                answers[event.key, default: []].insert(message.value)
+                if case .codeSent = event { sent.insert(event.key) }
+            }
+            if answers.count == ids.count { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < deadline
+        let refusedCodes = workload.codeRequests.filter { answers[$0.requestId] != nil && !sent.contains($0.requestId) }.count
+        let issued = workload.signIns.filter { id in answers[id.requestId]?.contains { (try? EventCodec.decode($0)).map { if case .tokenIssued = $0 { true } else { false } } ?? false } ?? false }.count
+        lines.append("     code requests: \(sent.count) sent, \(refusedCodes) refused (cooldown); sign-ins: \(issued) issued, \(workload.signIns.count - issued) refused")
+        let missing = ids.subtracting(answers.keys).sorted()
+        check(missing.isEmpty, "every code request and sign-in has an answer (\(answers.count)/\(ids.count)\(missing.isEmpty ? "" : "; missing: \(missing.prefix(5))"))")
+        let doubled = answers.filter { $0.value.count > 1 }.map { id, values in
+            "\(id): " + values.compactMap { try? EventCodec.decode($0).type }.sorted().joined(separator: "+")
+        }
+        check(doubled.isEmpty, "no code request or sign-in has two different answers\(doubled.isEmpty ? "" : ": \(doubled.sorted().prefix(5))")")
+        let mail = SentMail(directory: sentMail)
+        let unmailed = sent.subtracting(mail.codes.keys).sorted()
+        let unanswered = Set(mail.codes.keys).subtracting(sent).sorted()
+        check(unmailed.isEmpty && unanswered.isEmpty,
+              "every code sent was emailed, and only those (\(mail.codes.count) of \(sent.count)\(unmailed.isEmpty ? "" : "; not emailed: \(unmailed.prefix(5))")\(unanswered.isEmpty ? "" : "; emailed unanswered: \(unanswered.prefix(5))"))")
+        check(mail.requestsWithTwoCodes.isEmpty,
+              "no request was emailed two different codes (\(mail.count) emails; \(mail.identicalCopies) identical copies resent after an interrupted send\(mail.requestsWithTwoCodes.isEmpty ? "" : "; two codes: \(mail.requestsWithTwoCodes.prefix(5))"))")
+    }
+}

