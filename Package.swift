@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "Registration", dependencies: ["Domain"]),
         .target(name: "Courier", dependencies: ["Domain"]),
         .target(name: "Verification", dependencies: ["Domain", "Courier"]),
-        .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification"]),
+        .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification", "Courier"]),
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),

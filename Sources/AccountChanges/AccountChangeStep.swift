@@ -6,7 +6,8 @@ import SignIn
 import Verification
 
 /// The account worker's account-change step: password change (re-authenticated), password reset
-/// (by code), and the email change saga (re-authenticated, new address proven by code).
+/// (by code), and the email change saga (re-authenticated, new address proven by code). A change re-authenticated by
+/// password needs an account whose mailbox is proven (`email_unverified` otherwise); a reset proves it.
 ///
 /// Each change is recorded with its request id in the same transaction as its account update, so a
 /// redelivered request repeats the answer (and the idempotent side effects) and changes nothing twice.
@@ -97,6 +98,7 @@ public struct AccountChangeStep: EventHandler {
         guard let account = try passwords.authenticate(email: email, password: old, at: now) else {
             return [invalid(request.requestId)]
         }
+        guard account.isVerified else { return [unverified(request.requestId)] }
         return try begin(.changePassword, request.requestId, account, newEmail: account.email,
                          update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now)))
     }
@@ -131,8 +133,9 @@ public struct AccountChangeStep: EventHandler {
         if let failure = rules.validate(email: newEmail) { return [failed(request.requestId, failure)] }
         if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
         let now = clock()
-        guard let account = try passwords.authenticate(email: email, password: password, at: now),
-              try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
+        guard let account = try passwords.authenticate(email: email, password: password, at: now) else { return [invalid(request.requestId)] }
+        guard account.isVerified else { return [unverified(request.requestId)] }
+        guard try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
                                    requestId: request.requestId, at: now) == nil else {
             return [invalid(request.requestId)]
         }
@@ -178,6 +181,13 @@ public struct AccountChangeStep: EventHandler {
     private func refusal(_ outcome: SealOpener.Outcome, _ requestId: String) -> Event {
         guard outcome == .unsealable else { return invalid(requestId) }
         return failed(requestId, Failure(.credentialUnsealable, "A secret could not be unsealed; seal it with the account worker's public key."))
+    }
+
+    /// The refusal of a change re-authenticated by the right password of an account whose mailbox was never proven:
+    /// whoever set that password may not own the address (a reset by code, or one sign-in with a code, proves it).
+    private func unverified(_ requestId: String) -> Event {
+        failed(requestId, Failure(.emailUnverified, "This account's email address was never confirmed: sign in once with the password "
+                                                    + "and a login code, or reset the password, then change it."))
     }
 
     private func invalid(_ requestId: String) -> Event {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Registration
 import SignIn
 
 /// Where an account change stands. Password changes are recorded completed at once; an email
@@ -44,23 +45,6 @@ public struct AccountChangeRecord: Sendable, Equatable {
 
     /// Whether its stage sends the profile worker a command, which takes the account's next revision.
     public var sendsCommand: Bool { stage == .awaitingProfile || stage == .compensating }
-}
-
-/// What an account change writes to the account.
-public struct AccountUpdate: Sendable, Equatable {
-    public var passwordHash: String?
-    public var email: String?
-    /// Ends every session issued before this time (``Account/notBefore``): a credential changed.
-    public var endsSessionsAt: Date?
-    /// The mailbox of the account's (new) email was proven at this time, by a code.
-    public var provesMailboxAt: Date?
-
-    public init(passwordHash: String? = nil, email: String? = nil, endsSessionsAt: Date? = nil, provesMailboxAt: Date? = nil) {
-        self.passwordHash = passwordHash
-        self.email = email
-        self.endsSessionsAt = endsSessionsAt
-        self.provesMailboxAt = provesMailboxAt
-    }
 }
 
 /// The result of recording a new account change.

@@ -3,12 +3,14 @@ import Foundation
 import HTTPServer
 
 /// `POST /oauth/token` (RFC 6749 §3.2): the client authenticated per §2.3.1, grants `email` (`email` +
-/// `code`), `password` (`username` or `email` + `password`) and `refresh_token`; answers per §5.1 and §5.2.
+/// `code`), `password` (`username` or `email` + `password`, and `code` for an account whose mailbox was never proven,
+/// answered `403 email_unverified` without it) and `refresh_token`; answers per §5.1 and §5.2.
 extension Gateway {
     @Sendable func issueTokens(_ request: HTTPRequest) async -> HTTPResponse {
         let grant: GrantType
         let email: String?
         let credential: String
+        var code: String?
         do {
             let body = try RequestBody.parse(request, accepting: [RequestBody.form])
             if let refusal = try authenticateClient(request, body) { return refusal }
@@ -20,6 +22,7 @@ extension Gateway {
                 let name = try body.value("username") ?? body.value("email")
                 guard let name else { return Self.oauthError(400, "invalid_request", "username is required.") }
                 (grant, email, credential) = (.password, name, try Self.required("password", body))
+                code = try body.value("code").flatMap { $0.isEmpty ? nil : $0 }
             case "refresh_token":
                 (grant, email, credential) = (.refreshToken, nil, try Self.required("refresh_token", body))
             default:
@@ -34,9 +37,9 @@ extension Gateway {
             return Self.oauthError(400, "invalid_request", "The request is malformed.")
         }
         if let email, let wait = signInLimiter.admit(email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
-        return await idempotent(request, shown: false) { [client, configuration] id in
+        return await idempotent(request, shown: false) { [client, configuration, code] id in
             do {
-                switch try await client.requestTokens(grant, email: email, credential: credential, requestId: id,
+                switch try await client.requestTokens(grant, email: email, credential: credential, code: code, requestId: id,
                                                       timeout: configuration.outcomeTimeout) {
                 case (.tokenIssued(let issued), let pair?):
                     return Self.oauthAnswer(200, ["access_token": pair.accessToken, "token_type": issued.tokenType,
@@ -45,6 +48,13 @@ extension Gateway {
                     return Self.oauthError(400, "invalid_grant", "The credential is wrong, expired or used.")
                 case (.tokenRefused(let refused), _) where refused.reason == .profileIncomplete:
                     return Self.oauthError(403, refused.reason.rawValue, refused.message)
+                case (.tokenRefused(let refused), _) where refused.reason == .emailUnverified:
+                    // The right password of an account whose mailbox was never proven: a login code is mailed there (an
+                    // outstanding one again), to be sent back with the password, once.
+                    let mailed = CodeRequested(requestId: "\(id).code", email: email ?? "", purpose: .login)
+                    _ = try? await client.send(.codeRequested(mailed), timeout: configuration.outcomeTimeout)
+                    return Self.oauthError(403, refused.reason.rawValue,
+                                           "This account's email address was never confirmed: a code was sent there; repeat the request with it as code.")
                 case (.tokenRefused(let refused), _):
                     return Self.oauthError(400, "invalid_request", refused.message)
                 case (let other, _):

@@ -187,31 +187,39 @@ private func answersByTopic(table: String, real: String, collation: String, answ
     """
 }
 
-/// Migration 8: an account's proven mailbox, its sessions' cut-off and its saga revision (and the revision an
-/// email change's command carries). Accounts made before
-/// count as unproven, except those whose mailbox a code proved since: made by code sign-in (no password), or
-/// whose password was reset or whose email was changed by a code.
+/// Migration 8: an account's proven mailbox (when, and by which request when not at its creation), its sessions'
+/// cut-off and its saga revision (and the revision an email change's command carries). Accounts made before count as
+/// unproven, except those whose mailbox a code proved since: made by code sign-in (no password), or whose password
+/// was reset or whose email was changed by a code. Locks of earlier builds that held for good (year 3000 and later)
+/// are lifted: no lock outlasts its policy's maximum now.
 private func accountOwnership(real: String, integer: String) -> String {
     """
     ALTER TABLE accounts ADD COLUMN verified_at \(real);
+    ALTER TABLE accounts ADD COLUMN verified_by TEXT;
     ALTER TABLE accounts ADD COLUMN not_before \(real);
     ALTER TABLE accounts ADD COLUMN revision \(integer) NOT NULL DEFAULT 0;
     ALTER TABLE account_changes ADD COLUMN revision \(integer) NOT NULL DEFAULT 0;
     UPDATE accounts SET verified_at = created_at WHERE password_hash = ''
         OR uid IN (SELECT uid FROM account_changes WHERE stage = 'completed' AND kind IN ('reset_password', 'change_email'));
+    UPDATE sign_in_failures SET locked_until = NULL WHERE locked_until > 32503680000;
+    UPDATE code_failures SET locked_until = NULL WHERE locked_until > 32503680000;
     """
 }
 
 extension Account: TableRecord {
     static let table = "accounts"
-    static let columns = ["uid", "email", "password_hash", "status", "registration_id", "created_at", "verified_at", "not_before", "revision"]
+    static let columns = ["uid", "email", "password_hash", "status", "registration_id", "created_at", "verified_at", "not_before", "revision",
+                          "verified_by"]
 
     init(row: SQLRow) throws(SQLError) {
         self.init(uid: try row[0], email: try row[1], passwordHash: try row[2], status: try row[3],
-                  registrationId: try row[4], createdAt: try row[5], verifiedAt: try row[6], notBefore: try row[7], revision: try row[8])
+                  registrationId: try row[4], createdAt: try row[5], verifiedAt: try row[6], verifiedBy: try row[9], notBefore: try row[7],
+                  revision: try row[8])
     }
 
-    var values: [any SQLValueConvertible] { [uid, email, passwordHash, status, registrationId, createdAt, verifiedAt, notBefore, revision] }
+    var values: [any SQLValueConvertible] {
+        [uid, email, passwordHash, status, registrationId, createdAt, verifiedAt, notBefore, revision, verifiedBy]
+    }
 }
 
 extension SagaRecord: TableRecord {

@@ -94,7 +94,13 @@ extension SQLAccountStore: AccountChangeStore {
             assignments.append("not_before = CASE WHEN not_before IS NULL OR not_before + ? < ? THEN ? ELSE not_before + ? END")
             values += [Account.sessionTick, cutoff, cutoff, Account.sessionTick]
         }
-        if let proof = update.provesMailboxAt { assignments.append("verified_at = COALESCE(verified_at, ?)"); values.append(proof) }
+        if let proof = update.provesMailboxAt {
+            // The first proof only: its time, and the request that made it.
+            assignments.append("verified_by = CASE WHEN verified_at IS NULL THEN ? ELSE verified_by END")
+            values.append(update.provenBy)
+            assignments.append("verified_at = COALESCE(verified_at, ?)")
+            values.append(proof)
+        }
         guard !assignments.isEmpty else { return }
         let changed = try db.execute("UPDATE accounts SET \(assignments.joined(separator: ", ")) WHERE uid = ?", values + [uid])
         guard changed == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be changed") }

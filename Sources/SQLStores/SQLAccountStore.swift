@@ -74,6 +74,10 @@ public struct SQLAccountStore: AccountStore {
         return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, SagaRecord.init) }
     }
 
+    public func update(uid: String, applying update: AccountUpdate) throws(StoreError) {
+        try database.inTransaction { (db) throws(SQLError) in try Self.apply(update, to: uid, in: db) }
+    }
+
     public func account(uid: String) throws(StoreError) -> Account? {
         try accounts("WHERE uid = ?", [uid]).first
     }

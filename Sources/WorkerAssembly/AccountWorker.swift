@@ -56,14 +56,16 @@ public enum AccountWorker: WorkerKind {
         let tokens = try stores.tokenStore()
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
                                maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
+                                                    rules: rules, clock: clock)
+        let mailer = MeteredMailer(mailer: try stores.mailer())
+        let mail = MailSettings(from: try parsed.required("mail-from"))
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
-                                        mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
-                                        seals: seals, rules: rules, clock: clock)
+                                        mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
-                                clock: clock)
+                                mailer: mailer, mail: mail, clock: clock)
         let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
                                       loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
@@ -71,7 +73,8 @@ public enum AccountWorker: WorkerKind {
         SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(profileRead, memo: answers),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) }),
+                                   AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()

@@ -51,9 +51,18 @@ struct FlowClient {
         try await client.send(request, timeout: timeout)
     }
 
-    /// Requests tokens and prints them (to standard output only) or the refusal.
-    func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        switch try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout) {
+    /// Requests tokens and prints them (to standard output only) or the refusal. A password refused `email_unverified`
+    /// is sent again with the code `mailedCode` gives (under a new request id), when given.
+    func printTokens(_ grant: GrantType, email: String?, credential: String,
+                     mailedCode: (() async throws -> String)? = nil) async throws -> ExitCode {
+        var requestId = requestId
+        var outcome = try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout)
+        if case (.tokenRefused(let refused), _) = outcome, refused.reason == .emailUnverified, let mailedCode {
+            requestId = UUID().uuidString.lowercased()
+            outcome = try await client.requestTokens(grant, email: email, credential: credential, code: try await mailedCode(),
+                                                     requestId: requestId, timeout: timeout)
+        }
+        switch outcome {
         case (.tokenIssued(let issued), let pair?):
             if json {
                 JSONOutput.print(["requestId": requestId, "outcome": "signed_in", "uid": pair.uid, "accountCreated": issued.accountCreated,

@@ -6,11 +6,13 @@ import Foundation
 import RegistrarClient
 import Support
 
-/// `registrar register`: publishes a registration request and waits for its outcome.
+/// `registrar register`: requests the register code that proves the mailbox, publishes a registration request with it
+/// and waits for its outcome.
 enum RegisterCommand {
     static let spec = CommandSpec(
         name: "registrar register", summary: "publish a registration and wait for its outcome",
-        usage: "--email E --name N [--password-file F] [--avatar FILE] [--map-location on|off]   (else the password on standard input or prompted)",
+        usage: "--email E --name N [--password-file F] [--code-file F] [--avatar FILE] [--map-location on|off]   "
+            + "(else the password, then the register code mailed to E, on standard input or prompted)",
         options: [
             .value("email", "Email address"),
             .value("name", "Display name, 1–30 characters"),
@@ -20,7 +22,7 @@ enum RegisterCommand {
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             .value("reply-key-file", "Keep the reply key pair the outcome is sealed to in this file (0600, in any directory), for `registrar status`; default: in memory only"),
-        ] + Secret.password.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
+        ] + Secret.password.options + Secret.code.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -42,9 +44,12 @@ enum RegisterCommand {
             let outcome = try await connection.explainingBrokerTrouble {
                 try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: publicKey,
                                                replyKeys: replyKeys, connectTimeout: .seconds(timeout)) { client in
-                    try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
-                                                                      avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
-                                              timeout: .seconds(timeout))
+                    // The register code proves the mailbox: asked for now (unless given in a file), then read like the password.
+                    let code = try await client.mailedCode(.register, email: email, parsed: parsed, timeout: .seconds(timeout))
+                    return try await client.register(try client.registration(id: registrationId, email: email, password: password, code: code,
+                                                                             name: name, avatar: avatar, isMapLocationEnabled: mapLocation,
+                                                                             staging: objects),
+                                                     timeout: .seconds(timeout))
                 }
             }
             switch outcome {

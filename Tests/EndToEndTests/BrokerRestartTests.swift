@@ -9,7 +9,7 @@ import Testing
 @Suite struct BrokerRestartTests {
     @Test func workersFollowARestartedBrokerAndARepublishedRequestGetsItsOutcomeAgain() async throws {
         try await LiveSystem.with { system in
-            let first = system.request(email: "before-restart@example.com")
+            let first = try await system.request(email: "before-restart@example.com")
             let before = try await system.send(.registrationRequested(first))
             guard case .registrationCompleted = before else { Issue.record("not completed: \(before)"); return }
             let oldAddress = system.installation.bootstrap
@@ -17,7 +17,7 @@ import Testing
             try await system.installation.restartBroker()
             #expect(system.installation.bootstrap != oldAddress)
             let client = try system.installation.client(name: "after-restart")
-            let second = system.request(email: "after-restart@example.com")
+            let second = try await system.request(email: "after-restart@example.com")
             let after = try await client.send(.registrationRequested(second), timeout: .seconds(90))
             let again = try await client.send(.registrationRequested(first), timeout: .seconds(60))
             await client.close()

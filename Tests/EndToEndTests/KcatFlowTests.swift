@@ -19,7 +19,7 @@ import Testing
                                                     input: EventCodec.encode(event) + [UInt8(ascii: "\n")])
                 #expect(produced.status == 0)
             }
-            let request = system.request(email: "kcat@example.com")
+            let request = try await system.request(email: "kcat@example.com")
             try produce(.registrationRequested(request), on: Topic.registrationRequests)
             guard case .registrationCompleted = try await system.waitForOutcomes([request.registrationId])[request.registrationId]?.first else {
                 Issue.record("the registration published with kcat did not complete")

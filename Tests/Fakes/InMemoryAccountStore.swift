@@ -75,6 +75,11 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
+    public func update(uid: String, applying update: AccountUpdate) throws(StoreError) {
+        try writes.check()
+        try state.withLock { (state) throws(StoreError) in try Self.apply(update, to: uid, in: &state) }
+    }
+
     public func account(uid: String) throws(StoreError) -> Account? {
         state.withLock { $0.accounts[uid] }
     }
@@ -159,7 +164,10 @@ public final class InMemoryAccountStore: AccountChangeStore {
         account.passwordHash = update.passwordHash ?? account.passwordHash
         account.email = update.email ?? account.email
         if let cutoff = update.endsSessionsAt { account.notBefore = account.sessionCutoff(changedAt: cutoff) }
-        account.verifiedAt = account.verifiedAt ?? update.provesMailboxAt
+        if account.verifiedAt == nil, let proof = update.provesMailboxAt {
+            account.verifiedAt = proof
+            account.verifiedBy = update.provenBy
+        }
         state.accounts[uid] = account
     }
 

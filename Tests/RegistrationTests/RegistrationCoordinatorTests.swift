@@ -10,15 +10,23 @@ import Testing
     let accounts = InMemoryAccountStore()
     let clock = ManualClock()
     let ledger = InMemorySealLedger()
+    let mailbox = FakeMailbox()
     var coordinator: RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
-                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), clock: clock.closure)
+                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), mailbox: mailbox, clock: clock.closure)
     }
 
-    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
+    init() {
+        mailbox.mail("123456", to: "ada@example.com")
+    }
+
+    /// A registration of `email` with the register code `code` (by default the one mailed to ada@example.com; nil: none).
+    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery",
+                 code: String? = "123456") -> Event {
         let context = SealContext(requestId: id, email: email, replyKey: "key:ada")
         return .registrationRequested(RegistrationRequested(
-            registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now), sealedCode: nil,
+            registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now),
+            sealedCode: code.map { FakeVault.sealed($0, .code, context, at: clock.now) },
             replyKey: context.replyKey, avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
     }
 
@@ -39,6 +47,7 @@ import Testing
         #expect(command.registrationId == "r-1" && command.avatar == .inline("SlBFRw=="))
         let account = try #require(try accounts.account(email: "ada@example.com"))
         #expect(account.status == .pending && account.passwordHash == "hash:correct horse battery" && account.createdAt == clock.now)
+        #expect(account.verifiedAt == clock.now, "the register code proved the mailbox")
         let saga = try #require(try accounts.saga("r-1"))
         #expect(saga.stage == .awaitingAvatar && saga.imageId == command.imageId && saga.uid == account.uid)
     }
@@ -56,6 +65,18 @@ import Testing
             == [.registrationCompleted(RegistrationCompleted(registrationId: "r-1", sealedResult: sealed))])
         #expect(try accounts.account(uid: uid)?.status == .active)
         #expect(try accounts.saga("r-1")?.stage == .completed)
+    }
+
+    /// Attack 1 of issue 22: registering an address without its mailbox. Without the register code mailed there, or
+    /// with a wrong one, the registration fails with its reason and creates nothing; the code counts once.
+    @Test func aRegistrationWithoutTheRegisterCodeCreatesNothing() throws {
+        #expect(failure(try coordinator.handle(request("r-1", code: nil))) == .codeRequired)
+        #expect(failure(try coordinator.handle(request("r-2", code: "654321"))) == .invalidCredentials)
+        #expect(try accounts.accounts().isEmpty && accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+        _ = try start(request("r-3"))
+        #expect(try start(request("r-3")).registrationId == "r-3", "a redelivery presents the code again")
+        #expect(failure(try coordinator.handle(request("r-4", email: "ada@example.com"))) == .invalidCredentials, "used by r-3")
+        #expect(try accounts.accounts().count == 1)
     }
 
     @Test func invalidRequestsFailAndCreateNothing() throws {

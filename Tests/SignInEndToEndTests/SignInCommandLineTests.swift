@@ -31,7 +31,7 @@ import Testing
         try await LiveSystem.shared { system in
             let canary = "Argv-Canary-\(UUID().uuidString.prefix(8))"
             let commands: [([String], [String])] = [
-                (["register", "--email", "argv@example.com", "--name", "Argv"], ["password"]),
+                (["register", "--email", "argv@example.com", "--name", "Argv"], ["password", "code"]),
                 (["login", "--email", "argv@example.com"], ["password", "code"]),
                 (["password", "change", "--email", "argv@example.com"], ["old-password", "new-password"]),
                 (["password", "reset", "--email", "argv@example.com"], ["code", "new-password"]),
@@ -60,19 +60,20 @@ import Testing
             let file = system.directory + "/secret-\(UUID().uuidString.prefix(8))"
             func write(_ secret: String) throws { try (secret + "\n").write(toFile: file, atomically: true, encoding: .utf8) }
 
-            try write("first piped password")
-            let registered = try await system.registrar(["register", "--email", email, "--name", "Piped", "--password-file", file])
+            try write("first piped harbour lantern")
+            let registered = try await system.registrar(["register", "--email", email, "--name", "Piped", "--password-file", file],
+                                                        mailedCode: .register, to: email)
             #expect(registered.status == 0, "\(registered.output)")
-            let login = try await system.registrar(["login", "--email", email], input: ["first piped password"])
+            let login = try await system.registrar(["login", "--email", email], input: ["first piped harbour lantern"])
             #expect(login.status == 0, "\(login.output)")
             #expect(try await system.registrar(["login", "--email", email, "--password-file", file]).status == 0)
 
             let changed = try await system.registrar(["password", "change", "--email", email],
-                                                     input: ["first piped password", "second piped password"])
+                                                     input: ["first piped harbour lantern", "second piped harbour lantern"])
             #expect(changed.status == 0 && changed.output.contains("completed"), "\(changed.output)")
-            let second = try await system.registrar(["login", "--email", email], input: ["second piped password"])
+            let second = try await system.registrar(["login", "--email", email], input: ["second piped harbour lantern"])
             #expect(second.status == 0, "\(second.output)")
-            #expect(try await system.registrar(["login", "--email", email], input: ["first piped password"]).status == 1)
+            #expect(try await system.registrar(["login", "--email", email], input: ["first piped harbour lantern"]).status == 1)
 
             let refreshToken = try #require(second.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)
             try write(String(refreshToken))

@@ -1,4 +1,5 @@
 import AccountChanges
+import Registration
 import Domain
 import Foundation
 import Testing

@@ -18,6 +18,8 @@ import Verification
     let clock = ManualClock()
     let replyKey = "key:client"
     let ledger = InMemorySealLedger()
+    let mailbox = FakeMailbox()
+    let mailer = RecordingMailer()
 
     var registrations: RegistrationCoordinator { registrations(sealRecords: ledger) }
     var step: SignInStep { step(sealRecords: ledger) }
@@ -25,14 +27,15 @@ import Verification
     /// The registration coordinator with `sealRecords` as its ledger of used seals.
     func registrations(sealRecords: InMemorySealLedger) -> RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
-                                seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), clock: clock.closure)
+                                seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), mailbox: mailbox,
+                                clock: clock.closure)
     }
 
     /// The step with `sealRecords` as its ledger of used seals.
     func step(sealRecords: InMemorySealLedger) -> SignInStep {
         SignInStep(passwords: PasswordCheck(accounts: accounts, vault: FakeVault()), codes: CodeVerifier(codes: codes, secrets: secrets),
                    profiles: profiles, issuer: TokenIssuer(tokens: tokens, minter: minter, vault: FakeVault()),
-                   registrations: registrations(sealRecords: sealRecords), clock: clock.closure)
+                   registrations: registrations(sealRecords: sealRecords), mailer: mailer, clock: clock.closure)
     }
 
     /// An active account of `email` with a complete profile; its uid.

@@ -20,13 +20,16 @@ public struct Account: Sendable, Equatable {
     /// When the owner first proved they read the mailbox of `email` (a code of a registration, a sign-in, a reset
     /// or an email change); nil for an account made before registrations needed a code, until its first proof.
     public var verifiedAt: Date?
+    /// The request whose code first proved the mailbox of an account made before registrations needed one (nil
+    /// for an account proven at its creation): its notice is mailed once, as the same message on a redelivery.
+    public var verifiedBy: String?
     /// Sessions issued before this time are over (``admitsSession(issuedAt:)``): set by every credential change.
     public var notBefore: Date?
     /// The revision of the account's latest saga step; every command a saga sends carries it (``SagaCommand``).
     public var revision: Int
 
     public init(uid: String, email: String, passwordHash: String, status: AccountStatus, registrationId: String, createdAt: Date,
-                verifiedAt: Date? = nil, notBefore: Date? = nil, revision: Int = 0) {
+                verifiedAt: Date? = nil, verifiedBy: String? = nil, notBefore: Date? = nil, revision: Int = 0) {
         self.uid = uid
         self.email = email
         self.passwordHash = passwordHash
@@ -34,6 +37,7 @@ public struct Account: Sendable, Equatable {
         self.registrationId = registrationId
         self.createdAt = createdAt
         self.verifiedAt = verifiedAt
+        self.verifiedBy = verifiedBy
         self.notBefore = notBefore
         self.revision = revision
     }
@@ -44,6 +48,27 @@ public struct Account: Sendable, Equatable {
     /// Whether the account has a password (an account made by code sign-in, or whose unproven password was
     /// dropped at its first proof, has none).
     public var hasPassword: Bool { !passwordHash.isEmpty }
+}
+
+/// What a change writes to an account (an account change, the first proof of its mailbox).
+public struct AccountUpdate: Sendable, Equatable {
+    public var passwordHash: String?
+    public var email: String?
+    /// Ends every session issued before this time (``Account/notBefore``): a credential changed.
+    public var endsSessionsAt: Date?
+    /// The mailbox of the account's (new) email was proven at this time, by a code.
+    public var provesMailboxAt: Date?
+    /// The request that proved it, when this is the first proof (``Account/verifiedBy``).
+    public var provenBy: String?
+
+    public init(passwordHash: String? = nil, email: String? = nil, endsSessionsAt: Date? = nil, provesMailboxAt: Date? = nil,
+                provenBy: String? = nil) {
+        self.passwordHash = passwordHash
+        self.email = email
+        self.endsSessionsAt = endsSessionsAt
+        self.provesMailboxAt = provesMailboxAt
+        self.provenBy = provenBy
+    }
 }
 
 /// The account's sessions: a credential change (password change or reset, email change, the first proof of the

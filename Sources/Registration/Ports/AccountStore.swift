@@ -37,6 +37,9 @@ public protocol AccountStore: Sendable {
     /// Sagas in one of `stages` last updated before `date` (stuck sagas, audits).
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord]
 
+    /// Applies `update` to the account `uid` (a first proof of its mailbox, outside any account change).
+    func update(uid: String, applying update: AccountUpdate) throws(StoreError)
+
     func account(uid: String) throws(StoreError) -> Account?
     func account(email: String) throws(StoreError) -> Account?
     /// Every account (audits).

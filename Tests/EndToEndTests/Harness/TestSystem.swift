@@ -43,11 +43,11 @@ extension TestSystem {
         await stop(keepingData: false)
     }
 
-    /// A registration request as the CLI would publish it (the avatar inline, whatever its size).
+    /// A registration request as the CLI would publish it (the avatar inline, whatever its size), with the register
+    /// code mailed to `email` for it, read from the mail.
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
-                 name: String = "Test User", avatar: [UInt8]? = nil) -> RegistrationRequested {
-        // Without an object store to stage in, making the request cannot fail.
-        try! client.registration(id: id, email: email, password: password, name: name, avatar: avatar)
+                 name: String = "Test User", avatar: [UInt8]? = nil) async throws -> RegistrationRequested {
+        try client.registration(id: id, email: email, password: password, code: try await code(for: email, .register), name: name, avatar: avatar)
     }
 
     /// The audit's findings, with nothing in flight counted (grace 0).
@@ -93,4 +93,13 @@ struct StoreCounts: Equatable, CustomStringConvertible {
 struct HarnessError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Sequence {
+    /// The results of `transform` on each element, one after another.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }
