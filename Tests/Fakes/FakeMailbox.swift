@@ -8,9 +8,12 @@ public final class FakeMailbox: MailboxProof {
 
     public init() {}
 
-    /// Makes `code` the register code of `email`.
+    /// Makes `code` the register code of `email`, unused.
     public func mail(_ code: String, to email: String) {
-        state.withLock { $0.codes[email] = code }
+        state.withLock { state in
+            state.codes[email] = code
+            state.usedBy[email] = nil
+        }
     }
 
     public func accepts(registerCode code: String, email: String, requestId: String, replyKey: String, at now: Date) throws -> Bool {

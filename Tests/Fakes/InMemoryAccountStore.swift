@@ -143,13 +143,15 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
-    /// Adds the active account `uid` of `email` that a completed registration at `date` leaves.
-    public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date) {
+    /// Adds the active account `uid` of `email` that a completed registration at `date` leaves (`verified`: with its
+    /// mailbox proven, as every registration now does; not for an account made before registrations needed a code).
+    public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date, verified: Bool = true) {
         let saga = SagaRecord(registrationId: "reg-" + uid, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
                               imageId: "image-" + uid, stage: .completed, startedAt: date, updatedAt: date)
         state.withLock { state in
             state.accounts[uid] = Account(uid: uid, email: email, passwordHash: passwordHash, status: .active,
-                                          registrationId: saga.registrationId, createdAt: date, verifiedAt: date, revision: saga.version)
+                                          registrationId: saga.registrationId, createdAt: date, verifiedAt: verified ? date : nil,
+                                          revision: saga.version)
             state.sagas[saga.registrationId] = saga
         }
     }

@@ -184,9 +184,10 @@ import Verification
     /// Registers `email` with a password through the whole saga; its registration id and uid.
     func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
         let context = SealContext(requestId: id, email: email, replyKey: "key:victim")
+        mailbox.mail("246810", to: email)
         let request = Event.registrationRequested(RegistrationRequested(
-            registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now), sealedCode: nil,
-            replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
+            registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now),
+            sealedCode: FakeVault.sealed("246810", .code, context, at: clock.now), replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
         let completed = try complete(try #require(try registrations.handle(request).first))
         return (completed.registrationId, completed.uid)
     }
