@@ -167,7 +167,7 @@ let package = Package(
             "RegistrarClient", "Support", "SQLStores",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
-            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration",
+            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration", "SignIn",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
             "S3Store", "Curl", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",

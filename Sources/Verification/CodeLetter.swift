@@ -23,9 +23,10 @@ struct CodeLetter: Sendable {
         let minutes = Int((expiresAt.timeIntervalSince(date) / 60).rounded(.up))
         let validity = minutes >= 1 ? "\(minutes) minute\(minutes == 1 ? "" : "s")" : "a short while"
         let recovery = CodeForm.display(recovery: recoveryCode)
+        // The recovery code on a line of its own: no mail transport wraps it.
         let digits = digitsDisabled
-            ? "The code to \(action) was mistyped too often; enter this one instead: \(recovery)"
-            : "Your code to \(action) is: \(code)\n\nIf it is refused, enter this one instead: \(recovery)"
+            ? "The code to \(action) was mistyped too often; enter this one instead:\n\(recovery)"
+            : "Your code to \(action) is: \(code)\n\nIf it is refused, enter this one instead:\n\(recovery)"
         let htmlDigits = digitsDisabled
             ? "<p>The code to \(action) was mistyped too often; enter this one instead:</p><p style=\"font-size:20px\"><b>\(recovery)</b></p>"
             : "<p>Your code to \(action) is:</p><p style=\"font-size:24px\"><b>\(code)</b></p>"

@@ -205,8 +205,9 @@ import Testing
     @Test func aRegistrationIs201WithTheProfile() async throws {
         let routes = try await Routes.gateway()
         let email = Routes.email("register")
+        let code = try await routes.system.code(for: email, .register)
         let answer = await routes.postMultipart("/accounts", [("name", "Route"), ("email", email), ("password", "route register password"),
-                                                              ("isMapLocationEnabled", "true")])
+                                                              ("code", code), ("isMapLocationEnabled", "true")])
         let profile = try #require(answer.json["profile"] as? [String: Any], "\(answer)")
         #expect(answer.status == 201 && answer.json["uid"] is String && profile["email"] as? String == email)
         #expect(profile["isMapLocationEnabled"] as? Bool == true && (profile["profileImage"] as? String)?.isEmpty == false)
@@ -216,13 +217,30 @@ import Testing
         let routes = try await Routes.gateway()
         let email = Routes.email("taken")
         _ = try await routes.system.register(email, password: "route taken password")
-        let answer = await routes.postMultipart("/accounts", [("name", "Again"), ("email", email), ("password", "route taken password 2")])
+        let code = try await routes.system.code(for: email, .register)
+        let answer = await routes.postMultipart("/accounts", [("name", "Again"), ("email", email), ("password", "route taken password 2"),
+                                                              ("code", code)])
         #expect(answer.status == 409 && answer.error == ReasonCode.emailTaken.rawValue, "\(answer)")
     }
 
     @Test func aRefusedRegistrationIs422WithTheReason() async throws {
-        let answer = await try Routes.gateway().postMultipart("/accounts", [("name", "Short"), ("email", Routes.email("short")), ("password", "short")])
+        let routes = try await Routes.gateway()
+        let email = Routes.email("short")
+        let code = try await routes.system.code(for: email, .register)
+        let answer = await routes.postMultipart("/accounts", [("name", "Short"), ("email", email), ("password", "short"), ("code", code)])
         #expect(answer.status == 422 && answer.error == ReasonCode.passwordTooShort.rawValue, "\(answer)")
+    }
+
+    /// The register code proves the mailbox: without it, or with a wrong one, nothing is created.
+    @Test func aRegistrationWithoutItsRegisterCodeIs422() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("codeless")
+        let missing = await routes.postMultipart("/accounts", [("name", "No Code"), ("email", email), ("password", "route codeless password")])
+        #expect(missing.status == 422 && missing.error == ReasonCode.codeRequired.rawValue, "\(missing)")
+        let wrong = await routes.postMultipart("/accounts", [("name", "No Code"), ("email", email), ("password", "route codeless password"),
+                                                             ("code", "000000")])
+        #expect(wrong.status == 422 && wrong.error == ReasonCode.invalidCredentials.rawValue, "\(wrong)")
+        #expect(try routes.system.backends.accounts().account(email: email) == nil)
     }
 
     @Test func aRegistrationNotMultipartIs415AndWithoutFields400() async throws {
@@ -237,7 +255,10 @@ import Testing
 
     @Test func aSlowRegistrationIs202AndItsAnswerIsFoundAtTheStatusURL() async throws {
         let routes = try await Routes.gateway { $0.wait = .zero }
-        let answer = await routes.postMultipart("/accounts", [("name", "Later"), ("email", Routes.email("later")), ("password", "route later password")])
+        let email = Routes.email("later")
+        let code = try await routes.system.code(for: email, .register)
+        let answer = await routes.postMultipart("/accounts", [("name", "Later"), ("email", email), ("password", "route later password"),
+                                                              ("code", code)])
         let location = try #require(answer.header("Location"), "\(answer)")
         #expect(answer.status == 202 && answer.json["status"] as? String == location)
         let deadline = ContinuousClock.now + .seconds(60)

@@ -29,3 +29,28 @@ import Testing
         try await InProcessSystem.with { try await Attacks.codesCountForTheirPurposeOnly(on: $0) }
     }
 }
+
+/// Points 1 and 2 of issue 22 in process.
+extension OwnershipTests {
+    @Test func aRegistrationWithoutTheMailboxCreatesNothing() async throws {
+        try await InProcessSystem.with { try await Attacks.aRegistrationWithoutTheMailboxCreatesNothing(on: $0) }
+    }
+
+    @Test func aPreHijackedAccountIsTheOwnersAfterTheFirstProof() async throws {
+        try await InProcessSystem.with { try await Attacks.aPreHijackedAccountIsTheOwnersAfterTheFirstProof(on: $0) }
+    }
+
+    @Test func anUnprovenAccountsPasswordAsksOnceForALoginCode() async throws {
+        try await InProcessSystem.with { try await Attacks.anUnprovenAccountsPasswordAsksOnceForALoginCode(on: $0) }
+    }
+
+    @Test func theOwnerComesBackWhateverTheCountersSay() async throws {
+        try await InProcessSystem.with(extraArguments: Attacks.noCodeCooldown) { try await Attacks.theOwnerComesBackWhateverTheCountersSay(on: $0) }
+    }
+
+    @Test func locksExpireHoweverManyFailures() async throws {
+        try await InProcessSystem.with(extraArguments: ["account-worker": ["--lockout-maximum", "2"]]) {
+            try await Attacks.locksExpireHoweverManyFailures(on: $0, maximum: 2)
+        }
+    }
+}

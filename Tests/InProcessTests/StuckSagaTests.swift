@@ -8,7 +8,7 @@ import Testing
 /// instead of resurrecting anything.
 @Suite struct StuckSagaTests {
     @Test func aSagaPastItsDeadlineIsUndoneAndLateWorkIsIgnored() async throws {
-        try await InProcessSystem.with(workers: ["account-worker", "profile-worker"],
+        try await InProcessSystem.with(workers: ["account-worker", "profile-worker", "code-dispatch-worker"],
                                        extraArguments: ["account-worker": ["--saga-deadline", "2"]]) { system in
             let stuck = try await system.request(email: "stuck@example.com")
             // Once the account worker has asked for the avatar, the deadline passes on its clock.

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import PostgresDriver
 import Registration
+import SignIn
 import SQLiteDriver
 @testable import SQLStores
 import StoreTesting
@@ -25,7 +26,8 @@ import Testing
     }
 
     /// The build before account ownership (seven migrations): its accounts count as unproven, but for those a code
-    /// proved (made by code sign-in, or whose password was reset); its answers are kept by their request's topic.
+    /// proved (made by code sign-in, or whose password was reset); its locks for good are lifted; its answers are kept
+    /// by their request's topic.
     @Test(arguments: ["sqlite", "postgres"])
     func aDatabaseOfTheBuildBeforeOwnershipKeepsItsAnswersAndProvesOnlyCodeProvenAccounts(driver: String) throws {
         try withDatabase(driver) { (database) throws in
@@ -41,6 +43,9 @@ import Testing
                     INSERT INTO account_changes (request_id, uid, kind, old_email, new_email, stage, updated_at)
                     VALUES ('c1', ?, 'reset_password', 'x', 'x', 'completed', 0)
                     """), [.text(reset.uid)])
+                // Locked for good by the hundredth failure, as that build did.
+                try db.execute(database.dialect.statement("INSERT INTO sign_in_failures (uid, consecutive, locked_until) VALUES (?, 100, 63113904000)"),
+                               [.text(legacy.uid)])
                 for (id, answer) in [("q1", #"{"type":"CodeSent"}"#), ("q2", #"{"type":"TokenRefused"}"#), ("q3", #"{"type":"AccountChangeFailed"}"#)] {
                     try db.execute(database.dialect.statement("INSERT INTO answers (worker, request_id, answer) VALUES ('w', ?, ?)"),
                                    [.text(id), .text(answer)])
@@ -51,6 +56,7 @@ import Testing
             #expect(try store.account(uid: legacy.uid)?.isVerified == false)
             #expect(try store.account(uid: coded.uid)?.isVerified == true)
             #expect(try store.account(uid: reset.uid)?.isVerified == true)
+            #expect(try store.updateFailures(uid: legacy.uid) { $0 } == SignInFailures(consecutive: 100), "the lock for good is lifted")
             let memo = try SQLAnswerMemo(database: database, worker: "w")
             #expect(try memo.answer(to: AnswerKey(topic: Topic.codeRequests, id: "q1")) == Array(#"{"type":"CodeSent"}"#.utf8))
             #expect(try memo.answer(to: AnswerKey(topic: Topic.authRequests, id: "q2")) != nil)

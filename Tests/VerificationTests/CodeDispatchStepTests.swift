@@ -45,7 +45,7 @@ import Verification
         let verifier = CodeVerifier(codes: store, secrets: try HMACCodeSecrets(keyFile: directory + "/codes.key"))
         #expect(try verifier.verify(code, email: "ada@example.com", purposes: [.login], requestId: "s-1", at: now) == nil,
                 "the code mailed is the code recorded")
-        let recovery = try #require(text.range(of: #"instead: [A-Z2-7-]{23}"#, options: .regularExpression).map { String(text[$0].suffix(23)) })
+        let recovery = try #require(text.range(of: #"instead:\n[A-Z2-7-]{23}"#, options: .regularExpression).map { String(text[$0].suffix(23)) })
         #expect(try verifier.verify(recovery, email: "ada@example.com", purposes: [.login], requestId: "s-1", at: now) == nil,
                 "its recovery form too (the same request, again)")
     }

@@ -33,10 +33,10 @@ extension TestSystem {
     /// The recovery form of the code in the email sent for request `id`.
     func recoveryCode(sentBy id: String) throws -> String {
         let email = try email(kind: "code", requestId: id)
-        guard let range = email.range(of: #"instead: [A-Z2-7]{5}(-[A-Z2-7]{5}){3}"#, options: .regularExpression) else {
+        guard let range = email.range(of: #"[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}"#, options: .regularExpression) else {
             throw HarnessError("no recovery code in email \(id)")
         }
-        return String(email[range].suffix(23))
+        return String(email[range])
     }
 
     /// The code in the email sent for request `id`.

@@ -11,6 +11,147 @@ import WorkerRuntime
 /// any `TestSystem`: the in-process tier (`OwnershipTests`) and the real binaries on both stores
 /// (`OwnershipAttackTests`) run the same bodies.
 extension Attacks {
+    // MARK: Point 1: no account without a proven mailbox
+
+    /// The pre-hijacker registers the victim's address with a password of its own: without the register code mailed
+    /// there, or with a guessed one, the registration fails with its reason and nothing is created; the owner, who
+    /// reads the mail, registers.
+    static func aRegistrationWithoutTheMailboxCreatesNothing(on system: some TestSystem) async throws {
+        let email = unique("victim") + "@example.com"
+        let attacker = try system.client.registration(email: email, password: "attacker tram7 violet kettle", code: nil, name: "Attacker")
+        guard case .failed(let missing) = try await system.client.register(attacker, timeout: .seconds(60)) else {
+            Issue.record("a registration without a code completed")
+            return
+        }
+        #expect(missing.reason == .codeRequired)
+        _ = try await system.code(for: email, .register)
+        for guess in ["000000", "123456", "999999"] {
+            let guessed = try system.client.registration(email: email, password: "attacker tram7 violet kettle", code: guess, name: "Attacker")
+            guard case .failed(let failed) = try await system.client.register(guessed, timeout: .seconds(60)) else {
+                Issue.record("a guessed code registered the address")
+                return
+            }
+            #expect(failed.reason == .invalidCredentials)
+        }
+        #expect(try system.backends.accounts().account(email: email) == nil, "nothing created")
+        let owner = try await system.victim(email, password: "owner's own tram7 violet kettle")
+        #expect(try system.backends.accounts().account(uid: owner.uid)?.isVerified == true)
+    }
+
+    /// An account made before registrations needed a code — registered by a pre-hijacker, who signed in then — stays
+    /// usable by its password only with a login code mailed to the address; when the owner proves the mailbox by a
+    /// code sign-in, the pre-hijacker's password stops working, its session ends, and the owner is told.
+    static func aPreHijackedAccountIsTheOwnersAfterTheFirstProof(on system: some TestSystem) async throws {
+        let email = unique("prehijacked") + "@example.com"
+        let password = "attacker tram7 violet kettle"
+        let uid = try await system.register(email, password: password)
+        let session = try #require(try await system.signIn(.password, email: email, secret: password).1)
+        try await system.backends.executeOnAccounts("UPDATE accounts SET verified_at = NULL WHERE uid = '\(uid)'", logs: system.logs)
+        system.letTimePass(seconds: 1)
+
+        #expect(reason(try await system.signIn(.password, email: email, secret: password).0) == .emailUnverified,
+                "the pre-hijacker's password alone signs in no more")
+        let id = unique("owner")
+        let code = try await system.code(for: email, .login)
+        let (signedIn, owner) = try await system.signIn(.email, email: email, secret: code, id: id)
+        guard case .tokenIssued = signedIn else { Issue.record("the owner's code sign-in failed: \(signedIn)"); return }
+        #expect(owner?.uid == uid, "the owner lands in the account")
+
+        #expect(reason(try await system.signIn(.password, email: email, secret: password).0) == .invalidCredentials,
+                "the password set before the proof works no more")
+        #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: session.refreshToken).0) == .invalidCredentials)
+        #expect(reason(try await system.client.profile(accessToken: session.accessToken, timeout: .seconds(60)).0) == .invalidCredentials)
+        #expect(try await system.client.profile(accessToken: try #require(owner).accessToken, timeout: .seconds(60)).1?.uid == uid)
+        let notice = try system.email(kind: "notice", requestId: id)
+        #expect(notice.contains("To: \(email)") && notice.contains("no longer works"))
+
+        // The owner sets a password of their own through a reset.
+        let mine = "owner's own oak lantern \(id.suffix(4))"
+        let reset = try await system.send(.passwordResetRequested(system.client.passwordReset(email: email, code: try await system.code(for: email, .resetPassword),
+                                                                                               newPassword: mine)))
+        guard case .accountChangeCompleted = reset else { Issue.record("the owner's reset failed: \(reset)"); return }
+        guard case .tokenIssued = try await system.signIn(.password, email: email, secret: mine).0 else { Issue.record("the owner's password fails"); return }
+    }
+
+    /// An account made before registrations needed a code, by its owner: the right password asks once for a login
+    /// code mailed to the address; with both it signs in, the password staying, and from then on the password alone.
+    static func anUnprovenAccountsPasswordAsksOnceForALoginCode(on system: some TestSystem) async throws {
+        let email = unique("legacy") + "@example.com"
+        let password = "legacy tram7 violet kettle"
+        let uid = try await system.register(email, password: password)
+        try await system.backends.executeOnAccounts("UPDATE accounts SET verified_at = NULL WHERE uid = '\(uid)'", logs: system.logs)
+        #expect(reason(try await system.signIn(.password, email: email, secret: password).0) == .emailUnverified)
+        #expect(reason(try await system.send(.passwordChangeRequested(system.client.passwordChange(email: email, password: password,
+                                                                                                    newPassword: "some oak lantern harbour")))) == .emailUnverified,
+                "no change by password either")
+        let code = try await system.code(for: email, .login)
+        let (outcome, tokens) = try await system.client.requestTokens(.password, email: email, credential: password, code: code, timeout: .seconds(60))
+        guard case .tokenIssued = outcome else { Issue.record("password and code refused: \(outcome)"); return }
+        #expect(tokens?.uid == uid)
+        guard case .tokenIssued = try await system.signIn(.password, email: email, secret: password).0 else {
+            Issue.record("the password alone fails once the mailbox is proven")
+            return
+        }
+    }
+
+    // MARK: Point 2: the owner can always come back
+
+    /// Wrong passwords and wrong codes lock both paths of the owner's account, and someone keeps requesting codes for the
+    /// address: the code mailed to the owner still lets them sign in (its recovery form passes the locks) and reset the
+    /// password, and the requests never replace the owner's code.
+    static func theOwnerComesBackWhateverTheCountersSay(on system: some TestSystem) async throws {
+        let email = unique("lockedout") + "@example.com"
+        let password = "owner tram7 violet kettle"
+        let uid = try await system.register(email, password: password)
+        _ = try await system.requestCode(email, .login)
+        for guess in 1...6 {
+            _ = try await system.signIn(.password, email: email, secret: "wrong guess \(guess)")
+            _ = try await system.signIn(.email, email: email, secret: String(format: "%06d", 100_000 + guess))
+        }
+        #expect(reason(try await system.signIn(.password, email: email, secret: password).0) == .invalidCredentials, "the password path is locked")
+        // The attacker asks for codes again and again: the owner's code is mailed again, never replaced. Its digits died
+        // of the guesses (and the account's code path is locked): the mail carries its recovery form, which passes.
+        let owners = UUID().uuidString
+        guard case .codeSent = try await system.requestCode(email, .login, id: owners) else { Issue.record("no code mailed"); return }
+        #expect(try system.email(kind: "code", requestId: owners).contains("mistyped too often"))
+        let recovery = try system.recoveryCode(sentBy: owners)
+        for _ in 1...5 { _ = try await system.requestCode(email, .login) }
+        let (signedIn, tokens) = try await system.signIn(.email, email: email, secret: recovery)
+        guard case .tokenIssued = signedIn else { Issue.record("the owner's recovery code refused: \(signedIn)"); return }
+        #expect(tokens?.uid == uid)
+
+        // Locked again, the owner resets the password with the recovery form of a reset code.
+        for guess in 1...6 { _ = try await system.signIn(.password, email: email, secret: "wrong again \(guess)") }
+        let resetRequest = UUID().uuidString
+        guard case .codeSent = try await system.requestCode(email, .resetPassword, id: resetRequest) else { Issue.record("no reset code"); return }
+        let new = "owner's new oak lantern \(resetRequest.prefix(4))"
+        let reset = try await system.send(.passwordResetRequested(system.client.passwordReset(email: email, code: try system.recoveryCode(sentBy: resetRequest),
+                                                                                               newPassword: new)))
+        guard case .accountChangeCompleted = reset else { Issue.record("the owner's reset refused: \(reset)"); return }
+        guard case .tokenIssued = try await system.signIn(.password, email: email, secret: new).0 else { Issue.record("the new password fails"); return }
+    }
+
+    /// No lock holds for good: wrong passwords lock, and after what a patient attacker reaches in a day (the count far
+    /// past the hundred that locked for good before; set in the store here) the lock still expires after the policy's
+    /// maximum (short here), and the right password signs in.
+    static func locksExpireHoweverManyFailures(on system: some TestSystem, maximum: Double) async throws {
+        let email = unique("patient") + "@example.com"
+        let password = "owner tram7 violet kettle"
+        let uid = try await system.register(email, password: password)
+        for guess in 1...6 { _ = try await system.signIn(.password, email: email, secret: "guess \(guess)") }
+        #expect(reason(try await system.signIn(.password, email: email, secret: password).0) == .invalidCredentials, "locked")
+        let until = system.now.timeIntervalSince1970 + maximum
+        try await system.backends.executeOnAccounts("UPDATE sign_in_failures SET consecutive = 150, locked_until = \(until) WHERE uid = '\(uid)'",
+                                                    logs: system.logs)
+        let deadline = ContinuousClock.now + .seconds(maximum + 30)
+        while true {
+            system.letTimePass(seconds: maximum)
+            if case .tokenIssued = try await system.signIn(.password, email: email, secret: password).0 { return }
+            guard ContinuousClock.now < deadline else { Issue.record("still locked past the maximum"); return }
+            try await Task.sleep(for: .seconds(maximum / 2))
+        }
+    }
+
     // MARK: Point 3: credential changes end sessions
 
     /// A session opened before a password change, a password reset or an email change is over after it: its refresh
