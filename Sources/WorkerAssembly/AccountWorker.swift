@@ -27,6 +27,8 @@ public enum AccountWorker: WorkerKind {
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
         .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
+        .value("access-token-lifetime", "Seconds an access token is valid: a verifier outside Registrar cannot see a credential change end it",
+               environment: "REGISTRAR_ACCESS_TOKEN_LIFETIME", default: "900"),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
         .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
         AnswerRetention.option,
@@ -64,7 +66,9 @@ public enum AccountWorker: WorkerKind {
                                         mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,
-                                issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
+                                issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault,
+                                                    accessLifetime: Double(try parsed.integer("access-token-lifetime") ?? 900)),
+                                registrations: registrations,
                                 mailer: mailer, mail: mail, clock: clock)
         let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
                                       loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
