@@ -6,7 +6,8 @@ extension ConsolePage {
     /// When the page's data was read, and the audit's age.
     static func freshness(_ state: ConsoleState, now: Date, refresh: Int) -> String {
         let read = state.refreshedAt.map { "Read \(HTML.escape(time($0))) (\(Int(now.timeIntervalSince($0))) s ago)" } ?? "The first read is under way"
-        return "\(read); refreshed every \(refresh) s."
+        let behind = state.unread.values.reduce(0, +)
+        return "\(read); refreshed every \(refresh) s." + (behind > 0 ? " The reader is \(behind) messages behind the topics' ends." : "")
     }
 
     static func workers(_ state: ConsoleState) -> String {

@@ -57,6 +57,24 @@ public struct ConnectionOptions: Sendable {
         }
     }
 
+    /// The connection `arguments` give, once a broker is named: with neither `--bootstrap` nor its variable, a
+    /// long-running process waits for the local broker's address file to appear (the broker not started yet),
+    /// telling `waiting` why, rather than exiting. Nil when `shutdown` fires first.
+    public static func awaitingBroker(_ arguments: ParsedArguments, until shutdown: ShutdownSignal,
+                                      waiting: (String) -> Void) async throws(UsageError) -> ConnectionOptions? {
+        let dataDirectory = arguments.value("data-dir") ?? "data"
+        var told = false
+        while arguments.value("bootstrap") == nil, BrokerFollower(file: bootstrapFile(in: dataDirectory)).address() == nil {
+            let reason = "no broker address yet: waiting for \(bootstrapFile(in: dataDirectory)) (`registrar-dev broker --data-dir "
+                + "\(dataDirectory)`), or give --bootstrap"
+            waiting(reason)
+            if !told { Logger(component: "connection").warning(reason) }
+            told = true
+            guard await shutdown.sleep(for: .seconds(1)) else { return nil }
+        }
+        return try ConnectionOptions(arguments)
+    }
+
     /// Runs `body`, turning a failure to reach the broker into the one line that says so (a `CommandFailure`).
     public func explainingBrokerTrouble<T>(_ body: () async throws -> T) async throws -> T {
         do {
@@ -82,16 +100,29 @@ public struct ConnectionOptions: Sendable {
     /// How often members heartbeat: a sixth of the session timeout, so a few lost beats are survived.
     public static let heartbeatInterval = Duration.seconds(1)
 
+    /// How long a worker's fetch may wait on a broker that answers as soon as data arrives (every real broker): an
+    /// idle worker asks twice a second. The local broker (librdkafka's mock cluster) holds every empty fetch for the
+    /// whole wait, data or not, so its consumers keep `KafkaConfiguration`'s 10 ms.
+    public static let longFetchWait = Duration.milliseconds(500)
+
+    /// Whether the broker at `bootstrapServers` is the local one, librdkafka's mock cluster, which names itself in
+    /// its cluster id. A broker that does not answer within `timeout` counts as a real one. Blocks the caller.
+    public func isMockCluster(_ bootstrapServers: String, timeout: Duration = .seconds(5)) -> Bool {
+        let admin = try? KafkaAdmin(configuration: kafka(clientID: "registrar-probe", bootstrapServers: bootstrapServers))
+        return admin?.isMockCluster(timeout: timeout) ?? false
+    }
+
     /// A Kafka configuration for a client named `clientID`: for consumers, the failover settings above
-    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves).
-    /// `--kafka-property` overrides any of them.
-    public func kafka(clientID: String) -> KafkaConfiguration {
-        kafka(clientID: clientID, bootstrapServers: bootstrapServers)
+    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves), and
+    /// `longFetchWait` unless `isLocalBroker`. `--kafka-property` overrides any of them.
+    public func kafka(clientID: String, isLocalBroker: Bool = true) -> KafkaConfiguration {
+        kafka(clientID: clientID, bootstrapServers: bootstrapServers, isLocalBroker: isLocalBroker)
     }
 
     /// The same configuration on another broker address (a restarted local broker's).
-    public func kafka(clientID: String, bootstrapServers: String) -> KafkaConfiguration {
+    public func kafka(clientID: String, bootstrapServers: String, isLocalBroker: Bool = true) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
+        if !isLocalBroker { configuration.fetchWaitMax = Self.longFetchWait }
         configuration.sessionTimeout = Self.sessionTimeout
         configuration.heartbeatInterval = Self.heartbeatInterval
         configuration.assignmentStrategy = .cooperativeSticky

@@ -12,9 +12,12 @@ import Support
 import Verification
 
 /// The account worker: the registration saga, sign-in and account changes, each request answered once,
-/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims and
-/// answers older than the flows' retention.
+/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims,
+/// refresh-token families, and answers older than their retention.
 public enum AccountWorker: WorkerKind {
+    /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
+    static let expiredTokenGrace: TimeInterval = 3_600
+
     public static let name = "account-worker"
     public static let role = WorkerRole.account
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
@@ -83,6 +86,7 @@ public enum AccountWorker: WorkerKind {
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
+                try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
             })

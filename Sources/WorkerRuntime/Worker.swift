@@ -152,11 +152,15 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Hands each message to its partition's lane, starting a lane for each new partition.
+    /// Hands each message to its partition's lane, on the consumer's polling thread as batches arrive, starting a
+    /// lane for each new partition.
     private func dispatch(into lanes: LaneTable) async throws {
-        for try await message in consumer.messages {
-            let partition = TopicPartition(topic: message.topic, partition: message.partition)
-            lanes.lane(for: partition, consumer: consumer) { lane in try await self.work(lane) }.append(message)
+        try await consumer.consume { batch in
+            for view in batch {
+                let message = view.copy()
+                let partition = TopicPartition(topic: message.topic, partition: message.partition)
+                lanes.lane(for: partition, consumer: self.consumer) { lane in try await self.work(lane) }.append(message)
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import RegistrarClient
 import SignIn
 import Synchronization
 import Testing
@@ -102,3 +103,19 @@ func reason(_ event: Event) -> ReasonCode? {
 /// The codes the harness read from the mail, by data directory, mailbox and purpose: an outstanding code is mailed again
 /// rather than replaced, so a request refused in its cooldown goes on with the one read before.
 private let codesRead = Mutex<[String: String]>([:])
+
+extension RegistrarClient {
+    /// Requests a `purpose` code for `email` and reads it from `emails` (the emails sent so far, however delivered).
+    func mailedCode(_ purpose: CodePurpose, to email: String, in emails: () throws -> [String]) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        guard case .codeSent = try await send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)), timeout: .seconds(60)) else {
+            throw HarnessError("no \(purpose.rawValue) code sent to \(email)")
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            if let mail = try emails().first(where: { $0.contains("Message-ID: <code.\(id)@") }), let code = LiveSystem.code(in: mail) { return code }
+            guard ContinuousClock.now < deadline else { throw HarnessError("no code mailed for \(id)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}
