@@ -118,6 +118,24 @@ import Testing
         #expect(answer.header("Cache-Control") == "no-store" && answer.header("Pragma") == "no-cache")
     }
 
+    /// The right password of an account whose mailbox was never proven: 403 `email_unverified`, a login code mailed to
+    /// the address; the same grant with that code beside the password signs in, and from then the password alone.
+    @Test func thePasswordOfAnUnprovenAccountIs403AndALoginCodeIsMailed() async throws {
+        let routes = try await Routes.gateway()
+        let email = Routes.email("unproven")
+        let uid = try await routes.system.register(email, password: "route unproven password")
+        try await routes.system.backends.executeOnAccounts("UPDATE accounts SET verified_at = NULL WHERE uid = '\(uid)'", logs: routes.system.logs)
+        let grant = [("grant_type", "password"), ("username", email), ("password", "route unproven password")]
+        let before = try routes.system.codeEmails(to: email, .login)
+        let asked = await routes.post("/oauth/token", form: grant, headers: [("Authorization", Self.basic)])
+        #expect(asked.status == 403 && asked.error == ReasonCode.emailUnverified.rawValue, "\(asked)")
+        let mail = try #require(try routes.system.codeEmails(to: email, .login).subtracting(before).first, "a login code mailed")
+        let code = try #require(LiveSystem.code(in: mail))
+        let answer = await routes.post("/oauth/token", form: grant + [("code", code)], headers: [("Authorization", Self.basic)])
+        #expect(answer.status == 200 && answer.json["access_token"] is String, "\(answer)")
+        #expect(await routes.post("/oauth/token", form: grant, headers: [("Authorization", Self.basic)]).status == 200)
+    }
+
     @Test func theEmailGrantSignsInWithACode() async throws {
         let routes = try await Routes.gateway()
         let email = Routes.email("emailgrant")
