@@ -40,6 +40,8 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     /// The password was right, but the account's mailbox was never proven (an account made before registrations
     /// needed a code): sign in once with the password and a `login` code mailed to the address.
     case emailUnverified = "email_unverified"
+    /// A request's `locale` is not a language tag or a list of them.
+    case localeInvalid = "locale_invalid"
     // Any request
     /// The request could not be processed at all (undecodable, too large, keyed other than its id, refused
     /// by a store for good) and was dead-lettered; the message says why. Publish a corrected request.

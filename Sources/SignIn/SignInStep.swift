@@ -48,6 +48,9 @@ public struct SignInStep: EventHandler {
     /// Token requests, and the outcomes of the registrations that sign-ins by email code started.
     public static let routes = StepRoutes.signIn
 
+    /// The letters it mails: the notice of a first proof of the mailbox by a sign-in with a code.
+    public static let letters = [ProofNotice.letter]
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .tokenRequested(let request):

@@ -2,8 +2,9 @@ import Courier
 import Domain
 import Foundation
 
-/// The email that carries a one-time code: its six digits and, for when they are refused (mistyped too often, or
-/// the account's code sign-in locked by someone else's guesses), its recovery form, which always counts.
+/// The email that carries a one-time code, one letter per purpose (`<purpose>_code`): its six digits and, for when
+/// they are refused (mistyped too often, or the account's code sign-in locked by someone else's guesses), its
+/// recovery form, which always counts. The codes are only in its body.
 struct CodeLetter: Sendable {
     var code: String
     var recoveryCode: String
@@ -13,29 +14,17 @@ struct CodeLetter: Sendable {
     var expiresAt: Date
     var date: Date
 
-    func message(to email: String, requestId: String, settings: MailSettings) -> EmailMessage {
-        let action = switch purpose {
-        case .register: "finish signing up"
-        case .login: "sign in"
-        case .resetPassword: "reset your password"
-        case .changeEmail: "confirm your new email address"
-        }
-        let minutes = Int((expiresAt.timeIntervalSince(date) / 60).rounded(.up))
-        let validity = minutes >= 1 ? "\(minutes) minute\(minutes == 1 ? "" : "s")" : "a short while"
-        let recovery = CodeForm.display(recovery: recoveryCode)
-        // The recovery code on a line of its own: no mail transport wraps it.
-        let digits = digitsDisabled
-            ? "The code to \(action) was mistyped too often; enter this one instead:\n\(recovery)"
-            : "Your code to \(action) is: \(code)\n\nIf it is refused, enter this one instead:\n\(recovery)"
-        let htmlDigits = digitsDisabled
-            ? "<p>The code to \(action) was mistyped too often; enter this one instead:</p><p style=\"font-size:20px\"><b>\(recovery)</b></p>"
-            : "<p>Your code to \(action) is:</p><p style=\"font-size:24px\"><b>\(code)</b></p>"
-                + "<p>If it is refused, enter this one instead: <b>\(recovery)</b></p>"
-        return settings.message(
-            kind: "code", requestId: requestId, to: email, subject: "Your Registrar code",
-            text: "\(digits)\n\nIt is valid for \(validity) and can be used once.\nIf you did not ask for it, ignore this email.\n",
-            html: "<!DOCTYPE html><html><body>\(htmlDigits)"
-                + "<p>It is valid for \(validity) and can be used once. If you did not ask for it, ignore this email.</p></body></html>\n",
-            date: date)
+    /// The letter of codes for `purpose`.
+    static func letter(for purpose: CodePurpose) -> Letter {
+        Letter("\(purpose.rawValue)_code", kind: "code", values: ["code", "recoveryCode", "digitsDisabled", "minutes", "oneMinute"])
+    }
+
+    func message(to email: String, requestId: String, locale: String?, settings: MailSettings) throws(StoreError) -> EmailMessage {
+        let minutes = max(Int((expiresAt.timeIntervalSince(date) / 60).rounded(.up)), 1)
+        return try settings.message(
+            Self.letter(for: purpose),
+            values: ["code": code, "recoveryCode": CodeForm.display(recovery: recoveryCode), "digitsDisabled": digitsDisabled ? "1" : "",
+                     "minutes": String(minutes), "oneMinute": minutes == 1 ? "1" : ""],
+            locale: locale, to: email, requestId: requestId, date: date)
     }
 }

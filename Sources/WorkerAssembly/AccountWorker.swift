@@ -23,6 +23,7 @@ public enum AccountWorker: WorkerKind {
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
+    public static let letters = SignInStep.letters + AccountChangeStep.letters
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
@@ -33,9 +34,8 @@ public enum AccountWorker: WorkerKind {
         .value("access-token-lifetime", "Seconds an access token is valid: a verifier outside Registrar cannot see a credential change end it",
                environment: "REGISTRAR_ACCESS_TOKEN_LIFETIME", default: "900"),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
-        .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
         AnswerRetention.option,
-    ]
+    ] + MailOptions.specs
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
@@ -53,6 +53,7 @@ public enum AccountWorker: WorkerKind {
         if !stores.isProduction {
             try keys.signingKeySet.publish(current: signingKey().publicKey)
         }
+        let mail = try MailOptions.settings(parsed, letters: letters)
         let accounts = try stores.accountChangeStore()
         let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
             base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)),
@@ -64,7 +65,6 @@ public enum AccountWorker: WorkerKind {
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
                                                     rules: rules, clock: clock)
         let mailer = MeteredMailer(mailer: try stores.mailer())
-        let mail = MailSettings(from: try parsed.required("mail-from"))
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
