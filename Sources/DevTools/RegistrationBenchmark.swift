@@ -72,7 +72,7 @@ public struct RegistrationBenchmark: Sendable {
         logger.info("every worker has its partitions")
         let avatar = settings.avatars ? AvatarProcessor().defaultAvatar().jpeg : nil
         return try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-bench"), publicKey: installation.publicKey,
-                                              name: "registrar-bench") { client in
+                                              verifier: try installation.outcomeVerifier(), name: "registrar-bench") { client in
             let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
             func email(_ index: Int) -> String { "bench-\(runID)-\(index)@bench.example" }
             // Each registration carries the register code mailed to its address, requested before the clock starts.

@@ -49,7 +49,7 @@ public struct ProfileReadStep: EventHandler {
             return invalid(request)
         }
         guard let (account, profile) = try loginGuard.admitted(uid: subject.uid) else { return refused(request.requestId, LoginGuard.refusal) }
-        let view = String(decoding: try JSONEncoder().encode(ProfileView(uid: account.uid, profile: profile)), as: UTF8.self)
+        let view = ProfileView(requestId: request.requestId, uid: account.uid, profile: profile).sealedJSON
         guard let sealed = vault.seal(view, to: request.replyKey) else {
             return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
         }

@@ -80,7 +80,8 @@ public enum AccountWorker: WorkerKind {
         SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) }),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) },
+                                             repeated: { try signIn.repeated($0) }),
                                    AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {

@@ -94,7 +94,7 @@ public enum ChaosCommand {
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
         let publicKey = installation.publicKey
         // Each registration carries the register code mailed to its address, requested before the faults begin.
-        let codes = try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-chaos"), publicKey: publicKey,
+        let codes = try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-chaos"), publicKey: publicKey, verifier: try installation.outcomeVerifier(),
                                                    name: "registrar-chaos") { client in
             try await MailedCodes(directory: sentMail).mail(to: ChaosWorkload.emails(count: count), .register, with: client)
         }

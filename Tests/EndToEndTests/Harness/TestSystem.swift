@@ -24,6 +24,10 @@ protocol TestSystem: AnyObject, Sendable {
     /// Lets `seconds` pass for the workers: moves their clock on the in-process tier; on the real binaries real time
     /// passes by itself.
     func letTimePass(seconds: Double)
+    /// Holds the worker `name` (frozen, or stopped): it takes nothing until `resume`.
+    func hold(_ name: String) async throws
+    /// Lets a held worker go on (thawed, or started again).
+    func resume(_ name: String) async throws
 }
 
 extension TestSystem {
