@@ -36,7 +36,7 @@ import Testing
         try await LiveSystem.shared(by: "GatewayAttackTests") { system in
             let victim = try await system.victim()
             let attacker = Attacks.unique("attacker") + "@example.com"
-            _ = try await system.register(attacker, password: "attacker password")
+            _ = try await system.register(attacker, password: "attacker tram9 violet passphrase")
             try await GatewayProcess.with(system, arguments: ["--wait", "60"]) { gateway in
                 let signIn = [("grant_type", "password"), ("username", victim.email), ("password", victim.password)]
                 let first = try await gateway.postForm("/oauth/token", signIn, Self.basic)

@@ -103,6 +103,8 @@ struct StoreLocation: Sendable {
     func emails() throws -> [String] {
         if let mailServer { return try mailServer.messages() }
         let outbox = options.dataDirectory + "/outbox"
+        // The outbox is made by the first mail.
+        guard FileManager.default.fileExists(atPath: outbox) else { return [] }
         return try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".eml") }
             .map { try String(contentsOfFile: outbox + "/" + $0, encoding: .utf8) }
     }

@@ -82,11 +82,10 @@ extension TestSystem {
 
     /// Registers an account with a password through the saga and returns its uid.
     func register(_ email: String, password: String) async throws -> String {
-        guard case .completed(let completed) = try await client.register(try await request(email: email, password: password),
-                                                                          timeout: .seconds(90)) else {
-            throw HarnessError("registration of \(email) did not complete")
+        switch try await client.register(try await request(email: email, password: password), timeout: .seconds(90)) {
+        case .completed(let completed): return completed.uid
+        case .failed(let failed): throw HarnessError("registration of \(email) did not complete: \(failed.reason.rawValue) — \(failed.message)")
         }
-        return completed.uid
     }
 }
 
