@@ -36,7 +36,10 @@ import Testing
                 defer { current = offset }
                 // Registrations in flight across the step, sealed while the worker's clock is within the seal window
                 // (not when coming back from +10 min: that step only resets the clock).
-                let inFlight = abs(current) <= 300 ? (0..<2).map { system.request(email: "step\(phase)-\($0)@example.com") } : []
+                var inFlight: [RegistrationRequested] = []
+                if abs(current) <= 300 {
+                    for index in 0..<2 { inFlight.append(try await system.request(email: "step\(phase)-\(index)@example.com")) }
+                }
                 system.installation.send(SIGSTOP, to: "image-worker")
                 try await system.publish(inFlight)
                 try await Self.waitForSagas(inFlight.map(\.registrationId), in: system)
@@ -52,7 +55,7 @@ import Testing
                     }
                 }
                 // A registration sealed now, on the test's clock.
-                let fresh = system.request(email: "fresh\(phase)@example.com")
+                let fresh = try await system.request(email: "fresh\(phase)@example.com")
                 try await system.publish([fresh])
                 let outcome = try await system.waitForOutcomes([fresh.registrationId], timeout: .seconds(120))[fresh.registrationId]?.first
                 if abs(offset) <= 300 {

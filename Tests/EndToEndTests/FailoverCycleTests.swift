@@ -76,8 +76,10 @@ import Testing
                     index += 1
                     let number = index
                     group.addTask {
-                        guard let request = try? client.registration(email: "failover-\(number)-\(UUID().uuidString.prefix(6))@example.com",
-                                                                     password: "correct horse battery", name: "Failover") else { return }
+                        let email = "failover-\(number)-\(UUID().uuidString.prefix(6))@example.com"
+                        guard let code = try? await client.mailedCode(.register, to: email, in: { try StartDuringOutageTests.outbox(of: installation) }),
+                              let request = try? client.registration(email: email, password: "correct horse battery", code: code,
+                                                                     name: "Failover") else { return }
                         let published = ContinuousClock.now
                         let outcome = try? await client.register(request, timeout: .seconds(90))
                         timings.append(Timing(published: published, answered: outcome == nil ? nil : ContinuousClock.now))

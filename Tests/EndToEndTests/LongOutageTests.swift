@@ -23,7 +23,10 @@ import Testing
         }) { system in
             try await GroupJoins.wait(for: ["account-worker", "image-worker", "profile-worker"], logs: system.logs)
             let photo = try await Fixtures.noiseJPEG(width: 64, height: 64)
-            let requests = (0..<12).map { system.request(email: "outage\($0)@example.com", avatar: $0.isMultiple(of: 2) ? photo : nil) }
+            var requests: [RegistrationRequested] = []
+            for index in 0..<12 {
+                requests.append(try await system.request(email: "outage\(index)@example.com", avatar: index.isMultiple(of: 2) ? photo : nil))
+            }
             let url = try #require(relay.withLock { $0?.outageURL(seconds: outage) })
             let began = ContinuousClock.now
             _ = try runCommand("/usr/bin/curl", ["-sf", "-X", "POST", url])

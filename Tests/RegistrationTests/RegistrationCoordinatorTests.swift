@@ -11,10 +11,11 @@ import Testing
     let clock = ManualClock()
     let ledger = InMemorySealLedger()
     let progress: ProgressWatch
+    let mailbox = FakeMailbox()
     var coordinator: RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
-                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), clock: clock.closure,
-                                progress: progress)
+                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), mailbox: mailbox,
+                                clock: clock.closure, progress: progress)
     }
 
     init() {
@@ -22,10 +23,17 @@ import Testing
         progress = ProgressWatch(uptime: clock.uptime, maximumGap: .seconds(3_600))
     }
 
-    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
+    init() {
+        mailbox.mail("123456", to: "ada@example.com")
+    }
+
+    /// A registration of `email` with the register code `code` (by default the one mailed to ada@example.com; nil: none).
+    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery",
+                 code: String? = "123456") -> Event {
         let context = SealContext(requestId: id, email: email, replyKey: "key:ada")
         return .registrationRequested(RegistrationRequested(
             registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now),
+            sealedCode: code.map { FakeVault.sealed($0, .code, context, at: clock.now) },
             replyKey: context.replyKey, avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
     }
 
@@ -46,6 +54,7 @@ import Testing
         #expect(command.registrationId == "r-1" && command.avatar == .inline("SlBFRw=="))
         let account = try #require(try accounts.account(email: "ada@example.com"))
         #expect(account.status == .pending && account.passwordHash == "hash:correct horse battery" && account.createdAt == clock.now)
+        #expect(account.verifiedAt == clock.now, "the register code proved the mailbox")
         let saga = try #require(try accounts.saga("r-1"))
         #expect(saga.stage == .awaitingAvatar && saga.imageId == command.imageId && saga.uid == account.uid)
     }
@@ -55,7 +64,7 @@ import Testing
         let uid = try #require(try accounts.saga("r-1")).uid
         let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
-            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile))])
+            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile, step: "awaiting_profile", revision: 2))])
         #expect(try accounts.saga("r-1")?.stage == .awaitingProfile)
         let sealed = try #require(FakeVault().seal(RegistrationResult(registrationId: "r-1", uid: uid, profile: profile).encoded, to: "key:ada"),
                                   "the result sealed to the request's reply key")
@@ -65,12 +74,24 @@ import Testing
         #expect(try accounts.saga("r-1")?.stage == .completed)
     }
 
+    /// Attack 1 of issue 22: registering an address without its mailbox. Without the register code mailed there, or
+    /// with a wrong one, the registration fails with its reason and creates nothing; the code counts once.
+    @Test func aRegistrationWithoutTheRegisterCodeCreatesNothing() throws {
+        #expect(failure(try coordinator.handle(request("r-1", code: nil))) == .codeRequired)
+        #expect(failure(try coordinator.handle(request("r-2", code: "654321"))) == .invalidCredentials)
+        #expect(try accounts.accounts().isEmpty && accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+        _ = try start(request("r-3"))
+        #expect(try start(request("r-3")).registrationId == "r-3", "a redelivery presents the code again")
+        #expect(failure(try coordinator.handle(request("r-4", email: "ada@example.com"))) == .invalidCredentials, "used by r-3")
+        #expect(try accounts.accounts().count == 1)
+    }
+
     @Test func invalidRequestsFailAndCreateNothing() throws {
         #expect(failure(try coordinator.handle(request("../x"))) == .registrationIdInvalid)
         #expect(failure(try coordinator.handle(request("r-2", email: "not an email"))) == .emailInvalid)
         #expect(failure(try coordinator.handle(request("r-3", password: "short"))) == .passwordTooShort)
         let unsealable = Event.registrationRequested(RegistrationRequested(registrationId: "r-4", email: "a@example.com", name: "A",
-                                                                           sealedPassword: "garbage", replyKey: "key:a", avatar: nil,
+                                                                           sealedPassword: "garbage", sealedCode: "garbage", replyKey: "key:a", avatar: nil,
                                                                            isMapLocationEnabled: false))
         #expect(failure(try coordinator.handle(unsealable)) == .passwordUnsealable)
         #expect(try accounts.accounts().isEmpty)
@@ -79,10 +100,12 @@ import Testing
 
     @Test func anEmailTakenInAnyLetterCaseFailsAndIsRecorded() throws {
         _ = try start(request())
-        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM"))) == .emailTaken)
+        mailbox.mail("654321", to: "ada@example.com")
+        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM", code: "654321"))) == .emailTaken)
         #expect(try accounts.accounts().count == 1)
         #expect(try accounts.saga("r-2")?.stage == .failed)
-        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM"))) == .emailTaken, "a redelivery is answered again")
+        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM", code: "654321"))) == .emailTaken,
+                "a redelivery is answered again")
     }
 
     @Test func aRejectedAvatarFailsAndDeletesThePendingAccount() throws {
@@ -97,7 +120,7 @@ import Testing
         let uid = try #require(try accounts.saga("r-1")).uid
         _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
         let rejected = Event.profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "m"))
-        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "compensating", revision: 3))])
         #expect(try accounts.saga("r-1")?.stage == .compensating)
         #expect(try accounts.account(uid: uid) != nil, "the account goes last")
         #expect(try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: command.imageId)))
@@ -124,12 +147,12 @@ import Testing
         #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "not stuck yet")
         clock.advance(by: 121)
         let expired = try coordinator.expireSagas(stalledFor: .seconds(120))
-        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
+        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2)))
         #expect(failure(Array(expired.dropFirst())) == .deadlineExceeded)
         #expect(try accounts.accounts().isEmpty)
         #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "expired once")
         let late = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
-        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
     }
 
     /// Issue 23 point 4: the deadline counts time without progress on the monotonic clock. A wall-clock step of ±10
@@ -156,6 +179,8 @@ import Testing
     /// profile; the deadline then counts from the last of them, and a stored avatar moves the saga on.
     @Test func heartbeatsOfAWaitingStepKeepEverySagaAtThatStepAlive() throws {
         let command = try start(request())
+        mailbox.mail("123456", to: "bob@example.com")
+        mailbox.mail("123456", to: "cy@example.com")
         _ = try start(request("r-2", email: "bob@example.com"))
         let third = try start(request("r-3", email: "cy@example.com"))
         _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-3", imageId: third.imageId, url: "memory://3.jpg")))
@@ -193,7 +218,7 @@ import Testing
             #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty)
         }
         clock.advance(by: 5)
-        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
+        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).first?.kind == .deleteAvatar)
     }
 
     /// Attack 4: forged replies for a saga that does not exist undo nothing (no `DeleteAvatar` or
@@ -243,9 +268,9 @@ import Testing
         }
         #expect(throws: UntrustedEvent.self) { try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: "victim"))) }
         #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: saga.uid)))
-            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid))])
+            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid, step: "failed", revision: 2))])
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "u")))
-            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
     }
 
     @Test func aTransientStoreFailureIsThrownToBeRetried() throws {
