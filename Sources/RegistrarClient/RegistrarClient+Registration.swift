@@ -3,15 +3,9 @@ import Domain
 import Foundation
 import Registration
 
-/// Registrations: seal the password, stage a large avatar, publish, await the outcome.
-extension RegistrarClient {
-    /// The outcome of one registration, opened.
-    public enum RegistrationOutcome: Sendable {
-        case completed(RegistrationResult)
-        case failed(RegistrationFailed)
-    }
-
-    /// A registration request as this client publishes it: the password sealed, the avatar inline,
+/// Registrations: seal the password, stage a large avatar, open the outcome.
+extension RequestSealing {
+    /// A registration request as a client publishes it: the password sealed, the avatar inline,
     /// or staged in `objects` (a claim check) when it is given and the avatar too large for a message.
     public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, name: String,
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
@@ -22,18 +16,18 @@ extension RegistrarClient {
                               isMapLocationEnabled: isMapLocationEnabled)
     }
 
-    /// Publishes `request` and returns its outcome.
-    public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
-        switch try await send(.registrationRequested(request), timeout: timeout) {
-        case .registrationCompleted(let completed): .completed(try open(completed))
-        case .registrationFailed(let failed): .failed(failed)
-        case let other: throw UnexpectedOutcome(type: other.type)
-        }
-    }
-
-    /// What a completed registration of this client's tells it: the uid and profile sealed to its reply key.
+    /// What a completed registration tells its requester: the uid and profile sealed to its reply key.
     public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
         try replyKeys.open(completed)
+    }
+
+    /// The outcome of a registration, opened.
+    public func registrationOutcome(_ outcome: Event) throws -> RegistrarClient.RegistrationOutcome {
+        switch outcome {
+        case .registrationCompleted(let completed): .completed(try open(completed))
+        case .registrationFailed(let failed): .failed(failed)
+        case let other: throw RegistrarClient.UnexpectedOutcome(type: other.type)
+        }
     }
 
     private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {
@@ -41,5 +35,19 @@ extension RegistrarClient {
         let key = AvatarStep.stagingKey(registrationId: registrationId)
         try objects.put(avatar, key: key, contentType: "application/octet-stream")
         return .staged(key: key, sha256: sha256Hex(avatar), size: avatar.count)
+    }
+}
+
+/// Registrations through the topics: publish, await the outcome.
+extension RegistrarClient {
+    /// The outcome of one registration, opened.
+    public enum RegistrationOutcome: Sendable {
+        case completed(RegistrationResult)
+        case failed(RegistrationFailed)
+    }
+
+    /// Publishes `request` and returns its outcome.
+    public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
+        try registrationOutcome(try await send(.registrationRequested(request), timeout: timeout))
     }
 }

@@ -3,29 +3,48 @@ import Domain
 import Foundation
 import SignIn
 
-/// Sign-ins: the credential sealed, the tokens sealed back to the client's reply key.
+/// Sign-ins: the credential sealed, the tokens sealed back to the reply key.
+extension RequestSealing {
+    /// A token request for `grant`, its credential sealed.
+    public func tokenRequest(_ grant: GrantType, email: String?, credential: String,
+                             requestId: String = UUID().uuidString.lowercased()) -> TokenRequested {
+        TokenRequested(requestId: requestId, grantType: grant, email: email,
+                       sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email), replyKey: replyKey)
+    }
+
+    /// The tokens an outcome issued, opened; nil for any other outcome.
+    public func tokens(in outcome: Event) throws -> TokenPair? {
+        guard case .tokenIssued(let issued) = outcome else { return nil }
+        return try replyKeys.open(issued.sealedTokens, as: TokenPair.self, "TokenIssued with unreadable tokens")
+    }
+
+    /// A request for the profile of the account `accessToken` names, the token sealed.
+    public func profileRequest(accessToken: String, requestId: String = UUID().uuidString.lowercased()) -> ProfileRequested {
+        ProfileRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
+                         replyKey: replyKey)
+    }
+
+    /// The profile an outcome answered, opened; nil for any other outcome.
+    public func profile(in outcome: Event) throws -> ProfileView? {
+        guard case .profileAnswered(let answered) = outcome else { return nil }
+        return try replyKeys.open(answered.sealedProfile, as: ProfileView.self, "ProfileAnswered with an unreadable profile")
+    }
+}
+
+/// Sign-ins through the topics.
 extension RegistrarClient {
     /// Requests tokens; returns the outcome and, when issued, the opened tokens.
     public func requestTokens(_ grant: GrantType, email: String?, credential: String, requestId: String = UUID().uuidString.lowercased(),
                               timeout: Duration) async throws -> (Event, TokenPair?) {
-        let request = TokenRequested(requestId: requestId, grantType: grant, email: email,
-                                     sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
-                                     replyKey: replyKey)
-        let outcome = try await send(.tokenRequested(request), timeout: timeout)
-        guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
-        return (outcome, try replyKeys.open(issued.sealedTokens, as: TokenPair.self, "TokenIssued with unreadable tokens"))
+        let outcome = try await send(.tokenRequested(tokenRequest(grant, email: email, credential: credential, requestId: requestId)),
+                                     timeout: timeout)
+        return (outcome, try tokens(in: outcome))
     }
-}
 
-extension RegistrarClient {
     /// Reads the profile of the account `accessToken` names; returns the outcome and, when answered, the opened profile.
     public func profile(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
                         timeout: Duration) async throws -> (Event, ProfileView?) {
-        let request = ProfileRequested(requestId: requestId,
-                                       sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
-                                       replyKey: replyKey)
-        let outcome = try await send(.profileRequested(request), timeout: timeout)
-        guard case .profileAnswered(let answered) = outcome else { return (outcome, nil) }
-        return (outcome, try replyKeys.open(answered.sealedProfile, as: ProfileView.self, "ProfileAnswered with an unreadable profile"))
+        let outcome = try await send(.profileRequested(profileRequest(accessToken: accessToken, requestId: requestId)), timeout: timeout)
+        return (outcome, try profile(in: outcome))
     }
 }

@@ -8,7 +8,7 @@ import Kafka
 /// publishes requests, awaits each one's outcome by its id, seals secrets to the account worker's
 /// public key, and opens what outcomes seal to its reply key. One producer and one outcome listener
 /// serve every request it makes.
-public final class RegistrarClient: Sendable {
+public final class RegistrarClient: RequestSealing {
     public let kafka: KafkaConfiguration
     public let publicKey: SealingPublicKey
     /// The key pair whose public key its requests carry as `replyKey`: outcomes seal their details to it.
@@ -50,15 +50,6 @@ public final class RegistrarClient: Sendable {
             await client.close()
             throw error
         }
-    }
-
-    /// This client's reply key (base64), as its requests carry it.
-    public var replyKey: String { replyKeys.publicKey.base64 }
-
-    /// `secret` sealed to the account worker's public key for `purpose` in request `requestId` of `email`
-    /// (with this client's reply key), base64, as requests carry it.
-    public func seal(_ secret: String, for purpose: SealedSecret.Purpose, requestId: String, email: String?) -> String {
-        publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: replyKey))
     }
 
     /// Publishes `event` with the standard headers and returns once the broker has it, with where it put it.

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
 
 /// `registrar console` in headless Chromium (driven through the DevTools protocol by `Tests/Browser/browser.py`):
@@ -9,7 +10,7 @@ import Testing
 /// a registration and an email change held up (the profile store locked) are shown stuck with their paths; a replay through the page's forms
 /// ends in an outcome; a replay without a fresh token from the console's own page changes nothing. A system of its
 /// own: the tests sharing one count the dead letters on its topics.
-@Suite(.serialized) struct ConsoleTests {
+@Suite(.tags(.live), .serialized) struct ConsoleTests {
     static let hostile = "<script>document.title='owned'</script><img src=x onerror=alert(1)>"
 
     @Test func theConsoleShowsFlowsAndDeadLettersAndReplaysThroughTheBrowser() async throws {

@@ -1,12 +1,13 @@
 import Domain
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Every worker serves `/metrics`, `/healthz` and `/readyz` on `--metrics-listen`; a real Prometheus
 /// (Debian `prometheus`) scrapes them and counts the registrations the test made; `promtool` accepts
 /// each exposition; `/readyz` says why while a dependency fails.
-@Suite(.serialized) struct OperationsEndpointTests {
+@Suite(.tags(.live, .timed), .serialized) struct OperationsEndpointTests {
     static let workers = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
     static let listen = Dictionary(uniqueKeysWithValues: workers.map { ($0, ["--metrics-listen", "127.0.0.1:0"]) })
 

@@ -1,10 +1,11 @@
 @testable import Gateway
 import HTTPServer
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// Idempotency keys, bounded waits and the rate limiter.
-@Suite struct PendingAnswersTests {
+@Suite(.tags(.unit)) struct PendingAnswersTests {
     @Test func aRetryWithTheSameKeyAndBodyJoinsTheFirstWorkAndAnotherBodyConflicts() async {
         let pending = PendingAnswers()
         let runs = Mutex(0)

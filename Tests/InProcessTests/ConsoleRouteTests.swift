@@ -4,11 +4,12 @@ import Foundation
 import HTTPServer
 import Kafka
 import Registration
+@testable import TestSupport
 import Testing
 
 /// Every route of the operator console and every answer it gives, through `Console.handle` in the test process on
 /// the in-process workers (the route tier); `ConsoleTests` drives the process with a real browser.
-@Suite struct ConsoleRouteTests {
+@Suite(.tags(.routes)) struct ConsoleRouteTests {
     /// A console on the shared in-process system.
     static func console() async throws -> (InProcessSystem, Console) {
         let system = try await InProcessSystem.shared()

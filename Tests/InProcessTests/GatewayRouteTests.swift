@@ -3,11 +3,12 @@ import Foundation
 import Gateway
 import Kafka
 import RegistrarClient
+@testable import TestSupport
 import Testing
 
 /// Every route of the gateway and every answer it gives, through `Gateway.handle` in the test process in front of
 /// the in-process workers (the route tier); `GatewayEdgeTests` and its siblings send the same over TLS to the process.
-@Suite struct GatewayRouteTests {
+@Suite(.tags(.routes)) struct GatewayRouteTests {
     @Test func healthzAnswersOK() async throws {
         let routes = try await Routes.gateway()
         let answer = await routes.get("/healthz")
@@ -16,7 +17,7 @@ import Testing
     }
 
     @Test func readyzAnswersReadyWhileTheBrokerAnswers() async throws {
-        let answer = await try Routes.gateway().get("/readyz")
+        let answer = try await Routes.gateway().get("/readyz")
         #expect(answer.status == 200 && answer.json["status"] as? String == "ready", "\(answer)")
     }
 
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func getCodeForAnInvalidAddressIs400WithTheReason() async throws {
-        let answer = await try Routes.gateway().post("/email/getCode", form: [("emailAddress", "not-an-address"), ("type", "2")])
+        let answer = try await Routes.gateway().post("/email/getCode", form: [("emailAddress", "not-an-address"), ("type", "2")])
         #expect(answer.status == 400 && answer.error == ReasonCode.emailInvalid.rawValue, "\(answer)")
     }
 
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func getCodeInAnotherMediaTypeIs415() async throws {
-        let answer = await try Routes.gateway().post("/email/getCode", body: Array("emailAddress=a@example.com".utf8), type: "text/plain")
+        let answer = try await Routes.gateway().post("/email/getCode", body: Array("emailAddress=a@example.com".utf8), type: "text/plain")
         #expect(answer.status == 415 && answer.error == "unsupported_media_type")
     }
 
@@ -135,7 +136,7 @@ import Testing
     }
 
     @Test func aWrongCredentialIsInvalidGrant() async throws {
-        let answer = await try Routes.gateway().post("/oauth/token", form: [
+        let answer = try await Routes.gateway().post("/oauth/token", form: [
             ("grant_type", "password"), ("username", Routes.email("nobody")), ("password", "not the password"),
         ] + Routes.clientFields)
         #expect(answer.status == 400 && answer.error == "invalid_grant", "\(answer)")
@@ -161,7 +162,7 @@ import Testing
     }
 
     @Test func anUnsupportedGrantIs400() async throws {
-        let answer = await try Routes.gateway().post("/oauth/token", form: [("grant_type", "client_credentials")] + Routes.clientFields)
+        let answer = try await Routes.gateway().post("/oauth/token", form: [("grant_type", "client_credentials")] + Routes.clientFields)
         #expect(answer.status == 400 && answer.error == "unsupported_grant_type")
     }
 
@@ -219,7 +220,7 @@ import Testing
     }
 
     @Test func aRefusedRegistrationIs422WithTheReason() async throws {
-        let answer = await try Routes.gateway().postMultipart("/accounts", [("name", "Short"), ("email", Routes.email("short")), ("password", "short")])
+        let answer = try await Routes.gateway().postMultipart("/accounts", [("name", "Short"), ("email", Routes.email("short")), ("password", "short")])
         #expect(answer.status == 422 && answer.error == ReasonCode.passwordTooShort.rawValue, "\(answer)")
     }
 

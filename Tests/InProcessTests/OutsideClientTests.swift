@@ -1,11 +1,11 @@
 import Domain
 import Foundation
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// A client of another make seals as the contract documents (`contract/seal_example.py`, PyNaCl's `SealedBox`),
 /// and the account worker accepts it.
-@Suite struct OutsideClientTests {
+@Suite(.tags(.inProcess)) struct OutsideClientTests {
     /// `secret` sealed by the contract's Python example for one field of one request.
     static func pythonSeal(_ secret: String, publicKey: String, purpose: SealedSecret.Purpose, context: SealContext) throws -> String {
         let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)").path

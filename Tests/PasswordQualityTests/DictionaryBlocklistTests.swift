@@ -1,9 +1,10 @@
 import Domain
 import PasswordQuality
+@testable import TestSupport
 import Testing
 
 /// libpwquality's dictionary check, without composition rules.
-@Suite struct DictionaryBlocklistTests {
+@Suite(.tags(.unit)) struct DictionaryBlocklistTests {
     let blocklist: DictionaryBlocklist
 
     init() throws { blocklist = try DictionaryBlocklist() }

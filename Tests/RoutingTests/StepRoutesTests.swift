@@ -4,13 +4,14 @@ import Foundation
 import Registration
 import SignIn
 import Support
+@testable import TestSupport
 import Testing
 import Verification
 
 /// The routes of every worker's steps against the topic contract: each input topic is read by some
 /// step, each route is claimed once, and `contract/asyncapi.yaml` lists, for each consumed channel,
 /// exactly the message types the steps take there.
-@Suite struct StepRoutesTests {
+@Suite(.tags(.unit)) struct StepRoutesTests {
     /// Every worker's steps, as its `main.swift` assembles them.
     static let workers: [String: [any EventHandler.Type]] = [
         "account-worker": [RegistrationCoordinator.self, SignInStep.self, ProfileReadStep.self, AccountChangeStep.self],

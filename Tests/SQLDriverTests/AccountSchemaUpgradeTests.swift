@@ -1,14 +1,14 @@
 import Domain
 import PostgresDriver
 import Registration
-import SQLiteDriver
 @testable import SQLStores
-import StoreTesting
+import SQLiteDriver
+@testable import TestSupport
 import Testing
 
 /// An account database created by the build before the answer memo (the schema's first two
 /// migrations, as that build wrote them) opens with its rows, and gains the memo's table.
-@Suite struct AccountSchemaUpgradeTests {
+@Suite(.tags(.production)) struct AccountSchemaUpgradeTests {
     @Test(arguments: ["sqlite", "postgres"])
     func aDatabaseOfThePreviousBuildOpensWithItsAccountsAndGainsTheMemo(driver: String) throws {
         try withDatabase(driver) { (database) throws in

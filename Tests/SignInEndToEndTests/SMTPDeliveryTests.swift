@@ -1,11 +1,11 @@
 import Domain
 import Foundation
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// Code emails through the real code dispatch worker configured with `--mail smtp://…`, delivered to
 /// a real SMTP server (aiosmtpd) and read back from what it received.
-@Suite(.serialized) struct SMTPDeliveryTests {
+@Suite(.tags(.live), .serialized) struct SMTPDeliveryTests {
     @Test func aCodeIsDeliveredBySMTP() async throws {
         let server = try SMTPServer()
         try await LiveSystem.with(workers: ["code-dispatch-worker"], extraArguments: Self.mail(to: server)) { system in

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Every `registrar` command that talks to the topics, pointed at an address where no broker listens, fails with
 /// exit code 1 and a message, soon after its `--timeout` — it does not hang closing its Kafka clients.
-@Suite struct UnreachableBrokerTests {
+@Suite(.tags(.live, .storeFree)) struct UnreachableBrokerTests {
     /// Far above what a failing command takes (a few seconds); only a hang comes near it.
     static let hangBound = Duration.seconds(60)
 

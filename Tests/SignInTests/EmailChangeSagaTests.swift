@@ -1,10 +1,11 @@
 import AccountChanges
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// The email change saga: forward, refusal, deadline compensation, redelivery.
-@Suite struct EmailChangeSagaTests {
+@Suite(.tags(.unit)) struct EmailChangeSagaTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
     var change: AccountChangeRecord {
         AccountChangeRecord(requestId: "r", uid: "u", kind: .changeEmail, oldEmail: "old@example.com", newEmail: "new@example.com",

@@ -1,7 +1,8 @@
-import Testing
 @testable import Support
+@testable import TestSupport
+import Testing
 
-@Suite struct ParsedArgumentsTests {
+@Suite(.tags(.unit)) struct ParsedArgumentsTests {
     let spec = CommandSpec(name: "tool", summary: "test", options: [
         .value("bootstrap", "brokers", environment: "KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092"),
         .value("topic", "topics", repeatable: true),

@@ -1,10 +1,11 @@
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 @testable import Verification
 
 /// The pure code rules: resend limits, replacement, single use, attempts, and distinct internal reasons.
-@Suite struct CodeRulesTests {
+@Suite(.tags(.unit)) struct CodeRulesTests {
     let rules = CodeRules()
     let start = Date(timeIntervalSince1970: 1_000_000)
 

@@ -2,12 +2,13 @@ import Backends
 import Domain
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
-/// The registration saga across the real workers in process, on a mock cluster.
-@Suite struct RegistrationSagaTests {
+/// The registration saga across the workers' stacks, without Kafka.
+@Suite(.tags(.kafkaFree)) struct RegistrationFlowTests {
     @Test func completesWithAndWithoutAnAvatar() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 640, height: 480)
             let withAvatar = system.request(email: "Ada@Example.com", name: "Ada", avatar: photo)
             let withoutAvatar = system.request(email: "grace@example.com", name: "Grace")
@@ -19,7 +20,7 @@ import Testing
                     Issue.record("\(request.email): \(String(describing: outcomes[request.registrationId]))")
                     continue
                 }
-                let completed = try system.client.open(outcome)
+                let completed = try system.sealing.open(outcome)
                 let account = try #require(try system.backends.accounts().account(uid: completed.uid))
                 #expect(account.status == .active)
                 #expect(account.email == RegistrationRules.normalizedEmail(request.email))
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func refusesAnEmailAlreadyUsedInAnyLetterCase() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let first = system.request(email: "taken@example.com")
             try await system.publish([first])
             _ = try await system.waitForOutcomes([first.registrationId])
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func corruptAvatarLeavesNothingBehind() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 300)
             let truncated = system.request(email: "corrupt@example.com", avatar: Array(photo.prefix(photo.count / 2)))
             let garbage = system.request(email: "garbage@example.com", avatar: Array("definitely not an image".utf8))
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func failingProfileStoreUndoesTheAccountAndTheImage() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let probe = system.request(email: "before@example.com")
             try await system.publish([probe])
             _ = try await system.waitForOutcomes([probe.registrationId])
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func republishingARequestReturnsTheSameOutcomeAndCreatesNothingTwice() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let request = system.request(email: "twice@example.com")
             try await system.publish([request])
             let first = try await system.waitForOutcomes([request.registrationId])
@@ -105,26 +106,6 @@ import Testing
             #expect(try system.backends.accounts().accounts().count == 1)
             #expect(try system.backends.profiles().profiles().count == 1)
             #expect(try system.backends.objects().list(prefix: "ProfileImages/").count == 1)
-        }
-    }
-
-    @Test func twentyConcurrentRegistrationsOfOneEmailMakeOneAccount() async throws {
-        try await InProcessSystem.with { system in
-            let spellings = ["same@example.com", "SAME@example.com", "Same@Example.Com", " same@EXAMPLE.com "]
-            let requests = (0..<20).map { system.request(email: spellings[$0 % spellings.count], name: "Racer \($0)") }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for chunk in stride(from: 0, to: requests.count, by: 5) {
-                    group.addTask { try await system.publish(Array(requests[chunk..<chunk + 5])) }
-                }
-                try await group.waitForAll()
-            }
-            let outcomes = try await system.waitForOutcomes(requests.map(\.registrationId))
-            let completed = requests.filter { if case .registrationCompleted = outcomes[$0.registrationId]?.first { true } else { false } }
-            #expect(completed.count == 1)
-            #expect(requests.filter { reason(outcomes[$0.registrationId]) == .emailTaken }.count == 19)
-            #expect(try system.backends.accounts().accounts().count == 1)
-            #expect(try system.backends.profiles().profiles().count == 1)
-            #expect(try system.audit().isEmpty)
         }
     }
 

@@ -1,12 +1,10 @@
 import Backends
 import Crypto
 import Domain
-import Fakes
 import Foundation
 import Installation
 import Kafka
 import RegistrarClient
-import StoreTesting
 import Support
 import Synchronization
 import WorkerAssembly

@@ -1,12 +1,13 @@
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 
-/// One-time codes through the real code dispatch and account workers in process: resend limits, expiry, single
+/// One-time codes through the code dispatch and account workers' stacks, without Kafka: resend limits, expiry, single
 /// use, dead after five wrong attempts, and no difference between known and unknown emails.
-@Suite struct CodeTests {
+@Suite(.tags(.kafkaFree)) struct CodeFlowTests {
     @Test func aSecondCodeWithinTheCooldownIsRefusedWithRetryAfter() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             #expect(try await system.requestCode("cool@example.com", .login, id: "first") == .codeSent(
                 CodeSent(requestId: "first", purpose: .login, expiresIn: 600)))
             guard case .codeRefused(let refused) = try await system.requestCode("COOL@example.com", .login) else {
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func theSixthCodeWithinAnHourIsRefusedWithRetryAfter() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             for _ in 1...5 {
                 let answer = try await system.requestCode("hourly@example.com", .login)
                 guard case .codeSent = answer else { Issue.record("refused early: \(answer)"); return }
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func anExpiredCodeIsRefused() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-ttl", "1"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-ttl", "1"]]) { system in
             let code = try await system.code(for: "late@example.com", .login)
             system.clock.advance(by: 1.5) // past the code's whole lifetime
             let (outcome, tokens) = try await system.signIn(.email, email: "late@example.com", secret: code)
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func aCodeWorksOnceAndTheSixthAttemptFailsEvenWithTheRightCode() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let code = try await system.code(for: "once@example.com", .login)
             let wrong = code == "000000" ? "111111" : "000000"
             for _ in 1...5 {
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func anUnknownEmailLooksLikeAKnownOne() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             _ = try await system.register("known@example.com", password: "known password 1")
             var answers: [String: [Event]] = [:]
             for (tag, email) in [("k", "known@example.com"), ("u", "unknown@example.com")] {

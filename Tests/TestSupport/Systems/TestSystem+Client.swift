@@ -12,16 +12,6 @@ extension TestSystem {
         try await client.publish(OutgoingMessage(topic: topic, key: key, value: value))
     }
 
-    /// Publishes requests (acknowledged by the broker before returning).
-    func publish(_ requests: [RegistrationRequested]) async throws {
-        for request in requests { try await client.publish(.registrationRequested(request)) }
-    }
-
-    /// Publishes `request` and returns its outcome.
-    func send(_ request: Event, timeout: Duration = .seconds(60)) async throws -> Event {
-        try await client.send(request, timeout: timeout)
-    }
-
     /// Publishes `request` and returns the first event keyed by its id on `topic`, which need not be
     /// an outcome topic (e.g. the command a worker sends on to the next one).
     func send(_ request: Event, awaiting topic: String, timeout: Duration = .seconds(60)) async throws -> Event {
@@ -42,19 +32,6 @@ extension TestSystem {
             outcomes[event.registrationId, default: []].append(event)
         }
         return outcomes
-    }
-
-    /// Waits until every id in `ids` has an outcome; returns them. Fails after `timeout`.
-    func waitForOutcomes(_ ids: [String], timeout: Duration = .seconds(90)) async throws -> [String: [Event]] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let outcomes = try await self.outcomes()
-            if ids.allSatisfy({ outcomes[$0] != nil }) { return outcomes }
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("no outcome within \(timeout) for \(ids.filter { outcomes[$0] == nil })")
-            }
-            try await Task.sleep(for: .milliseconds(250))
-        }
     }
 
     /// Waits until the log of `worker` holds `text` (a worker's sign that it met a fault); fails after `timeout`.

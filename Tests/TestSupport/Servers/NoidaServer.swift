@@ -42,7 +42,7 @@ public final class NoidaServer: @unchecked Sendable {
 
     private static func findExecutable() throws -> String {
         if let configured = ProcessInfo.processInfo.environment["NOIDA_SERVER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let packageRoot = URL(fileURLWithPath: Binaries.packageRoot)
         let linked = packageRoot.appendingPathComponent(".build/test-servers/noida/server").path
         guard FileManager.default.isExecutableFile(atPath: linked) else {
             throw TestServerError("no noida-db server: run scripts/setup (installs noida-db into .build/test-servers/noida) or set NOIDA_SERVER")

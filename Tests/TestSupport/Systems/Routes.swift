@@ -4,7 +4,6 @@ import Foundation
 import Gateway
 import HTTPServer
 import Registration
-import StoreTesting
 import Testing
 
 /// The route tier: the gateway's and the console's handlers called in the test process, with no socket and no
