@@ -1,1 +1,3 @@
 #include <pwquality.h>
+#include <crack.h>
+#include <packer.h>

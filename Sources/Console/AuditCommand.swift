@@ -4,18 +4,21 @@ import EventTransport
 import Registration
 import Support
 
-/// `registrar audit`: checks every store for half-registered users; exits 1 when it finds any.
+/// `registrar audit`: checks every store for half-registered users; exits 1 when it finds any, 2 when a store
+/// it was pointed at does not exist (a mistyped `--data-dir` is not an all-clear).
 public enum AuditCommand {
     public static let spec = CommandSpec(
-        name: "registrar audit", summary: "check every store for half-registered users",
-        options: [graceOption, ConnectionOptions.specs[1]] + BackendOptions.specs)
+        name: "registrar audit", summary: "check every store for half-registered users", usage: "[--json] [options]",
+        options: [graceOption, ConnectionOptions.specs[1], JSONOutput.option] + BackendOptions.specs)
 
     /// `--grace`: how long a registration may be in flight before it counts (as half-registered, or stuck).
     public static let graceOption = CommandSpec.Option.value("grace", "Seconds a registration may be in flight before it counts", default: "300")
 
-    /// The audit of the stores `parsed` names.
+    /// The audit of the stores `parsed` names, which must exist (a `CommandFailure` with exit code 2 otherwise).
     public static func audit(_ parsed: ParsedArguments) throws -> RegistrationAudit {
         let backends = BackendOptions(parsed, dataDirectory: parsed.value("data-dir") ?? "data")
+        let missing = try backends.missingStores()
+        guard missing.isEmpty else { throw CommandFailure(missing.joined(separator: "; "), exitCode: .usage) }
         return RegistrationAudit(accounts: try backends.accountStore(), profiles: try backends.profileStore(),
                                  images: try backends.objectStore())
     }
@@ -26,8 +29,14 @@ public enum AuditCommand {
     public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let findings = try audit(parsed).run(grace: try grace(parsed))
-            findings.forEach { print($0) }
-            print("audit: \(findings.count) finding\(findings.count == 1 ? "" : "s")")
+            if parsed.flag("json") {
+                JSONOutput.print(["count": findings.count, "findings": findings.map {
+                    ["kind": $0.kind.rawValue, "subject": $0.subject, "detail": $0.detail]
+                }])
+            } else {
+                findings.forEach { print($0) }
+                print("audit: \(findings.count) finding\(findings.count == 1 ? "" : "s")")
+            }
             return findings.isEmpty ? .success : .failure
         }
     }

@@ -6,27 +6,61 @@ import Kafka
 import Registration
 import Support
 
-/// The operator console's answers: the overview on `GET /`, and the guarded replay of a dead letter on
-/// `POST /replay` (a CSRF token from the page it came from, same-origin only, then a confirmation step).
+/// The operator console's answers, for operators only (`ConsoleGuard`: a host name of the console's, an operator's
+/// credentials): the overview on `GET /`, rendered from what `ConsoleReader` keeps up to date in the background,
+/// and the guarded replay of a dead letter on `POST /replay` (a CSRF token from the page it came from, same-origin
+/// only, then a confirmation step) to the input topic its dead-letter topic belongs to.
 public final class Console: Sendable {
+    public struct Settings: Sendable {
+        /// The operators who may sign in.
+        public var operators: OperatorFile
+        /// The names the console answers to in `Host` (besides its listening address; see `ConsoleGuard`).
+        public var hostNames: Set<String>
+        public var tls = false
+        /// Seconds between the overview's reloads, and between the reader's refreshes.
+        public var refresh = 5
+        /// Seconds between audits of the stores.
+        public var auditEvery = 300
+        /// How long a registration may be in flight before it counts as stuck.
+        public var grace: Duration = .seconds(300)
+        /// The most messages of each partition the console keeps (its window).
+        public var perPartition = 1000
+        /// The local mock broker (no lookup by time, no DescribeGroups).
+        public var isLocalBroker = false
+
+        public init(operators: OperatorFile, hostNames: Set<String>) {
+            self.operators = operators
+            self.hostNames = hostNames
+        }
+    }
+
     let kafka: KafkaConfiguration
-    private let members: GroupMembers
-    let audit: RegistrationAudit
-    let grace: Duration
-    /// Seconds between the overview's reloads.
-    let refresh: Int
-    let tls: Bool
+    let settings: Settings
+    let reader: ConsoleReader
+    private let access: ConsoleGuard
     private let tokens = FormTokens()
     private let logger = Logger(component: "console")
 
-    public init(kafka: KafkaConfiguration, isLocalBroker: Bool, audit: RegistrationAudit, grace: Duration, refresh: Int, tls: Bool) throws {
+    public init(kafka: KafkaConfiguration, audit: RegistrationAudit, settings: Settings) throws {
         self.kafka = kafka
-        members = try GroupMembers(kafka: kafka, isLocalBroker: isLocalBroker)
-        self.audit = audit
-        self.grace = grace
-        self.refresh = refresh
-        self.tls = tls
+        self.settings = settings
+        access = ConsoleGuard(operators: settings.operators, hostNames: settings.hostNames)
+        reader = try ConsoleReader(kafka: kafka, audit: audit, settings: ConsoleReader.Settings(
+            perPartition: settings.perPartition, refresh: .seconds(settings.refresh), auditEvery: .seconds(settings.auditEvery),
+            grace: settings.grace, isLocalBroker: settings.isLocalBroker))
     }
+
+    /// Keeps what the console shows up to date until cancelled.
+    public func run() async { await reader.run() }
+
+    /// Refreshes what the console shows once, now (as the reader does on its schedule).
+    public func refresh() async { await reader.refresh() }
+
+    /// How many messages the console holds in its window now.
+    public var windowSize: Int { reader.current.messages.values.reduce(0) { $0 + $1.count } }
+
+    /// Whether the console has read its window and sampled the groups at least once.
+    public var isReady: Bool { reader.current.refreshedAt != nil && reader.current.audit != nil }
 
     /// No scripts, nothing loaded from elsewhere; the one style sheet by its hash; forms post only here.
     static let policy = "default-src 'none'; style-src 'sha256-\(Data(sha256(Array(HTML.styleSheet.utf8))).base64EncodedString())'; "
@@ -37,8 +71,8 @@ public final class Console: Sendable {
 
     /// Answers `request` with the security headers, and logs one line.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        var response = await route(request)
-        response.addSecurityHeaders(tls: tls, policy: Self.policy)
+        var response = if let refusal = await access.refusal(of: request) { refusal } else { await route(request) }
+        response.addSecurityHeaders(tls: settings.tls, policy: Self.policy)
         logger.info("request", ["method": request.method, "path": request.path, "status": response.status, "client": request.clientAddress])
         return response
     }
@@ -46,36 +80,36 @@ public final class Console: Sendable {
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
         case ("GET", "/"):
-            let view = await ConsoleView.read(kafka: kafka, members: members.describe, audit: audit, grace: grace)
-            return Self.html(200, ConsolePage.overview(view, grace: grace, refresh: refresh, token: tokens.issue()))
+            let page = ConsolePage.overview(reader.current, at: Date(), grace: settings.grace, refresh: settings.refresh, token: tokens.issue())
+            return ConsolePage.answer(200, page)
         case ("POST", "/replay"):
             return await replay(request)
         case (_, "/"), (_, "/replay"):
-            var response = Self.html(405, ConsolePage.problem("Method \(request.method) is not allowed here."))
+            var response = ConsolePage.answer(405, ConsolePage.problem("Method \(request.method) is not allowed here."))
             response.headers.add("Allow", request.path == "/" ? "GET" : "POST")
             return response
         default:
-            return Self.html(404, ConsolePage.problem("No such page."))
+            return ConsolePage.answer(404, ConsolePage.problem("No such page."))
         }
     }
 
     private func replay(_ request: HTTPRequest) async -> HTTPResponse {
-        guard isSameOrigin(request) else { return Self.html(403, ConsolePage.problem("A request from another site is refused.")) }
+        guard isSameOrigin(request) else { return ConsolePage.answer(403, ConsolePage.problem("A request from another site is refused.")) }
         let form = FormBody(request.body)
         guard let token = form["token"], tokens.redeem(token) else {
-            return Self.html(403, ConsolePage.problem("This form has expired or was used already; reload the console and try again."))
+            return ConsolePage.answer(403, ConsolePage.problem("This form has expired or was used already; reload the console and try again."))
         }
         do {
             guard let position = form["letter"], let letter = try await deadLetter(at: position) else {
-                return Self.html(404, ConsolePage.problem("No such dead letter."))
+                return ConsolePage.answer(404, ConsolePage.problem("No such dead letter."))
             }
-            guard form["confirm"] == "yes" else { return Self.html(200, ConsolePage.confirmation(letter, token: tokens.issue())) }
+            guard form["confirm"] == "yes" else { return ConsolePage.answer(200, ConsolePage.confirmation(letter, token: tokens.issue())) }
             let lines = try await DeadLetterCommand.replay([letter], kafka: kafka)
             logger.info("dead letter replayed", ["letter": position, "client": request.clientAddress])
-            return Self.html(200, ConsolePage.replayed(lines))
+            return ConsolePage.answer(200, ConsolePage.replayed(lines))
         } catch {
             logger.error("replay failed", ["error": String(describing: error)])
-            return Self.html(503, ConsolePage.problem("The replay failed: \(error)"))
+            return ConsolePage.answer(503, ConsolePage.problem("The replay failed: \(error)"))
         }
     }
 
@@ -84,20 +118,20 @@ public final class Console: Sendable {
         let parts = position.split(separator: ":")
         guard parts.count == 3, DeadLetterCommand.topics.contains(String(parts[0])),
               let partition = Int32(parts[1]), let offset = Int64(parts[2]) else { return nil }
-        return try await TopicSnapshot.read([String(parts[0])], configuration: kafka) {
-            $0.partition == partition && $0.offset == offset
-        }.first
+        return try await TopicSnapshot.message(at: offset, of: TopicPartition(topic: String(parts[0]), partition: partition), configuration: kafka)
     }
 
-    /// Whether the browser says the request comes from the console's own pages (a request without the
-    /// headers, e.g. from curl, still needs a token from a page).
+    /// Whether the browser says the request comes from the console's own pages (a request without the headers, e.g.
+    /// from curl, still needs a token from a page). The console's pages send no referrer, so a browser sends their
+    /// forms' origin as `null`: that counts only with `Sec-Fetch-Site: same-origin` (a sandboxed frame or a `data:`
+    /// page elsewhere sends `null` too, but as another site).
     private func isSameOrigin(_ request: HTTPRequest) -> Bool {
-        if let site = request.headers["Sec-Fetch-Site"], !["same-origin", "none"].contains(site) { return false }
-        guard let origin = request.headers["Origin"], origin != "null" else { return true }
-        return origin == "\(tls ? "https" : "http")://\(request.headers["Host"] ?? "")"
-    }
-
-    private static func html(_ status: Int, _ page: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]), body: Array(page.utf8))
+        let site = request.headers["Sec-Fetch-Site"]
+        if let site, !["same-origin", "none"].contains(site) { return false }
+        switch request.headers["Origin"] {
+        case nil: return true
+        case "null"?: return site == "same-origin"
+        case let origin?: return origin == "\(settings.tls ? "https" : "http")://\(request.headers["Host"] ?? "")"
+        }
     }
 }

@@ -44,6 +44,8 @@ enum HTML {
         border-bottom:1px solid #ccc}table{border-collapse:collapse;margin:.4em 0}th,td{border:1px solid #ddd;padding:.2em .5em;\
         text-align:left;vertical-align:top}th{background:#f4f4f4}.stuck{color:#b00;font-weight:bold}.empty{color:#777}\
         .problem{color:#b00}pre{margin:0;white-space:pre-wrap;word-break:break-all;max-width:60em}code{font-size:.95em}\
-        form{display:inline}button{cursor:pointer}
+        form{display:inline}button{cursor:pointer}figure{display:inline-block;margin:.4em 1em .8em 0;vertical-align:top}\
+        figcaption{font-weight:bold;font-size:.95em}svg.chart{width:36em;height:9em;display:block}svg.chart text{font-size:11px;fill:#555}\
+        .legend{font-size:.85em;max-width:48em}.key{white-space:nowrap;margin-right:.8em}.age{color:#555}
         """
 }

@@ -18,20 +18,30 @@ public struct SagaPath: Sendable {
     /// Its completed outcome, whose details are sealed to the requester's reply key.
     public var completed: RegistrationCompleted?
 
-    public static func read(_ registrationId: String, kafka: KafkaConfiguration) async throws -> SagaPath {
-        let topics = Topic.all.map(\.name)
-        return SagaPath(try await TopicSnapshot.read(topics, configuration: kafka) { $0.keyString == registrationId })
+    /// The path of `registrationId` on every topic, read for at most `timeout`, and the snapshot it was read from
+    /// (partial when some partition was not read to its end in time).
+    public static func read(_ registrationId: String, kafka: KafkaConfiguration,
+                     timeout: Duration = .seconds(10)) async throws -> (path: SagaPath, snapshot: TopicSnapshot) {
+        let snapshot = try await TopicSnapshot.take(Topic.all.map(\.name), configuration: kafka, timeout: timeout) {
+            $0.keyString == registrationId
+        }
+        return (SagaPath(snapshot.messages), snapshot)
     }
 
     /// The path of one flow's messages (those keyed by its id), given in any order.
     public init(_ messages: [KafkaMessage]) {
-        let ordered = messages.sorted { ($0.timestamp ?? .distantPast, $0.offset) < ($1.timestamp ?? .distantPast, $1.offset) }
+        self.init(decoded: messages.map { ($0, try? EventCodec.decode($0.value)) })
+    }
+
+    /// The path of one flow's messages with their events (nil for an undecodable message), given in any order.
+    init(decoded messages: [(message: KafkaMessage, event: Event?)]) {
+        let ordered = messages.sorted {
+            ($0.message.timestamp ?? .distantPast, $0.message.offset) < ($1.message.timestamp ?? .distantPast, $1.message.offset)
+        }
         var standing = ordered.isEmpty ? "unknown" : "in progress"
         var completed: RegistrationCompleted?
-        steps = ordered.map { message in
-            guard let event = try? EventCodec.decode(message.value) else {
-                return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message")
-            }
+        steps = ordered.map { message, event in
+            guard let event else { return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message") }
             switch event {
             case .registrationCompleted(let outcome):
                 standing = "completed"
@@ -44,6 +54,11 @@ public struct SagaPath: Sendable {
         }
         self.standing = standing
         self.completed = completed
+    }
+
+    /// The path as JSON: each step's time, topic and summary.
+    public var json: [[String: Any]] {
+        steps.map { ["time": JSONOutput.time($0.time), "topic": $0.topic, "summary": $0.summary] }
     }
 
     /// The path as printable lines.

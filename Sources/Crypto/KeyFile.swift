@@ -18,9 +18,10 @@ enum KeyFile {
         path + ".pub"
     }
 
-    /// Reads the secret key at `path`, which must decode to exactly `count` bytes.
-    static func readSecret(at path: String, count: Int) throws -> SecretBytes {
-        try PrivateFiles.checkFile(path)
+    /// Reads the secret key at `path`, which must decode to exactly `count` bytes. The file must be private, and so
+    /// must its directory when `inPrivateDirectory` (a user's own key file in an ordinary directory is checked alone).
+    static func readSecret(at path: String, count: Int, inPrivateDirectory: Bool = true) throws -> SecretBytes {
+        if inPrivateDirectory { try PrivateFiles.checkFile(path) } else { try PrivateFiles.check(path) }
         var text = try readFile(path)
         defer { wipe(&text) }
         return try decodeSecret(text, count: count, source: path)
@@ -53,10 +54,11 @@ enum KeyFile {
         syncDirectory(of: path)
     }
 
-    /// Writes `secret` to `path` with mode 0600 unless a file already exists there.
+    /// Writes `secret` to `path` with mode 0600 unless a file already exists there; its directory is created
+    /// (0700) or checked when `inPrivateDirectory`, else it must exist.
     /// - Returns: false, writing nothing, if `path` already existed (e.g. a concurrent process won the race).
-    static func createSecret(_ secret: SecretBytes, at path: String) throws -> Bool {
-        try PrivateFiles.prepareDirectory(PrivateFiles.parent(of: path))
+    static func createSecret(_ secret: SecretBytes, at path: String, inPrivateDirectory: Bool = true) throws -> Bool {
+        if inPrivateDirectory { try PrivateFiles.prepareDirectory(PrivateFiles.parent(of: path)) }
         let temporary = try secret.withUnsafeBytes { try writeTemporary($0, near: path, mode: 0o600) }
         defer { unlink(temporary) }
         guard link(temporary, path) == 0 else {

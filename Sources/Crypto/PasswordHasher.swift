@@ -21,6 +21,7 @@ public struct PasswordHasher: Sendable {
         precondition(memoryLimit >= crypto_pwhash_argon2id_memlimit_min(), "memoryLimit below the argon2id minimum")
         self.opsLimit = opsLimit
         self.memoryLimit = memoryLimit
+        for operation in ["hash", "verify"] { Self.durations.declare(operation) }
     }
 
     private static let durations = MetricsRegistry.shared.histogram(

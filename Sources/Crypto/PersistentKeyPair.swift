@@ -9,8 +9,8 @@ protocol PersistentKeyPair: Sendable {
 }
 
 extension PersistentKeyPair {
-    static func readKeyFile(at path: String) throws -> Self {
-        try Self(storedSecret: KeyFile.readSecret(at: path, count: storedSecretLength))
+    static func readKeyFile(at path: String, inPrivateDirectory: Bool = true) throws -> Self {
+        try Self(storedSecret: KeyFile.readSecret(at: path, count: storedSecretLength, inPrivateDirectory: inPrivateDirectory))
     }
 
     /// Decodes the base64 secret `text` given by `source` (e.g. an environment variable's name, never its value).
@@ -32,14 +32,15 @@ extension PersistentKeyPair {
     }
 
     /// Reads the key at `path`, or generates and stores one if there is none; concurrent callers all end
-    /// up with the same key. Rewrites `<path>.pub` if it is missing or stale.
-    static func readOrCreateKeyFiles(at path: String) throws -> Self {
+    /// up with the same key. Rewrites `<path>.pub` if it is missing or stale. See `KeyFile` for `inPrivateDirectory`.
+    static func readOrCreateKeyFiles(at path: String, inPrivateDirectory: Bool = true) throws -> Self {
         let pair: Self
         if KeyFile.exists(path) {
-            pair = try readKeyFile(at: path)
+            pair = try readKeyFile(at: path, inPrivateDirectory: inPrivateDirectory)
         } else {
             let generated = generate()
-            pair = try KeyFile.createSecret(generated.storedSecret, at: path) ? generated : readKeyFile(at: path)
+            pair = try KeyFile.createSecret(generated.storedSecret, at: path, inPrivateDirectory: inPrivateDirectory)
+                ? generated : readKeyFile(at: path, inPrivateDirectory: inPrivateDirectory)
         }
         try KeyFile.writePublic(pair.publicKeyBytes, to: KeyFile.publicPath(for: path))
         return pair

@@ -84,6 +84,17 @@ public struct SealingKeyPair: Sendable, PersistentKeyPair {
         try readOrCreateKeyFiles(at: path)
     }
 
+    /// A user's reply key pair at `path` (`--reply-key-file`), loaded or created like `loadOrCreate(at:)`, in any
+    /// existing directory: the file itself must be 0600 (a working directory is usually 0755, and that is fine).
+    public static func loadOrCreateReplyKeys(at path: String) throws -> SealingKeyPair {
+        try readOrCreateKeyFiles(at: path, inPrivateDirectory: false)
+    }
+
+    /// A user's reply key pair at `path`, which must exist and be 0600 (its directory is not checked).
+    public static func loadReplyKeys(from path: String) throws -> SealingKeyPair {
+        try readKeyFile(at: path, inPrivateDirectory: false)
+    }
+
     /// Creates a new key pair at `path` and `<path>.pub`; throws if a key is there already.
     public static func create(at path: String) throws -> SealingKeyPair {
         try createKeyFiles(at: path)

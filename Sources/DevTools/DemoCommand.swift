@@ -59,7 +59,7 @@ public enum DemoCommand {
             case .completed(let completed): print("  completed: uid \(completed.uid), image \(completed.profile.profileImage)")
             case .failed(let failed): print("  failed: \(failed.reason.rawValue) — \(failed.message)")
             }
-            try await SagaPath.read(id, kafka: client.kafka).lines.forEach { print($0) }
+            try await SagaPath.read(id, kafka: client.kafka).path.lines.forEach { print($0) }
             print("")
         }
         let findings = try RegistrationAudit(accounts: try stores.accountStore(), profiles: try stores.profileStore(),

@@ -25,11 +25,20 @@ public struct RegistrationBenchmark: Sendable {
         public var hashing: Duration
         public var dataDirectory: String
         public var binaries: String
+        /// A running broker to use (Tansu, a Kafka cluster), else the local broker is started.
+        public var bootstrap: String?
+        /// The workers' fetch wait, when not their own choice for the broker (`ConnectionOptions.longFetchWait` on a real
+        /// broker, 10 ms on the local one).
+        public var fetchWait: Duration?
+
+        var workerArguments: [String] {
+            fetchWait.map { ["--kafka-property", "fetch.wait.max.ms=\($0.milliseconds)"] } ?? []
+        }
 
         public init(count: Int, avatars: Bool, accountReplicas: Int, burst: Bool, inFlight: Int, idle: Duration,
-                    hashing: Duration, dataDirectory: String, binaries: String) {
+                    hashing: Duration, dataDirectory: String, binaries: String, bootstrap: String? = nil) {
             (self.count, self.avatars, self.accountReplicas, self.burst, self.inFlight) = (count, avatars, accountReplicas, burst, inFlight)
-            (self.idle, self.hashing, self.dataDirectory, self.binaries) = (idle, hashing, dataDirectory, binaries)
+            (self.idle, self.hashing, self.dataDirectory, self.binaries, self.bootstrap) = (idle, hashing, dataDirectory, binaries, bootstrap)
         }
     }
 
@@ -42,7 +51,9 @@ public struct RegistrationBenchmark: Sendable {
     /// Starts the installation, runs the registrations, measures the bound and the idle processes, stops it.
     public func run() async throws -> RegistrationReport {
         let logger = Logger(component: "bench")
-        let installation = try await LocalInstallation(at: settings.dataDirectory, binaries: settings.binaries)
+        let broker: LocalInstallation.Broker = settings.bootstrap.map { .external(bootstrap: $0) } ?? .local(arguments: [])
+        let installation = try await LocalInstallation(at: settings.dataDirectory, binaries: settings.binaries, broker: broker,
+                                                       workerArguments: settings.workerArguments)
         do {
             for _ in 1..<max(1, settings.accountReplicas) { try installation.startReplica(of: "account-worker") }
             let report = try await measure(installation, logger: logger)

@@ -1,5 +1,7 @@
 import Foundation
 import Support
+import EventTransport
+import Kafka
 
 /// What one `registrar-dev bench registrations` run measured, and how it is printed.
 public struct RegistrationReport: Sendable {
@@ -64,8 +66,10 @@ public struct RegistrationReport: Sendable {
             "completed \(completed)/\(samples.count) in \(rate); failed: \(failed); outlived the CLI's 30 s wait: \(outlived)",
             "latency end to end: p50 \(seconds(0.5)), p99 \(seconds(0.99)), max \(seconds(1))",
             "argon2id bound: \(hashers) parallel hashers (m=19 MiB, t=2, p=1) \(bound)",
-            String(format: "CPU per registration, all Registrar processes: %.1f ms = %.2f hashes' CPU (the bound: 1)",
-                   perRegistration, perRegistration / max(perHash, 0.001)),
+            String(format: "CPU per registration, all Registrar processes: %.1f ms = %.2f hashes' CPU (the bound: 1); beyond one hash: %.2f",
+                   perRegistration, perRegistration / max(perHash, 0.001), perRegistration / max(perHash, 0.001) - 1),
+            "broker: " + (settings.bootstrap.map { "\($0), running" } ?? "the local one (librdkafka's mock cluster)") + "; workers' fetch wait "
+                + "\((settings.fetchWait ?? (settings.bootstrap == nil ? KafkaConfiguration.defaultFetchWait : ConnectionOptions.longFetchWait)).milliseconds) ms",
             "process                 CPU ms/registration   peak RSS" + idleHeader,
         ]
         for name in cpu.keys.sorted(by: Self.processOrder) {

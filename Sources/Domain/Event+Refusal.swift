@@ -10,3 +10,8 @@ extension Event {
         }
     }
 }
+
+extension Event.Kind {
+    /// The failure outcomes: the types whose events carry a reason code (`Event.refusalReason`).
+    public static let refusals: Set<Event.Kind> = [.registrationFailed, .codeRefused, .tokenRefused, .accountChangeFailed]
+}

@@ -15,6 +15,11 @@ public struct DataDirectory: Sendable, Equatable {
         try FileSystem.createPrivateDirectory(outbox)
     }
 
+    /// The layout of the data directory at `path`, creating and checking nothing (to see what exists).
+    public init(layoutOf path: String) {
+        self.path = path
+    }
+
     /// The account store's database, which also keeps the workers' answers to requests.
     public var accountsDatabase: String { "\(path)/accounts.sqlite" }
     /// The profile store's database.

@@ -15,6 +15,11 @@ public struct ConnectionOptions: Sendable {
     public var bootstrapFile: String?
     public var dataDirectory: String
     public var kafkaProperties: [String: String]
+    /// For a command (rather than a worker or a server): where librdkafka's lines go unless `--verbose`, and what
+    /// says in one line why no broker could be reached.
+    public var trouble: BrokerTrouble?
+    /// `--verbose`: a command logs librdkafka's lines too.
+    public var isVerbose = false
 
     /// The options' specs, to add to a command's own.
     public static let specs: [CommandSpec.Option] = [
@@ -25,10 +30,15 @@ public struct ConnectionOptions: Sendable {
                environment: "KAFKA_PROPERTIES_FILE"),
     ]
 
+    /// The options of a command that reads or writes topics and ends (not a worker or a server): `specs` and `--verbose`.
+    public static let commandSpecs = specs + [BrokerTrouble.verboseOption]
+
     /// The file a local broker started with `--data-dir` leaves its address in.
     public static func bootstrapFile(in dataDirectory: String) -> String { dataDirectory + "/broker.bootstrap" }
 
-    public init(_ arguments: ParsedArguments) throws(UsageError) {
+    /// The connection `arguments` give; `quietUnlessVerbose` for a command that says in one line why the broker
+    /// could not be reached (its spec takes `BrokerTrouble.verboseOption`).
+    public init(_ arguments: ParsedArguments, quietUnlessVerbose: Bool = false) throws(UsageError) {
         dataDirectory = arguments.value("data-dir") ?? "data"
         if let servers = arguments.value("bootstrap") {
             bootstrapServers = servers
@@ -41,6 +51,20 @@ public struct ConnectionOptions: Sendable {
         let fromFile = try arguments.value("kafka-properties-file").map(Self.properties(inFile:)) ?? [:]
         kafkaProperties = fromFile.merging(try KafkaConfiguration.parseProperties(
             arguments.values("kafka-property"), separatedByCommas: arguments.isFromEnvironment("kafka-property")), uniquingKeysWith: { $1 })
+        if quietUnlessVerbose {
+            trouble = BrokerTrouble(bootstrap: bootstrapServers)
+            isVerbose = arguments.flag("verbose")
+        }
+    }
+
+    /// Runs `body`, turning a failure to reach the broker into the one line that says so (a `CommandFailure`).
+    public func explainingBrokerTrouble<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            if let line = trouble?.explain(error) { throw CommandFailure(line) }
+            throw error
+        }
     }
 
     /// The properties of a `--kafka-properties-file`: one `name=value` a line, blank lines and `#` comments skipped.
@@ -58,21 +82,38 @@ public struct ConnectionOptions: Sendable {
     /// How often members heartbeat: a sixth of the session timeout, so a few lost beats are survived.
     public static let heartbeatInterval = Duration.seconds(1)
 
+    /// How long a worker's fetch may wait on a broker that answers as soon as data arrives (every real broker): an
+    /// idle worker asks twice a second. The local broker (librdkafka's mock cluster) holds every empty fetch for the
+    /// whole wait, data or not, so its consumers keep `KafkaConfiguration`'s 10 ms.
+    public static let longFetchWait = Duration.milliseconds(500)
+
+    /// Whether the broker at `bootstrapServers` is the local one, librdkafka's mock cluster, which names itself in
+    /// its cluster id. A broker that does not answer within `timeout` counts as a real one. Blocks the caller.
+    public func isMockCluster(_ bootstrapServers: String, timeout: Duration = .seconds(5)) -> Bool {
+        let admin = try? KafkaAdmin(configuration: kafka(clientID: "registrar-probe", bootstrapServers: bootstrapServers))
+        return admin?.isMockCluster(timeout: timeout) ?? false
+    }
+
     /// A Kafka configuration for a client named `clientID`: for consumers, the failover settings above
-    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves).
-    /// `--kafka-property` overrides any of them.
-    public func kafka(clientID: String) -> KafkaConfiguration {
-        kafka(clientID: clientID, bootstrapServers: bootstrapServers)
+    /// and the cooperative-sticky assignor (members keep their partitions while one joins or leaves), and
+    /// `longFetchWait` unless `isLocalBroker`. `--kafka-property` overrides any of them.
+    public func kafka(clientID: String, isLocalBroker: Bool = true) -> KafkaConfiguration {
+        kafka(clientID: clientID, bootstrapServers: bootstrapServers, isLocalBroker: isLocalBroker)
     }
 
     /// The same configuration on another broker address (a restarted local broker's).
-    public func kafka(clientID: String, bootstrapServers: String) -> KafkaConfiguration {
+    public func kafka(clientID: String, bootstrapServers: String, isLocalBroker: Bool = true) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: clientID)
+        if !isLocalBroker { configuration.fetchWaitMax = Self.longFetchWait }
         configuration.sessionTimeout = Self.sessionTimeout
         configuration.heartbeatInterval = Self.heartbeatInterval
         configuration.assignmentStrategy = .cooperativeSticky
         configuration.properties = kafkaProperties
-        configuration.log(to: Logger(component: clientID))
+        if let trouble {
+            trouble.listen(to: &configuration, verbose: isVerbose, logger: Logger(component: clientID))
+        } else {
+            configuration.log(to: Logger(component: clientID))
+        }
         return configuration
     }
 }

@@ -25,9 +25,10 @@ public final class Gateway: Sendable {
         self.objects = objects
         self.configuration = configuration
         self.logger = logger
-        addressLimiter = RateLimiter(limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
-        codeLimiter = RateLimiter(limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
-        signInLimiter = RateLimiter(limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+        addressLimiter = RateLimiter("address", limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
+        codeLimiter = RateLimiter("codes_per_email", limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
+        signInLimiter = RateLimiter("sign_ins_per_email", limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+        GatewayMetrics.declare()
     }
 
     /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
@@ -38,6 +39,7 @@ public final class Gateway: Sendable {
     /// Answers `request`, with the security headers, and logs one line (never a body or a credential).
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
+        GatewayMetrics.began()
         var response = await route(request)
         response.addSecurityHeaders(tls: configuration.tls)
         let duration = ContinuousClock.now - started

@@ -8,11 +8,24 @@ public struct ConsumerGroupLag: Sendable {
         public var end: Int64
         /// Messages the group has not yet committed: from its committed offset (or the partition's start) to the end.
         public var lag: Int64
+
+        /// A partition from `low` to `end`, on which the group committed `committed`.
+        public init(_ topicPartition: TopicPartition, committed: Int64?, low: Int64, end: Int64) {
+            self.topicPartition = topicPartition
+            self.committed = committed
+            self.end = end
+            lag = max(0, end - max(committed ?? low, low))
+        }
     }
 
     public var group: String
     public var partitions: [Partition]
     public var total: Int64 { partitions.reduce(0) { $0 + $1.lag } }
+
+    public init(group: String, partitions: [Partition]) {
+        self.group = group
+        self.partitions = partitions
+    }
 
     /// Reads `group`'s lag on every partition of `topics` without joining the group. Blocks the caller,
     /// each request for at most `timeout`.
@@ -31,8 +44,7 @@ public struct ConsumerGroupLag: Sendable {
         }
         let committed = try consumer.committedOffsets(marks.map(\.0), timeout: timeout)
         return ConsumerGroupLag(group: group, partitions: marks.map { partition, low, high in
-            let offset = committed[partition]
-            return Partition(topicPartition: partition, committed: offset, end: high, lag: max(0, high - max(offset ?? low, low)))
+            Partition(partition, committed: committed[partition], low: low, end: high)
         })
     }
 }

@@ -17,6 +17,12 @@ final class DeliveryTracker: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Gets the reports of messages without a `send` caller, instead of the stream.
+    private let handler: (@Sendable (DeliveryReport) -> Void)?
+
+    init(handler: (@Sendable (DeliveryReport) -> Void)? = nil) {
+        self.handler = handler
+    }
 
     /// Under the lock, assigns the next message ID, registers `sender` (if any) and runs `produce`.
     /// Holding the lock makes `close` a clean cut: after it, nothing is produced.
@@ -70,6 +76,8 @@ final class DeliveryTracker: Sendable {
         }
         if let sender {
             sender.resume(returning: report.error.map { .failure($0) } ?? .success(report))
+        } else if let handler {
+            handler(report)
         } else {
             reports?.yield(report)
         }
@@ -101,14 +109,14 @@ final class DeliveryTracker: Sendable {
 
 extension DeliveryReport {
     /// Reads a delivery-report message (owned by librdkafka).
-    init(_ message: UnsafePointer<rd_kafka_message_t>, client: OpaquePointer) {
+    init(_ message: UnsafePointer<rd_kafka_message_t>, client: OpaquePointer, topicNames: TopicNames) {
         let raw = message.pointee
         let error = KafkaError(raw.err).map { error in
             error.code == KafkaError.Code.fatal ? (ClientHandle.fatalError(of: client) ?? error) : error
         }
         self.init(
             messageID: UInt64(UInt(bitPattern: raw._private)),
-            topic: raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "",
+            topic: topicNames.name(of: raw.rkt),
             partition: raw.partition,
             offset: error == nil ? raw.offset : -1,
             error: error)

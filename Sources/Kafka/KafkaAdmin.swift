@@ -151,3 +151,13 @@ public struct TopicDescription: Sendable, Hashable {
         replicationFactor = topic.partition_cnt > 0 ? Int(topic.partitions[0].replica_cnt) : 0
     }
 }
+
+extension KafkaAdmin {
+    /// Whether the cluster is librdkafka's mock cluster (the local development broker), read from the cluster id
+    /// it reports (`mockCluster…`); nil when no broker answered within `timeout`. Blocks the caller.
+    public func isMockCluster(timeout: Duration) -> Bool? {
+        guard let id = rd_kafka_clusterid(client.pointer, timeout.timeoutMilliseconds) else { return nil }
+        defer { rd_kafka_mem_free(client.pointer, id) }
+        return String(cString: id).hasPrefix("mockCluster")
+    }
+}

@@ -13,3 +13,15 @@ public enum KafkaAdminError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 }
+
+/// An error that may stand for a `KafkaError` of librdkafka's (e.g. to tell a broker that cannot be reached).
+public protocol KafkaErrorWrapping: Error {
+    /// The librdkafka error behind this one, if any.
+    var kafkaError: KafkaError? { get }
+}
+
+extension KafkaAdminError: KafkaErrorWrapping {
+    public var kafkaError: KafkaError? {
+        if case .kafka(let error) = self { error } else { nil }
+    }
+}

@@ -50,7 +50,9 @@ public struct KafkaConfiguration: Sendable {
     /// Default timeout of network requests.
     public var socketTimeout: Duration = .seconds(60)
     /// How long the broker may hold a fetch request waiting for data.
-    public var fetchWaitMax: Duration = .milliseconds(10)
+    public var fetchWaitMax: Duration = Self.defaultFetchWait
+    /// librdkafka's mock cluster holds every empty fetch for the whole wait: a short one keeps its latency low.
+    public static let defaultFetchWait = Duration.milliseconds(10)
     public var autoOffsetReset: OffsetReset = .earliest
     /// All members of a group must use the same protocol (cooperative, or range/round-robin).
     public var assignmentStrategy: AssignmentStrategy = .cooperativeSticky

@@ -20,6 +20,10 @@ public final class KafkaConsumer: Sendable {
     private let closeCompletion = DispatchGroup()
     /// Serializes `rd_kafka_consumer_poll` and `rd_kafka_consumer_close`, which may block.
     private let pollQueue = DispatchQueue(label: "kafka-consumer-poll")
+    /// The messages of the batch being taken, and the names of their topics; used on the poll queue only.
+    nonisolated(unsafe) private let batchBuffer = UnsafeMutableBufferPointer<UnsafeMutablePointer<rd_kafka_message_t>>
+        .allocate(capacity: KafkaConsumer.batchLimit)
+    private let topicNames = TopicNames()
     private static let pollQueueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Joins `configuration.groupID` and reads `topics`, sharing their partitions with the other members.
@@ -65,7 +69,10 @@ public final class KafkaConsumer: Sendable {
         closeCompletion.enter()
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        batchBuffer.deallocate()
+    }
 
     /// The consumed messages. Throws only fatal errors (others go to `errorHandler`);
     /// ends after `close()` or when the iterating task is cancelled.
@@ -87,6 +94,18 @@ public final class KafkaConsumer: Sendable {
         list.add(topic: message.topic, partition: message.partition, offset: message.offset + 1)
         try KafkaError.check(rd_kafka_offsets_store(client.pointer, list.pointer))
         if let error = list.firstError { throw error }
+    }
+
+    /// Marks everything before `offsets` (each partition's next offset to read) as processed and commits asynchronously:
+    /// one request for many messages. Throws `_STATE` for a partition no longer assigned to this consumer (the others
+    /// are still committed).
+    public func commit(nextOffsets offsets: [TopicPartition: Int64]) throws(KafkaError) {
+        try checkOpen()
+        guard !offsets.isEmpty else { return }
+        let list = TopicPartitionList(capacity: offsets.count)
+        for (partition, offset) in offsets { list.add(topic: partition.topic, partition: partition.partition, offset: offset) }
+        if let refused = KafkaError(rd_kafka_offsets_store(client.pointer, list.pointer)) { throw list.firstError ?? refused }
+        try KafkaError.check(rd_kafka_commit(client.pointer, nil, 1))
     }
 
     /// Commits every processed offset now, waiting for the broker. Blocks the caller.
@@ -145,20 +164,57 @@ public final class KafkaConsumer: Sendable {
         try client.partitionCount(topic: topic, timeout: timeout)
     }
 
-    /// Messages handed over per trip to the poll queue: what has already arrived, up to this many.
-    private static let batchLimit = 64
+    /// Messages taken per trip of the polling thread: what has already arrived, up to this many.
+    static let batchLimit = 64
 
     /// Whether `close()` has begun; buffered messages are not handed out after it.
     var isClosing: Bool { isClosed.load(ordering: .acquiring) }
     var clientPointer: OpaquePointer { client.pointer }
 
-    /// Waits on the poll queue for the next messages (the first that arrives, plus any already
-    /// waiting behind it); empty once closed or when the calling task is cancelled.
+    /// Hands the messages to `handler` on the consumer's polling thread, a batch per trip (the first message that
+    /// arrives, plus any already waiting behind it), without copying them and without waking another thread;
+    /// returns once the consumer is closed or the calling task cancelled, and throws a fatal error. Other errors go
+    /// to the configuration's `errorHandler`. `handler` must not block for long: rebalances and commit results are
+    /// served on the same thread, between batches. `afterEachPoll`, when given, runs on that thread after each trip,
+    /// with messages or not (at least every half second): work that must go on while no message comes.
+    public func consume(batches handler: @escaping @Sendable (KafkaMessageBatch) -> Void,
+                        afterEachPoll: (@Sendable () -> Void)? = nil) async throws(KafkaError) {
+        let interrupt = Interrupt()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pollQueue.async {
+                    var result: Result<Void, KafkaError> = .success(())
+                    while !self.isClosing, !interrupt.isSet.load(ordering: .acquiring) {
+                        if case .failure(let error) = self.pollBatch(until: interrupt, handler) {
+                            result = .failure(error)
+                            break
+                        }
+                        afterEachPoll?()
+                    }
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            interrupt.isSet.store(true, ordering: .releasing)
+            queue.wakeUp()
+        }
+        try result.get()
+    }
+
+    /// Waits on the poll queue for the next messages, copied; empty once closed or when the calling task is cancelled.
     func nextMessages() async throws(KafkaError) -> [KafkaMessage] {
         let interrupt = Interrupt()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                pollQueue.async { continuation.resume(returning: self.poll(until: interrupt)) }
+                pollQueue.async {
+                    var messages: [KafkaMessage] = []
+                    var result: Result<Void, KafkaError> = .success(())
+                    while messages.isEmpty, !self.isClosing, !interrupt.isSet.load(ordering: .acquiring) {
+                        result = self.pollBatch(until: interrupt) { batch in messages = batch.map { $0.copy() } }
+                        if case .failure = result { break }
+                    }
+                    continuation.resume(returning: result.map { self.isClosing ? [] : messages })
+                }
             }
         } onCancel: {
             interrupt.isSet.store(true, ordering: .releasing)
@@ -167,26 +223,37 @@ public final class KafkaConsumer: Sendable {
         return try result.get()
     }
 
-    /// Runs on the poll queue. The first `rd_kafka_consumer_poll` sleeps until a message, an event,
-    /// a yield (from `close` or cancellation) or its timeout; then it takes what is already there.
-    private func poll(until interrupt: Interrupt) -> Result<[KafkaMessage], KafkaError> {
-        var messages: [KafkaMessage] = []
-        while messages.count < Self.batchLimit, !isClosing, !interrupt.isSet.load(ordering: .acquiring) {
-            guard let message = rd_kafka_consumer_poll(client.pointer, messages.isEmpty ? 500 : 0) else {
-                if messages.isEmpty { continue } else { break }
+    /// Runs on the poll queue. The first `rd_kafka_consumer_poll` sleeps until a message, an event, a yield (from
+    /// `close` or cancellation) or its timeout; then it takes what is already there, and lends the batch (if any
+    /// message came) to `body` before destroying it.
+    private func pollBatch(until interrupt: Interrupt, _ body: (KafkaMessageBatch) -> Void) -> Result<Void, KafkaError> {
+        let buffer = batchBuffer
+        var count = 0
+        defer { for index in 0..<count { rd_kafka_message_destroy(buffer[index]) } }
+        var first = true
+        while count < Self.batchLimit, !isClosing, !interrupt.isSet.load(ordering: .acquiring) {
+            guard let message = rd_kafka_consumer_poll(client.pointer, first ? 500 : 0) else {
+                if first { return .success(()) } else { break }
             }
-            defer { rd_kafka_message_destroy(message) }
+            first = false
             let err = message.pointee.err
             if err == RD_KAFKA_RESP_ERR_NO_ERROR {
-                messages.append(KafkaMessage(copying: message))
-            } else if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                buffer[count] = message
+                count += 1
+                continue
+            }
+            defer { rd_kafka_message_destroy(message) }
+            if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
                 let text = String(cString: rd_kafka_message_errstr(message))
                 let error = client.resolvingFatal(KafkaError(err, message: text)!)
                 if error.isFatal { return .failure(error) }
                 errorHandler?(error)
             }
         }
-        return .success(isClosing ? [] : messages)
+        if count > 0, !isClosing {
+            body(KafkaMessageBatch(UnsafeBufferPointer(start: buffer.baseAddress, count: count), topicNames: topicNames))
+        }
+        return .success(())
     }
 
     private func checkOpen() throws(KafkaError) {

@@ -42,6 +42,7 @@ extension KafkaError {
         public static let messageTimedOut = Int32(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT.rawValue)
         public static let queueFull = Int32(RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue)
         public static let allBrokersDown = Int32(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue)
+        public static let resolve = Int32(RD_KAFKA_RESP_ERR__RESOLVE.rawValue)
         public static let invalidArgument = Int32(RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue)
         public static let invalidConfiguration = Int32(RD_KAFKA_RESP_ERR__INVALID_TYPE.rawValue)
         public static let unknownTopic = Int32(RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC.rawValue)

@@ -37,10 +37,10 @@ public struct KafkaMessage: Sendable, Hashable {
 }
 
 extension KafkaMessage {
-    /// Copies a successful `rd_kafka_message_t` (which the caller still owns and destroys).
-    init(copying message: UnsafePointer<rd_kafka_message_t>) {
+    /// Copies a successful `rd_kafka_message_t` (which the caller still owns and destroys) of `topic`.
+    init(copying message: UnsafePointer<rd_kafka_message_t>, topic: String) {
         let raw = message.pointee
-        topic = String(cString: rd_kafka_topic_name(raw.rkt))
+        self.topic = topic
         partition = raw.partition
         offset = raw.offset
         key = raw.key.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.key_len)) }

@@ -1,6 +1,7 @@
 internal import CRDKafka
 import Support
 import Dispatch
+import Glibc
 
 /// Produces messages; idempotent (exactly once, in order per partition) unless configured otherwise.
 ///
@@ -10,20 +11,27 @@ public final class KafkaProducer: Sendable {
     private let configuration: KafkaConfiguration
     private let client: ClientHandle
     private let tracker: DeliveryTracker
-    private let poller: PollThread
+    /// Serves the delivery reports, unless the caller does (`servingReports: false`).
+    private let poller: PollThread?
 
-    /// Creates the producer; invalid properties throw with librdkafka's explanation.
-    public init(configuration: KafkaConfiguration) throws(KafkaError) {
-        let tracker = DeliveryTracker()
+    /// Creates the producer; invalid properties throw with librdkafka's explanation. `deliveryHandler`, when given,
+    /// gets the reports of messages given to `enqueue` or `produce(copying:to:)` on the thread serving them, as they
+    /// arrive, instead of `deliveryReports`; it must not block. The producer serves its reports on a thread of its
+    /// own unless `servingReports` is false: then the caller serves them with `serveDeliveryReports()` (a relay's
+    /// polling thread, between batches: no thread is woken per report), and `send` must not be used.
+    public init(configuration: KafkaConfiguration, deliveryHandler: (@Sendable (DeliveryReport) -> Void)? = nil,
+                servingReports: Bool = true) throws(KafkaError) {
+        let tracker = DeliveryTracker(handler: deliveryHandler)
+        let topicNames = TopicNames()
         let callbacks = ClientCallbacks(configuration: configuration) { client, message in
-            tracker.deliver(DeliveryReport(message, client: client))
+            tracker.deliver(DeliveryReport(message, client: client, topicNames: topicNames))
         }
         self.configuration = configuration
         self.tracker = tracker
         self.client = try ClientHandle(
             type: RD_KAFKA_PRODUCER, properties: configuration.librdkafkaProperties(for: .producer),
             callbacks: callbacks)
-        self.poller = PollThread(client: client, name: "kafka-producer-poll")
+        self.poller = servingReports ? PollThread(client: client, name: "kafka-producer-poll") : nil
     }
 
     deinit {
@@ -72,6 +80,47 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Produces a copy of a consumed message (key, value, headers) to `topic` and returns its ID without waiting for
+    /// the broker, like `enqueue`; made for a `KafkaConsumer.consume(batches:)` handler: nothing is copied on the
+    /// way to librdkafka, and no task is woken. While librdkafka's local queue is full, it retries every millisecond.
+    @discardableResult
+    public func produce(copying message: KafkaMessageView, to topic: String) throws(KafkaError) -> UInt64 {
+        while true {
+            switch produceOnce(copying: message, to: topic) {
+            case .success(let id):
+                return id
+            case .failure(let error) where error.code == KafkaError.Code.queueFull:
+                usleep(1_000)
+            case .failure(let error):
+                throw client.resolvingFatal(error)
+            }
+        }
+    }
+
+    private func produceOnce(copying message: KafkaMessageView, to topic: String) -> Result<UInt64, KafkaError> {
+        tracker.produce(sender: nil) { id in
+            var headers: OpaquePointer?
+            if rd_kafka_message_headers(message.pointer, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR, let original = headers {
+                headers = rd_kafka_headers_copy(original)
+            } else {
+                headers = nil
+            }
+            let error = ProduceArguments.withValues(copying: message, to: topic, id: id, flags: RD_KAFKA_MSG_F_COPY,
+                                                    headers: headers) { values in
+                rd_kafka_produceva(client.pointer, values.baseAddress, values.count).map(KafkaError.init(consuming:))
+            }
+            // The headers are the message's once produced; not when producing failed.
+            if error != nil, let headers { rd_kafka_headers_destroy(headers) }
+            return error
+        }
+    }
+
+    /// Serves the delivery reports that have arrived (to `deliveryHandler`, `deliveryReports` or `send`), without
+    /// waiting; for a producer created with `servingReports: false`.
+    public func serveDeliveryReports() {
+        rd_kafka_poll(client.pointer, 0)
+    }
+
     /// Reports of messages given to `enqueue` after the first access to this property.
     /// One consumer only; ends when the producer closes.
     public var deliveryReports: AsyncStream<DeliveryReport> { tracker.reports }
@@ -104,14 +153,14 @@ public final class KafkaProducer: Sendable {
 
     private func shutDown() {
         rd_kafka_purge(client.pointer, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
-        poller.stop()
+        poller?.stop()
         rd_kafka_poll(client.pointer, 0)  // serves the purged messages' reports
         tracker.failOutstanding(with: KafkaError(code: KafkaError.Code.destroyed, message: "producer closed"))
     }
 
     /// Calls `rd_kafka_produceva` (the array form of the variadic `rd_kafka_producev`).
     private func produce(_ message: OutgoingMessage, id: UInt64) -> KafkaError? {
-        ProduceArguments(message, id: id).withValues { values in
+        ProduceArguments.withValues(message, id: id) { values in
             rd_kafka_produceva(client.pointer, values.baseAddress, values.count).map(KafkaError.init(consuming:))
         }
     }

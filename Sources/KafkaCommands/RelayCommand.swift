@@ -18,8 +18,6 @@ enum RelayCommand {
             .value("session-timeout-ms", "Group session timeout", default: "30000"),
         ])
 
-    /// Least time between two offset commits; offsets in between are committed by the next one.
-    private static let commitInterval = Duration.milliseconds(100)
 
     @Sendable static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { arguments in
@@ -39,63 +37,94 @@ enum RelayCommand {
             }
 
             let shutdown = ShutdownSignal()
-            let producer = try KafkaProducer(configuration: configuration)
+            let progress = RelayProgress(logger: logger)
+            // The consumer's polling thread serves the delivery reports between batches: no thread is woken per report.
+            let producer = try KafkaProducer(configuration: configuration, deliveryHandler: { report in
+                if let error = report.error { return progress.fail("delivery failed: \(error)") }
+                progress.inFlight.acknowledge(report.messageID)
+            }, servingReports: false)
             let consumer = try KafkaConsumer(configuration: configuration, subscribingTo: [source])
-            let lastCommit = Mutex(ContinuousClock.now)
-            let inFlight = InFlightMessages { message in
-                do {
-                    let now = ContinuousClock.now
-                    let commitNow = lastCommit.withLock { last in
-                        guard now - last >= commitInterval else { return false }
-                        last = now
-                        return true
-                    }
-                    if commitNow {
-                        try consumer.commit(message)
-                    } else {
-                        try consumer.markProcessed(message)
-                    }
-                } catch {
-                    // The partition moved to another member, which will copy the message again.
-                    logger.warning("cannot commit: \(error)", ["partition": Int(message.partition), "offset": message.offset])
-                }
-            }
-            let reports = producer.deliveryReports
-            let acknowledger = Task {
-                for await report in reports {
-                    if let error = report.error {
-                        logger.error("delivery failed: \(error)")
-                        return false
-                    }
-                    inFlight.acknowledge(report.messageID)
-                }
-                return true
-            }
+            // Messages are copied on the consumer's polling thread, a batch at a time, straight from librdkafka's buffers.
             let reader = Task {
-                for try await message in consumer.messages {
-                    let copy = OutgoingMessage(topic: destination, key: message.key, value: message.value, headers: message.headers)
-                    inFlight.add(message, id: try await producer.enqueue(copy))
-                }
+                try await consumer.consume(batches: { batch in
+                    guard !progress.hasFailed else { return }
+                    for message in batch {
+                        do {
+                            let id = try producer.produce(copying: message, to: destination)
+                            progress.inFlight.add(id: id, partition: message.partition, offset: message.offset)
+                        } catch {
+                            return progress.fail("produce failed: \(error)")
+                        }
+                    }
+                }, afterEachPoll: {
+                    producer.serveDeliveryReports()
+                    progress.commit(source, of: consumer, now: false)
+                })
             }
             let stop = Task {
-                await shutdown.wait()
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await shutdown.wait() }
+                    group.addTask { await progress.failed.wait() }
+                    await group.next()
+                    group.cancelAll()
+                }
                 reader.cancel()
-            }
-            let failure = Task {
-                if await acknowledger.value == false { reader.cancel() }
             }
             let readError = await reader.result
             stop.cancel()
             try? await producer.flush(timeout: configuration.deliveryTimeout)
+            progress.commit(source, of: consumer, now: true)
             consumer.close()  // commits what was acknowledged, leaves the group
             await producer.close()
-            let delivered = await acknowledger.value
-            failure.cancel()
             if case .failure(let error) = readError {
                 logger.error("consume failed: \(error)")
                 return .failure
             }
-            return delivered ? .success : .failure
+            return progress.hasFailed ? .failure : .success
+        }
+    }
+}
+
+/// A relay's messages in flight, its commits and its first failure.
+private final class RelayProgress: Sendable {
+    /// Least time between two offset commits; offsets in between are committed by the next one.
+    static let commitInterval = Duration.milliseconds(100)
+
+    let inFlight = InFlightMessages()
+    /// Triggered by the first failure.
+    let failed = ShutdownSignal(signals: [])
+    private let failure = Mutex<String?>(nil)
+    private let lastCommit = Mutex(ContinuousClock.now)
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    var hasFailed: Bool { failure.withLock { $0 != nil } }
+
+    /// Records the first failure (logged) and triggers `failed`.
+    func fail(_ message: String) {
+        guard failure.withLock({ old in defer { old = old ?? message }; return old == nil }) else { return }
+        logger.error(message)
+        failed.trigger()
+    }
+
+    /// Commits what was acknowledged in order, at most every `commitInterval` unless `now`.
+    func commit(_ topic: String, of consumer: KafkaConsumer, now: Bool) {
+        let due = lastCommit.withLock { last in
+            let time = ContinuousClock.now
+            guard now || time - last >= Self.commitInterval else { return false }
+            last = time
+            return true
+        }
+        guard due else { return }
+        let offsets = Dictionary(uniqueKeysWithValues: inFlight.committable.map {
+            (TopicPartition(topic: topic, partition: $0.key), $0.value)
+        })
+        do {
+            try consumer.commit(nextOffsets: offsets)
+        } catch {
+            // A partition moved to another member, which will copy its messages again.
+            logger.warning("cannot commit: \(error)")
         }
     }
 }

@@ -44,6 +44,17 @@ final class MetricFamily: Sendable {
         values.withLock { $0[labelValues, default: 0] += amount }
     }
 
+    /// Exports the series `labelValues` at zero (a histogram's with no observations) until it is recorded, so
+    /// that `increase()` sees its first change and `absent()` sees it at all.
+    func declare(_ labelValues: [String]) {
+        check(labelValues)
+        if case .histogram(let bounds) = kind {
+            distributions.withLock { $0[labelValues] = $0[labelValues] ?? Distribution(buckets: Array(repeating: 0, count: bounds.count)) }
+        } else {
+            values.withLock { $0[labelValues] = $0[labelValues] ?? 0 }
+        }
+    }
+
     func set(_ value: Double, _ labelValues: [String]) {
         check(labelValues)
         values.withLock { $0[labelValues] = value }

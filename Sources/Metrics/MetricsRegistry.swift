@@ -56,6 +56,14 @@ public struct Counter: Sendable {
         precondition(amount >= 0, "a counter only goes up")
         family.add(amount, labels)
     }
+
+    /// Exports the series at zero until it is first counted.
+    public func declare(_ labels: String...) { family.declare(labels) }
+
+    /// Adds the totals `read` returns (label values → value) at each exposition, e.g. the CPU time the kernel counted.
+    public func collect(from source: String, _ read: @escaping @Sendable () -> [[String]: Double]) {
+        family.setSource(source, read)
+    }
 }
 
 /// A gauge family.
@@ -63,6 +71,9 @@ public struct Gauge: Sendable {
     let family: MetricFamily
 
     public func set(_ value: Double, _ labels: String...) { family.set(value, labels) }
+
+    /// Adds `amount` (negative to subtract), e.g. one for a request begun and minus one for it answered.
+    public func add(_ amount: Double, _ labels: String...) { family.add(amount, labels) }
 
     /// Adds the series `read` returns (label values → value) at each exposition, until `stopCollecting(from:)`
     /// with the same `source` (e.g. a consumer's lag per partition, read when Prometheus scrapes).
@@ -81,6 +92,9 @@ public struct Histogram: Sendable {
     let family: MetricFamily
 
     public func observe(_ value: Double, _ labels: String...) { family.observe(value, labels) }
+
+    /// Exports the series with no observations until its first.
+    public func declare(_ labels: String...) { family.declare(labels) }
 
     /// Observes how long `work` took, in seconds, whether it returns or throws.
     public func time<T>(_ labels: String..., work: () throws -> T) rethrows -> T {

@@ -16,9 +16,9 @@ public struct HealthReport: Sendable {
     }
 }
 
-/// A process's operations endpoint: `/metrics` (Prometheus text format), `/healthz` and `/readyz`, on
-/// the address of `--metrics-listen`. Plain HTTP: it carries nothing secret, and is for the cluster's
-/// network (or loopback) only.
+/// A process's operations endpoint: `/metrics` (Prometheus text format, with the `process_*` families and
+/// `registrar_build_info`), `/healthz` and `/readyz`, on the address of `--metrics-listen`. Plain HTTP: it
+/// carries nothing secret, and is for the cluster's network (or loopback) only.
 public final class OperationsEndpoint: Sendable {
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
     /// The option that turns the endpoint on, shared by every process that has one.
@@ -35,6 +35,7 @@ public final class OperationsEndpoint: Sendable {
         guard let (host, port) = HTTPServerConfiguration.hostAndPort(address) else {
             throw HTTPServerError("--metrics-listen expects host:port, e.g. 127.0.0.1:9464; got '\(address)'")
         }
+        ProcessMetrics.install(in: registry)
         var configuration = HTTPServerConfiguration(host: host, port: port) { _, _ in 0 }
         configuration.allowsPlainHTTPOffLoopback = true
         server = try HTTPServer(configuration) { request in

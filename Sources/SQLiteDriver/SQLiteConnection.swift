@@ -51,6 +51,9 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         }
     }
 
+    /// Whether a transaction is open on the connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)

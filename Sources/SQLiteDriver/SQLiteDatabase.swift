@@ -14,6 +14,8 @@ import Synchronization
 /// accepting writes (immutable, read-only, a full disk) fail each call transiently, never crash.
 public final class SQLiteDatabase: SQLDatabase {
     private let connection: Mutex<SQLiteConnection>
+    /// Connections that units of work have finished with.
+    private let idle = Mutex<[SQLiteConnection]>([])
     private let busyTimeout: Duration
 
     public var dialect: SQLDialect { .sqlite }
@@ -57,16 +59,33 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// A connection opened for `body` alone and closed after it, so that a unit of work, which holds
-    /// its connection while it works (hashing a password, say), holds up none of this database's calls.
+    /// A connection lent to `body` alone, so that a unit of work, which holds its connection while it works
+    /// (hashing a password, say), holds up none of this database's calls. Connections are kept for the next
+    /// unit once `body` is done with them (up to `idleLimit`): opening one costs more than a step's statements.
     @discardableResult
     public func withOwnConnection<T: Sendable>(_ body: (any SQLConnection) throws(SQLError) -> T) throws(StoreError) -> T {
-        do {
-            return try body(try SQLiteConnection(path: location, busyTimeout: busyTimeout))
+        do throws(SQLError) {
+            let connection: SQLiteConnection
+            if let kept = idle.withLock({ $0.popLast() }) {
+                try kept.checkWritable()
+                connection = kept
+            } else {
+                connection = try SQLiteConnection(path: location, busyTimeout: busyTimeout)
+            }
+            defer {
+                // One left inside a transaction (a failed rollback) is closed rather than lent again.
+                if !connection.isInTransaction {
+                    idle.withLock { if $0.count < Self.idleLimit { $0.append(connection) } }
+                }
+            }
+            return try body(connection)
         } catch {
             throw error.storeError
         }
     }
+
+    /// Connections kept for units of work: one per unit a worker runs at once, at most.
+    private static let idleLimit = 8
 
     /// Holds the write lock from its start (`BEGIN IMMEDIATE`).
     @discardableResult

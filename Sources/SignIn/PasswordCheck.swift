@@ -12,15 +12,18 @@ public struct PasswordCheck: Sendable {
     public var vault: any CredentialVault
     public var lockout: LockoutPolicy
     public var codeLockout: LockoutPolicy
+    /// Told of each lock an account earns, with the kind of failures that earned it (e.g. to count lockouts).
+    public var onLock: @Sendable (FailureKind) -> Void
     /// Verified against when there is no account or no password, so that both take a hash's time too.
     private let decoyHash: String
 
     public init(accounts: any CredentialStore, vault: any CredentialVault, lockout: LockoutPolicy = .init(),
-                codeLockout: LockoutPolicy = .codes) {
+                codeLockout: LockoutPolicy = .codes, onLock: @escaping @Sendable (FailureKind) -> Void = { _ in }) {
         self.accounts = accounts
         self.vault = vault
         self.lockout = lockout
         self.codeLockout = codeLockout
+        self.onLock = onLock
         decoyHash = (try? vault.hash("decoy password for unknown accounts")) ?? ""
     }
 
@@ -49,9 +52,7 @@ public struct PasswordCheck: Sendable {
 
     /// Counts a failed password, or clears both counts after a successful sign-in of any kind.
     public func record(_ success: Bool, for account: Account, at now: Date) throws(StoreError) {
-        guard success else {
-            return try accounts.updateFailures(uid: account.uid, of: .password) { $0 = lockout.failed($0, at: now) }
-        }
+        guard success else { return try fail(account, of: .password, under: lockout, at: now) }
         for kind in FailureKind.allCases { try accounts.updateFailures(uid: account.uid, of: kind) { $0 = SignInFailures() } }
     }
 
@@ -67,9 +68,19 @@ public struct PasswordCheck: Sendable {
         let rejection = try codes.verify(code, email: email, purposes: purposes, requestId: requestId, replyKey: replyKey, at: now)
         switch rejection {
         case nil: try record(true, for: account, at: now)
-        case .mismatch?: try accounts.updateFailures(uid: account.uid, of: .code) { $0 = codeLockout.failed($0, at: now) }
+        case .mismatch?: try fail(account, of: .code, under: codeLockout, at: now)
         default: break
         }
         return rejection
+    }
+
+    /// Counts a failure of `kind` against `account`, telling `onLock` when it locks the account.
+    private func fail(_ account: Account, of kind: FailureKind, under policy: LockoutPolicy, at now: Date) throws(StoreError) {
+        let locked = try accounts.updateFailures(uid: account.uid, of: kind) { failures in
+            let before = failures.lockedUntil
+            failures = policy.failed(failures, at: now)
+            return failures.lockedUntil != before && policy.isLocked(failures, at: now)
+        }
+        if locked { onLock(kind) }
     }
 }

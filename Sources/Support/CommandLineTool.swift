@@ -1,7 +1,7 @@
 import Foundation
 
-/// Runs a command body with the project's conventions: `--help` prints and exits 0,
-/// usage errors print the problem and exit 2, other errors are logged and exit 1.
+/// Runs a command body with the project's conventions: `--help` and `--version` print and exit 0,
+/// usage errors print the problem and where to find the usage, and exit 2; other errors are logged and exit 1.
 public enum CommandLineTool {
     /// One subcommand of a multi-command tool.
     public struct Subcommand: Sendable {
@@ -25,6 +25,9 @@ public enum CommandLineTool {
             return try await body(ParsedArguments(arguments, spec: spec))
         } catch let error as UsageError {
             return report(error, command: spec.name)
+        } catch let failure as CommandFailure {
+            try? FileHandle.standardError.write(contentsOf: Data("\(spec.name): \(failure.message)\n".utf8))
+            return failure.exitCode
         } catch {
             Logger(component: spec.name).error("\(error)")
             return .failure
@@ -38,6 +41,7 @@ public enum CommandLineTool {
             + ["", "Run '\(tool) <command> --help' for a command's options."]).joined(separator: "\n")
         guard let name = arguments.first else { return report(.invalid("missing command", index), command: tool) }
         if name == "--help" || name == "help" || name == "-h" { return report(.helpRequested(index), command: tool) }
+        if name == "--version" { return report(.versionRequested, command: tool) }
         guard let command = subcommands.first(where: { $0.name == name }) else {
             return report(.invalid("unknown command '\(name)'", index), command: tool)
         }
@@ -56,8 +60,11 @@ public enum CommandLineTool {
         case .helpRequested(let help):
             print(help)
             return .success
-        case .invalid(let problem, let help):
-            FileHandle.standardError.write(Data("\(command): \(problem)\n\n\(help)\n".utf8))
+        case .versionRequested:
+            print("\(command.prefix { $0 != " " }) \(RegistrarVersion.current)")
+            return .success
+        case .invalid(let problem, _):
+            FileHandle.standardError.write(Data("\(command): \(problem)\nRun '\(command) --help' for its usage.\n".utf8))
             return .usage
         }
     }

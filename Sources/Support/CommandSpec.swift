@@ -59,6 +59,7 @@ public struct CommandSpec: Sendable {
                 lines.append(left.padding(toLength: max(left.count, 30), withPad: " ", startingAt: 0) + " " + right)
             }
             lines.append("  --help                         Show this help.")
+            lines.append("  --version                      Show the version.")
         }
         return lines.joined(separator: "\n")
     }

@@ -11,7 +11,8 @@ public struct ParsedArguments: Sendable {
     private var fromEnvironment: Set<String> = []
     private let spec: CommandSpec
 
-    /// Parses `arguments` (without the command name). Throws `UsageError.helpRequested` for `--help`.
+    /// Parses `arguments` (without the command name). Throws `UsageError.helpRequested` for `--help`, and
+    /// `UsageError.versionRequested` for `--version`.
     public init(
         _ arguments: [String], spec: CommandSpec,
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -33,6 +34,7 @@ public struct ParsedArguments: Sendable {
                 name = String(name[..<equals])
             }
             if name == "help" { throw .helpRequested(spec.helpText) }
+            if name == "version", inlineValue == nil { throw .versionRequested }
             guard let option = spec.options.first(where: { $0.name == name }) else {
                 throw .invalid("unknown option --\(name)", spec.helpText)
             }

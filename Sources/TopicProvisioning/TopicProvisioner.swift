@@ -67,11 +67,15 @@ public struct TopicProvisioner: Sendable {
 }
 
 /// Why topics could not be created or checked.
-public enum TopicProvisioningError: Error, CustomStringConvertible {
+public enum TopicProvisioningError: KafkaErrorWrapping, CustomStringConvertible {
     /// The cluster did not answer the request (`api`) at all.
     case request(_ api: String, KafkaAdminError)
     /// The cluster refused these topics.
     case topicsFailed([(topic: String, error: KafkaError)])
+
+    public var kafkaError: KafkaError? {
+        if case .request(_, let error) = self { error.kafkaError } else { nil }
+    }
 
     public var description: String {
         switch self {

@@ -48,7 +48,8 @@ public enum AccountWorker: WorkerKind {
         }
         let accounts = try stores.accountChangeStore()
         let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
-            base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)))
+            base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)),
+            onLock: LockoutCounter.count)
         let codes = CodeVerifier(codes: try stores.codeStore(), secrets: codeSecrets)
         let tokens = try stores.tokenStore()
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
@@ -64,7 +65,7 @@ public enum AccountWorker: WorkerKind {
         let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
                                       loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
         let answers = try stores.answerMemo(of: name)
-        SagaGauge.watch(accounts)
+        SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
             name: name,
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(profileRead, memo: answers),

@@ -10,6 +10,11 @@ struct MeteredMailer: Mailer {
 
     let mailer: any Mailer
 
+    init(mailer: any Mailer) {
+        self.mailer = mailer
+        for result in ["sent", "transient", "permanent"] { Self.sends.declare(result) }
+    }
+
     func send(_ message: EmailMessage) throws(StoreError) {
         do {
             try mailer.send(message)

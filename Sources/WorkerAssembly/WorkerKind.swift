@@ -50,6 +50,7 @@ extension WorkerKind {
         let signer = try keys.eventSigner(role)
         let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
         let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
+        Worker.declareMetrics(name: name, routing: stack.routing, role: role)
         let board = WorkerBoard()
         let endpoint = try OperationsEndpoint.start(parsed, component: name) {
             let health = board.health()
@@ -62,10 +63,12 @@ extension WorkerKind {
             if let file = connection.bootstrapFile {
                 try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown,
                                                          logger: Logger(component: name)) { address, until in
-                    try await session(connection.kafka(clientID: name, bootstrapServers: address), until)
+                    let isLocalBroker = try await offload { connection.isMockCluster(address) }
+                    try await session(connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker), until)
                 }
             } else {
-                try await session(connection.kafka(clientID: name), shutdown)
+                let isLocalBroker = try await offload { connection.isMockCluster(connection.bootstrapServers) }
+                try await session(connection.kafka(clientID: name, isLocalBroker: isLocalBroker), shutdown)
             }
         } catch {
             await endpoint?.stop()

@@ -100,6 +100,8 @@ public final class Worker: Sendable {
                     group.addTask { try await self.repeatedly(every: interval, periodic) }
                 }
                 group.addTask { await shutdown.wait() }
+                // Ends only when cancelled, after the shutdown.
+                group.addTask { await self.metrics.measureDeadLetters(of: self.routing.topics, with: self.consumer, every: .seconds(30)) }
                 try await group.next()
                 group.cancelAll()
             }
@@ -125,6 +127,12 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Exports every metric series a worker named `name` with `routing`, signing as `role`, can record at zero,
+    /// before it runs (so that a fresh worker serves its families before any event).
+    public static func declareMetrics(name: String, routing: RoutingTable, role: WorkerRole) {
+        WorkerMetrics(worker: name).declare(routing: routing, role: role)
+    }
+
     /// Whether the loop runs, has joined its group, and which partitions wait for a failing dependency.
     public func health() -> WorkerHealth { session.health }
 
@@ -133,7 +141,7 @@ public final class Worker: Sendable {
         while !Task.isCancelled {
             try await sleep(interval)
             do {
-                try await publish(try await retrying("periodic") { try work() })
+                try await publish(try await retrying(WorkerMetrics.periodicStep) { try work() })
             } catch let error as KafkaError where error.isFatal {
                 throw error
             } catch is CancellationError {
@@ -144,11 +152,15 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Hands each message to its partition's lane, starting a lane for each new partition.
+    /// Hands each message to its partition's lane, on the consumer's polling thread as batches arrive, starting a
+    /// lane for each new partition.
     private func dispatch(into lanes: LaneTable) async throws {
-        for try await message in consumer.messages {
-            let partition = TopicPartition(topic: message.topic, partition: message.partition)
-            lanes.lane(for: partition, consumer: consumer) { lane in try await self.work(lane) }.append(message)
+        try await consumer.consume { batch in
+            for view in batch {
+                let message = view.copy()
+                let partition = TopicPartition(topic: message.topic, partition: message.partition)
+                lanes.lane(for: partition, consumer: self.consumer) { lane in try await self.work(lane) }.append(message)
+            }
         }
     }
 
@@ -295,7 +307,7 @@ public final class Worker: Sendable {
         var answers = [failure]
         if let step {
             do {
-                answers = try await retrying("answer to a dead letter", lane: lane) { try step.answer(deadLettered: failure) }
+                answers = try await retrying(WorkerMetrics.deadLetterAnswer, lane: lane) { try step.answer(deadLettered: failure) }
             } catch let refusal as StoreError {
                 logger.error("could not keep the answer to a dead-lettered request", ["flow_id": id, "error": refusal.message])
             }

@@ -1,6 +1,7 @@
 import Domain
 import Kafka
 import Metrics
+import Support
 
 /// What the worker loop counts, in `MetricsRegistry.shared`, each series labelled with the worker's name.
 struct WorkerMetrics: Sendable {
@@ -26,8 +27,57 @@ struct WorkerMetrics: Sendable {
         labels: ["worker", "topic", "partition"])
     private static let producerQueue = registry.gauge(
         "registrar_producer_queue_messages", "Messages produced and not yet acknowledged by the broker", labels: ["worker"])
+    private static let deadLetterDepth = registry.gauge(
+        "registrar_dead_letter_topic_messages", "Messages each dead-letter topic of a worker's input topics holds (its end less its start)",
+        labels: ["worker", "topic"])
 
     let worker: String
+
+    /// The retry labels besides the route types: the periodic work and the answer to a dead-lettered request.
+    static let periodicStep = "periodic"
+    static let deadLetterAnswer = "answer to a dead letter"
+
+    /// Exports every series the worker can record at zero, so that a fresh worker serves its families before any
+    /// event: each route's messages and retries, each input topic's durations and dead letters by reason, the
+    /// outcomes its `role` publishes by reason (every reason code for a refusal), store errors, its producer queue.
+    func declare(routing: RoutingTable, role: WorkerRole) {
+        for route in routing.routes {
+            for result in ["handled", "dead_lettered"] { Self.messages.declare(worker, route.topic, route.type.rawValue, result) }
+            Self.retries.declare(worker, route.type.rawValue)
+        }
+        for topic in routing.topics {
+            Self.messages.declare(worker, topic, "undecodable", "dead_lettered")
+            Self.handling.declare(worker, topic)
+            for reason in DeadLetterReason.all { Self.deadLetters.declare(worker, topic, reason.rawValue) }
+        }
+        for step in [Self.periodicStep, Self.deadLetterAnswer] { Self.retries.declare(worker, step) }
+        for kind in Event.Kind.allCases where kind.producers.contains(role) && Topic.outcomes.contains(kind.topic) {
+            for reason in Event.Kind.refusals.contains(kind) ? ReasonCode.allCases.map(\.rawValue) : ["none"] {
+                Self.outcomes.declare(worker, kind.rawValue, reason)
+            }
+        }
+        for kind in ["transient", "permanent"] { Self.storeErrors.declare(worker, kind) }
+        Self.producerQueue.set(0, worker)
+        _ = (Self.lag, Self.deadLetterDepth)  // their series come with the assignment and the first reading
+    }
+
+    /// Reads how many letters each dead-letter topic of `topics` holds, with `consumer` (no group involved),
+    /// every `interval` until cancelled; a topic that cannot be read keeps its last figure until it can.
+    func measureDeadLetters(of topics: [String], with consumer: KafkaConsumer, every interval: Duration) async {
+        while !Task.isCancelled {
+            for topic in topics.map(Topic.deadLetters(of:)) {
+                let depth = try? await offload {
+                    let partitions = try consumer.partitionCount(topic: topic, timeout: .seconds(2))
+                    return try (0..<Int32(partitions)).reduce(Int64(0)) { total, partition in
+                        let marks = try consumer.watermarks(topic: topic, partition: partition, timeout: .seconds(2))
+                        return total + max(0, marks.high - marks.low)
+                    }
+                }
+                if let depth { Self.deadLetterDepth.set(Double(depth), worker, topic) }
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
 
     /// Reads `consumer`'s lag and `producer`'s queue at each scrape, until `stopWatching`.
     func watch(_ consumer: KafkaConsumer, _ producer: KafkaProducer) {

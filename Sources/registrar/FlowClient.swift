@@ -1,3 +1,4 @@
+import Console
 import Backends
 import Domain
 import EventTransport
@@ -14,6 +15,8 @@ struct FlowClient {
     var timeout: Duration
     /// The command's secrets, read before connecting (so a prompt comes at once), in the order asked for.
     var secrets: [String]
+    /// `--json`: the outcome as one JSON object.
+    var json = false
 
     /// The options every such command takes besides its own.
     static func options(_ own: [CommandSpec.Option]) -> [CommandSpec.Option] {
@@ -21,7 +24,7 @@ struct FlowClient {
             .value("request-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-        ] + ConnectionOptions.specs
+        ] + ConnectionOptions.commandSpecs
     }
 
     /// Runs a command of `spec` with a client made from its options, after reading the secrets `secrets` names.
@@ -29,12 +32,16 @@ struct FlowClient {
                     _ body: (ParsedArguments, FlowClient) async throws -> ExitCode) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let values = try SecretInput.standard.read(try secrets(parsed), from: parsed)
-            let connection = try ConnectionOptions(parsed)
+            let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
-            return try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                  publicKey: try PublicKeySource.load(parsed), connectTimeout: timeout) { client in
-                try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values))
+            let publicKey = try PublicKeySource.load(parsed)
+            return try await connection.explainingBrokerTrouble {
+                try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: publicKey,
+                                               connectTimeout: timeout) { client in
+                    try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values,
+                                                      json: parsed.flag("json")))
+                }
             }
         }
     }
@@ -48,6 +55,11 @@ struct FlowClient {
     func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
         switch try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout) {
         case (.tokenIssued(let issued), let pair?):
+            if json {
+                JSONOutput.print(["requestId": requestId, "outcome": "signed_in", "uid": pair.uid, "accountCreated": issued.accountCreated,
+                                  "accessToken": pair.accessToken, "refreshToken": pair.refreshToken, "expiresIn": issued.expiresIn])
+                return .success
+            }
             print("signed in \(requestId): uid \(pair.uid)\(issued.accountCreated ? " (account created)" : "")")
             print("access_token: \(pair.accessToken)")
             print("refresh_token: \(pair.refreshToken)")
@@ -75,7 +87,11 @@ struct FlowClient {
 
     /// Prints a failed outcome and returns the failure exit code.
     func refused(_ reason: ReasonCode, _ message: String) -> ExitCode {
-        print("failed \(requestId): \(reason.rawValue) — \(message)")
+        if json {
+            JSONOutput.print(["requestId": requestId, "outcome": "refused", "reason": reason.rawValue, "message": message])
+        } else {
+            print("failed \(requestId): \(reason.rawValue) — \(message)")
+        }
         return .failure
     }
 }

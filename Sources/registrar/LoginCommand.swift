@@ -1,3 +1,4 @@
+import Console
 import Domain
 import Support
 
@@ -5,10 +6,11 @@ import Support
 enum LoginCommand {
     static let spec = CommandSpec(
         name: "registrar login", summary: "sign in with a password or an emailed code; prints the tokens",
-        usage: "--email E [--with password|code] [--password-file F | --code-file F]   (else the secret on standard input or prompted)",
+        usage: "--email E [--with password|code] [--password-file F | --code-file F] [--json]   (else the secret on standard input or prompted)",
         options: FlowClient.options([
             .value("email", "Email address"),
             .value("with", "password or code (default: the one whose file option is given, else password)"),
+            JSONOutput.option,
         ] + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {

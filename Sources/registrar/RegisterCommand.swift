@@ -19,12 +19,12 @@ enum RegisterCommand {
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-            .value("reply-key-file", "Keep the reply key pair the outcome is sealed to here (0600), for `registrar status`; default: in memory only"),
-        ] + Secret.password.options + ConnectionOptions.specs + BackendOptions.specs)
+            .value("reply-key-file", "Keep the reply key pair the outcome is sealed to in this file (0600, in any directory), for `registrar status`; default: in memory only"),
+        ] + Secret.password.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let connection = try ConnectionOptions(parsed)
+            let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
             let mapLocation = try parsed.value("map-location", as: "on or off") { ["on": true, "off": false][$0] } ?? false
             let timeout = try parsed.integer("timeout") ?? 30
             let avatar = try parsed.value("avatar").map { path in
@@ -37,13 +37,15 @@ enum RegisterCommand {
             let (email, name) = (try parsed.required("email"), try parsed.required("name"))
             let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
-            let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreate(at: $0) } ?? .generate()
-            let outcome = try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"),
-                                                         publicKey: try PublicKeySource.load(parsed), replyKeys: replyKeys,
-                                                         connectTimeout: .seconds(timeout)) { client in
-                try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
-                                                                  avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
-                                          timeout: .seconds(timeout))
+            let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreateReplyKeys(at: $0) } ?? .generate()
+            let publicKey = try PublicKeySource.load(parsed)
+            let outcome = try await connection.explainingBrokerTrouble {
+                try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: publicKey,
+                                               replyKeys: replyKeys, connectTimeout: .seconds(timeout)) { client in
+                    try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
+                                                                      avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
+                                              timeout: .seconds(timeout))
+                }
             }
             switch outcome {
             case .completed(let completed):

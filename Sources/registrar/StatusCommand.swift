@@ -7,26 +7,40 @@ import Support
 /// `registrar status <registration-id>`: where a registration stands, and the path it took.
 enum StatusCommand {
     static let spec = CommandSpec(
-        name: "registrar status", summary: "show where a registration stands", usage: "<registration-id> [--reply-key-file F] [options]",
-        options: [.value("reply-key-file", "The reply key pair `registrar register --reply-key-file` kept: shows the uid and profile image")]
-            + ConnectionOptions.specs)
+        name: "registrar status", summary: "show where a registration stands",
+        usage: "<registration-id> [--reply-key-file F] [--json] [--timeout S] [options]",
+        options: [
+            .value("reply-key-file", "The reply key pair `registrar register --reply-key-file` kept: shows the uid and profile image"),
+            PartialAnswer.timeoutOption("the topics"),
+            JSONOutput.option,
+        ] + ConnectionOptions.commandSpecs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
             let registrationId = try parsed.positional(0, "registration id")
-            let connection = try ConnectionOptions(parsed)
-            let path = try await SagaPath.read(registrationId, kafka: connection.kafka(clientID: "registrar-status"))
-            guard !path.steps.isEmpty else {
+            let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
+            let timeout = Duration.seconds(try parsed.integer("timeout") ?? 10)
+            let (path, snapshot) = try await connection.explainingBrokerTrouble {
+                try await SagaPath.read(registrationId, kafka: connection.kafka(clientID: "registrar-status"), timeout: timeout)
+            }
+            let result = try path.completed.flatMap { completed in
+                try parsed.value("reply-key-file").map { try SealingKeyPair.loadReplyKeys(from: $0).open(completed) }
+            }
+            if parsed.flag("json") {
+                var answer: [String: Any] = ["registrationId": registrationId, "found": !path.steps.isEmpty, "standing": path.standing,
+                                             "steps": path.json]
+                answer.merge(JSONOutput.completeness(snapshot)) { $1 }
+                if let result { answer["uid"] = result.uid; answer["profileImage"] = result.profile.profileImage }
+                JSONOutput.print(answer)
+            } else if path.steps.isEmpty {
                 print("no registration \(registrationId) on the topics")
-                return .failure
+            } else {
+                print("registration \(registrationId): \(path.standing)")
+                path.lines.forEach { print($0) }
+                if let result { print("uid \(result.uid), profile image \(result.profile.profileImage)") }
             }
-            print("registration \(registrationId): \(path.standing)")
-            path.lines.forEach { print($0) }
-            if let completed = path.completed, let file = parsed.value("reply-key-file") {
-                let result = try SealingKeyPair.load(from: file).open(completed)
-                print("uid \(result.uid), profile image \(result.profile.profileImage)")
-            }
-            return .success
+            try PartialAnswer.check(snapshot, within: timeout)
+            return path.steps.isEmpty ? .failure : .success
         }
     }
 }

@@ -1,3 +1,4 @@
+import Console
 import Domain
 import EventTransport
 import Kafka
@@ -15,7 +16,7 @@ enum TopicsCommand {
     }
 
     static func spec(_ name: String, _ summary: String) -> CommandSpec {
-        CommandSpec(name: "registrar topics \(name)", summary: summary, options: ConnectionOptions.specs + [
+        CommandSpec(name: "registrar topics \(name)", summary: summary, options: ConnectionOptions.commandSpecs + [
             .value("replication-factor", "Replicas of every partition (3 or more on a real cluster)", default: "1"),
             .value("min-insync-replicas", "min.insync.replicas of every topic (2 with 3 replicas)", default: "1"),
         ])
@@ -23,7 +24,8 @@ enum TopicsCommand {
 
     @Sendable static func create(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec("create", "create Registrar's topics")) { parsed in
-            for answer in try await provisioner(parsed).create() {
+            let (provisioner, connection) = try provisioner(parsed)
+            for answer in try await connection.explainingBrokerTrouble({ try await provisioner.create() }) {
                 print("\(answer.topic): \(answer.alreadyExisted ? "exists" : "created")")
             }
             return .success
@@ -31,20 +33,30 @@ enum TopicsCommand {
     }
 
     @Sendable static func check(_ arguments: [String]) async -> ExitCode {
-        await CommandLineTool.run(arguments, spec: spec("check", "check Registrar's topics")) { parsed in
-            let provisioner = try provisioner(parsed)
-            let discrepancies = try await provisioner.check()
-            discrepancies.forEach { print($0) }
-            print("\(provisioner.table.count - Set(discrepancies.map(\.topic)).count) of \(provisioner.table.count) topics agree")
+        var checkSpec = spec("check", "check Registrar's topics")
+        checkSpec.options.append(JSONOutput.option)
+        return await CommandLineTool.run(arguments, spec: checkSpec) { parsed in
+            let (provisioner, connection) = try provisioner(parsed)
+            let discrepancies = try await connection.explainingBrokerTrouble { try await provisioner.check() }
+            let agreeing = provisioner.table.count - Set(discrepancies.map(\.topic)).count
+            if parsed.flag("json") {
+                JSONOutput.print(["topics": provisioner.table.count, "agree": agreeing,
+                                  "discrepancies": discrepancies.map { ["topic": $0.topic, "problem": $0.description] }])
+            } else {
+                discrepancies.forEach { print($0) }
+                print("\(agreeing) of \(provisioner.table.count) topics agree")
+            }
             return discrepancies.isEmpty ? .success : .failure
         }
     }
 
-    static func provisioner(_ parsed: ParsedArguments) throws -> TopicProvisioner {
+    /// The provisioner `parsed` configures, and its connection (which says why the broker could not be reached).
+    static func provisioner(_ parsed: ParsedArguments) throws -> (TopicProvisioner, ConnectionOptions) {
         let replication = try TopicReplication(
             factor: parsed.value("replication-factor", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1,
             minInsyncReplicas: parsed.value("min-insync-replicas", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1)
-        let admin = try KafkaAdmin(configuration: ConnectionOptions(parsed).kafka(clientID: "registrar-topics"))
-        return TopicProvisioner(admin: admin, replication: replication)
+        let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
+        let admin = try KafkaAdmin(configuration: connection.kafka(clientID: "registrar-topics"))
+        return (TopicProvisioner(admin: admin, replication: replication), connection)
     }
 }

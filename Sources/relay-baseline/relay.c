@@ -6,6 +6,7 @@
 //   relay-baseline stage BROKERS IN OUT             copies every message of topic IN to OUT
 //   relay-baseline driver BROKERS FIRST LAST N RATE offers N messages at RATE/s to FIRST, reads them back from LAST
 // Environment: LINGER (linger.ms, default 1), FW (fetch.wait.max.ms, default 10).
+//   relay-baseline --version                       prints the release it was built with (REGISTRAR_VERSION, from Package.swift)
 #include <librdkafka/rdkafka.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ static void sub(rd_kafka_t *rk,const char*t){rd_kafka_topic_partition_list_t*l=r
 static int cmp(const void*a,const void*b){double x=*(const double*)a,y=*(const double*)b;return x<y?-1:x>y;}
 int main(int argc,char**argv){
   signal(SIGTERM,stop); signal(SIGINT,stop);
+  if(argc==2&&!strcmp(argv[1],"--version")){printf("relay-baseline %s\n",REGISTRAR_VERSION);return 0;}
+  if(argc<5||(strcmp(argv[1],"stage")&&argc<6)){fprintf(stderr,"usage: relay-baseline stage BROKERS IN OUT | driver BROKERS FIRST LAST N [RATE] | --version\n");return 2;}
   const char*b=argv[2];
   if(!strcmp(argv[1],"stage")){ // stage brokers in out
     rd_kafka_t*c=mk(RD_KAFKA_CONSUMER,b,argv[3]); rd_kafka_t*p=mk(RD_KAFKA_PRODUCER,b,NULL);

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Drives headless Chromium through the DevTools protocol on a pipe (--remote-debugging-pipe, so no
-websocket library is needed): opens URL, then clicks each --click selector in turn, waiting for the
-page it leads to. Prints one JSON line per page: {"url": ..., "html": <the rendered DOM>}.
---screenshot PNG saves the first page as Chromium renders it."""
+websocket library is needed): opens URL, then takes each step in turn — --click SELECTOR or --run SCRIPT
+(a script that navigates), waiting for the page it leads to, or --wait CONDITION (a script expression,
+until true) — and prints one JSON line per page: {"url": ..., "html": <the rendered DOM>} (after --wait,
+the same page again). --screenshot PNG saves the first page as Chromium renders it. --header "Name: value"
+adds a header to every request the browser sends (as a browser holding an operator's credentials would);
+--resolve "MAP name address" makes Chromium resolve a name to an address (e.g. a rebound DNS name)."""
 import argparse, base64, fcntl, json, os, shutil, subprocess, sys, tempfile, time
 
 
 class Browser:
-    def __init__(self, chromium):
+    def __init__(self, chromium, resolve=()):
         self.profile = tempfile.mkdtemp(prefix="registrar-chromium-")
         commands_r, self.commands = os.pipe()
         self.answers, answers_w = os.pipe()
@@ -20,7 +23,8 @@ class Browser:
 
         self.process = subprocess.Popen(
             [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-pipe",
-             "--user-data-dir=" + self.profile, "about:blank"],
+             "--user-data-dir=" + self.profile]
+            + (["--host-resolver-rules=" + ", ".join(resolve)] if resolve else []) + ["about:blank"],
             preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(commands_r)
         os.close(answers_w)
@@ -50,10 +54,13 @@ class Browser:
     def evaluate(self, expression):
         return self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})["result"].get("value")
 
-    def open(self, url):
+    def open(self, url, headers=None):
         target = self.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
         self.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+        if headers:
+            self.call("Network.enable")
+            self.call("Network.setExtraHTTPHeaders", {"headers": headers})
         self.call("Page.navigate", {"url": url})
         self.wait_for_page(lambda: self.evaluate("document.URL") != "about:blank")
 
@@ -67,10 +74,23 @@ class Browser:
 
     def click(self, selector):
         """Clicks the element `selector` finds and waits for the document the click navigates to."""
+        self.run(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (e) e.click(); return !!e; }})()",
+                 f"nothing matches {selector}")
+
+    def run(self, script, failure="the script returned false"):
+        """Runs `script`, which navigates, and waits for the document it leads to."""
         self.evaluate("window.__before = true")
-        if not self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (e) e.click(); return !!e; }})()"):
-            raise RuntimeError(f"nothing matches {selector}")
+        if self.evaluate(script) is False:
+            raise RuntimeError(failure)
         self.wait_for_page(lambda: self.evaluate("window.__before === undefined"))
+
+    def wait(self, condition, timeout=20):
+        """Waits until the expression `condition` is true on the page."""
+        deadline = time.monotonic() + timeout
+        while not self.evaluate(condition):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"never true: {condition}")
+            time.sleep(0.1)
 
     def page(self):
         return {"url": self.evaluate("document.URL"), "html": self.evaluate("document.documentElement.outerHTML")}
@@ -93,18 +113,21 @@ class Browser:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
-    parser.add_argument("--click", action="append", default=[])
+    for step in ("click", "run", "wait"):
+        parser.add_argument("--" + step, dest="steps", action="append", type=lambda value, step=step: (step, value))
+    parser.add_argument("--header", action="append", default=[])
+    parser.add_argument("--resolve", action="append", default=[])
     parser.add_argument("--screenshot")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     arguments = parser.parse_args()
-    browser = Browser(arguments.chromium)
+    browser = Browser(arguments.chromium, arguments.resolve)
     try:
-        browser.open(arguments.url)
+        browser.open(arguments.url, dict(header.split(": ", 1) for header in arguments.header))
         if arguments.screenshot:
             browser.screenshot(arguments.screenshot)
         print(json.dumps(browser.page()), flush=True)
-        for selector in arguments.click:
-            browser.click(selector)
+        for step, value in arguments.steps or []:
+            getattr(browser, step)(value)
             print(json.dumps(browser.page()), flush=True)
     finally:
         browser.close()

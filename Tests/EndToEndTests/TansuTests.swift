@@ -53,6 +53,25 @@ import Testing
         }
     }
 
+    /// On a real broker the console asks what the local mock broker cannot: the groups' members (DescribeConsumerGroups)
+    /// and the window's start by time (ListOffsets by timestamp; Tansu answers it with the partition's start, so the
+    /// window's message limit bounds it there).
+    @Test func theConsoleOnTansuDescribesTheWorkersGroupsAndReadsItsWindow() async throws {
+        let tansu = try TansuServer()
+        try await LiveSystem.with(broker: tansu) { system in
+            let request = system.request(email: "tansu-console@example.com")
+            guard case .registrationCompleted = try await system.send(.registrationRequested(request)) else {
+                throw HarnessError("the registration did not complete")
+            }
+            let (console, url) = try await ConsoleTests.startConsole(system, ["--bootstrap", tansu.bootstrapServers])
+            defer { console.send(SIGTERM) }
+            let page = try await ConsoleTests.overview(url, showing: request.registrationId)
+            #expect(page.contains("the last 60 minutes of each partition, at most 1000 messages"), "a real cluster's window")
+            #expect(page.contains("<td>account-worker</td><td>Stable</td>"), "the group described: \(page)")
+            #expect(!page.contains("cannot describe consumer groups"))
+        }
+    }
+
     @Test func aKilledMemberIsEvictedAndItsPartitionsMove() async throws {
         let tansu = try TansuServer()
         try await LiveSystem.with(broker: tansu) { system in

@@ -51,6 +51,14 @@ import Testing
             "0 of \(Topic.all.count) topics agree",
         ]), "\(checked.output)")
 
+        let json = try await Self.registrar(["topics", "check", "--bootstrap", server.bootstrapServers, "--json"])
+        #expect(json.status == 1)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data((json.output.split(separator: "\n").first ?? "").utf8)) as? [String: Any],
+                                    "\(json.output)")
+        #expect(answer["topics"] as? Int == Topic.all.count && answer["agree"] as? Int == 0)
+        let problems = (answer["discrepancies"] as? [[String: String]] ?? []).filter { $0["topic"] == Topic.authRequests }.compactMap { $0["problem"] }
+        #expect(problems.contains("auth.requests: 2 partitions, expected 6"), "\(problems)")
+
         let created = try await Self.registrar(["topics", "create", "--bootstrap", server.bootstrapServers])
         #expect(created.status == 0, "\(created.output)")
         #expect(created.output.contains("auth.requests: exists"), "an existing topic is left as it is")

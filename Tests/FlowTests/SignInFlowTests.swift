@@ -77,8 +77,10 @@ import Testing
     @Test func fiveFailuresLockTheAccountWithDoublingBackOff() async throws {
         try await KafkaFreeSystem.with(extraArguments: ["account-worker": ["--lockout-base", "3"]]) { system in
             _ = try await system.register("locked@example.com", password: "locked password")
+            let lockouts = metricValue(#"registrar_lockouts_total{kind="password"}"#)
             var wrong: [Event] = []
             for attempt in 1...5 { wrong.append(try await system.signIn(.password, email: "locked@example.com", secret: "guess \(attempt)").0) }
+            #expect(metricValue(#"registrar_lockouts_total{kind="password"}"#) >= lockouts + 1, "the lock is counted")
             let locked = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0
             // Exactly the answer of a wrong password.
             guard case .tokenRefused(let refusal) = locked, case .tokenRefused(let wrongRefusal) = wrong[4] else {

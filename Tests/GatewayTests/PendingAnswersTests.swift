@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func theLimiterCountsPerKeyAndSaysHowLongToWait() {
-        let limiter = RateLimiter(limit: 2, per: .seconds(60))
+        let limiter = RateLimiter("test", limit: 2, per: .seconds(60))
         let now = ContinuousClock.now
         #expect(limiter.admit("a", now: now) == nil && limiter.admit("a", now: now) == nil)
         #expect(limiter.admit("a", now: now + .seconds(10)) == 50)

@@ -51,9 +51,11 @@ import Testing
 
     @Test func aClientAddressPastItsLimitIs429() async throws {
         let routes = try await Routes.gateway { $0.requestsPerMinutePerAddress = 1 }
+        let refusals = metricValue(#"registrar_gateway_rate_limited_total{limit="address"}"#)
         #expect(await routes.post("/email/getCode", form: [("emailAddress", Routes.email("limited")), ("type", "2")]).status == 200)
         let refused = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("limited")), ("type", "2")])
         #expect(refused.status == 429 && refused.error == "rate_limited" && Int(refused.header("Retry-After") ?? "") != nil)
+        #expect(metricValue(#"registrar_gateway_rate_limited_total{limit="address"}"#) >= refusals + 1, "the refusal is counted")
     }
 
     // MARK: POST /email/getCode

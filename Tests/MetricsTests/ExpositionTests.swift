@@ -37,6 +37,23 @@ import Testing
             """)
     }
 
+    @Test func declaredSeriesAreExportedAtZeroUntilRecorded() {
+        let registry = MetricsRegistry()
+        let retries = registry.counter("registrar_retries_total", "Retries", labels: ["step"])
+        retries.declare("WriteProfile")
+        let durations = registry.histogram("registrar_handling_duration_seconds", "Durations", labels: ["topic"], buckets: [1])
+        durations.declare("auth.requests")
+        #expect(registry.exposition().contains("registrar_retries_total{step=\"WriteProfile\"} 0\n"))
+        #expect(registry.exposition().contains("registrar_handling_duration_seconds_bucket{topic=\"auth.requests\",le=\"+Inf\"} 0\n"))
+        #expect(registry.exposition().contains("registrar_handling_duration_seconds_count{topic=\"auth.requests\"} 0\n"))
+        retries.increment("WriteProfile")
+        retries.declare("WriteProfile")
+        durations.observe(0.5, "auth.requests")
+        durations.declare("auth.requests")
+        #expect(registry.exposition().contains("registrar_retries_total{step=\"WriteProfile\"} 1\n"), "declaring again keeps the count")
+        #expect(registry.exposition().contains("registrar_handling_duration_seconds_count{topic=\"auth.requests\"} 1\n"))
+    }
+
     @Test func labelValuesAreEscaped() {
         let registry = MetricsRegistry()
         registry.counter("odd_total", "Help with \\ and\nnewline", labels: ["value"]).increment("a\"b\\c\nd")

@@ -5,14 +5,15 @@ import Support
 import Testing
 
 /// Every `registrar` command that talks to the topics, pointed at an address where no broker listens, fails with
-/// exit code 1 and a message, soon after its `--timeout` — it does not hang closing its Kafka clients.
+/// exit code 1 and one line saying so (`cannot reach Kafka at 127.0.0.1:1: connection refused`), soon after its
+/// `--timeout` — it does not hang closing its Kafka clients; librdkafka's own lines come only with `--verbose`.
 @Suite(.tags(.live, .storeFree)) struct UnreachableBrokerTests {
     /// Far above what a failing command takes (a few seconds); only a hang comes near it.
     static let hangBound = Duration.seconds(60)
 
     @Test func everyClientCommandFailsInsteadOfHanging() async throws {
         let data = NSTemporaryDirectory() + "unreachable-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: data) }
         let key = SealingKeyPair.generate().publicKey.base64
         let flow = ["--bootstrap", "127.0.0.1:1", "--data-dir", data, "--public-key", key, "--timeout", "1"]
@@ -27,6 +28,7 @@ import Testing
              ["Correct-Horse-Battery-9", "123456"]),
             (["status", "reg-nobroker", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
             (["dlq", "list", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
+            (["topics", "check", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
         ]
         // All at once: each waits for a broker that never answers.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -37,11 +39,18 @@ import Testing
                     let took = ContinuousClock.now - started
                     #expect(status == 1, "\(command.arguments.prefix(2)): \(status) \(output.suffix(300))")
                     #expect(took < Self.hangBound, "\(command.arguments.prefix(2)) took \(took)")
-                    #expect(output.contains("\"level\":\"error\""), "\(command.arguments.prefix(2)): \(output.suffix(300))")
+                    let lines = output.split(separator: "\n")
+                    #expect(lines.count == 1 && lines[0].hasSuffix(": cannot reach Kafka at 127.0.0.1:1: connection refused"),
+                            "\(command.arguments.prefix(2)): \(output.suffix(600))")
                 }
             }
             try await group.waitForAll()
         }
+        let (status, verbose) = try await Self.run(["status", "reg-nobroker", "--bootstrap", "127.0.0.1:1", "--data-dir", data, "--verbose"],
+                                                   input: [])
+        #expect(status == 1)
+        #expect(verbose.contains("librdkafka: ") && verbose.contains("Connection refused"), "the library's lines with --verbose: \(verbose)")
+        #expect(verbose.hasSuffix("registrar status: cannot reach Kafka at 127.0.0.1:1: connection refused\n"), "\(verbose.suffix(300))")
     }
 
     /// Runs `registrar` with `input` on standard input, killed after `hangBound`; its exit status and both outputs.

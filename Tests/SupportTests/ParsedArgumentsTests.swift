@@ -1,3 +1,4 @@
+import Foundation
 @testable import Support
 @testable import TestSupport
 import Testing
@@ -41,6 +42,23 @@ import Testing
             #expect(text.contains("--bootstrap"))
             #expect(text.contains("KAFKA_BOOTSTRAP_SERVERS"))
         }
+    }
+
+    @Test func versionIsAsked() {
+        do {
+            _ = try ParsedArguments(["--bootstrap", "b:1", "--version"], spec: spec, environment: [:])
+            Issue.record("no version")
+        } catch {
+            guard case .versionRequested = error else { Issue.record("wrong error: \(error)"); return }
+        }
+    }
+
+    @Test func processUsageReadsThisProcess() throws {
+        let usage = try #require(ProcessUsage(pid: getpid()))
+        #expect(usage.residentBytes > 0 && usage.virtualBytes >= usage.residentBytes)
+        #expect(abs(usage.startTime.timeIntervalSinceNow) < 24 * 3600, "started today: \(usage.startTime)")
+        #expect((usage.openDescriptors ?? 0) >= 3, "stdin, stdout, stderr at least")
+        #expect(ProcessUsage.descriptorLimit >= 256)
     }
 
     @Test func doubleDashEndsOptions() throws {

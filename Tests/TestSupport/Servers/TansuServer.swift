@@ -33,6 +33,11 @@ public final class TansuServer: @unchecked Sendable {
     private let lock = NSLock()
     private var process: ChildProcess?
 
+    /// The workers' arguments on this broker: Tansu 0.6 holds every fetch for the whole wait, data or not (as the
+    /// local mock broker does), so its workers keep the mock's 10 ms instead of the 500 ms a real broker that answers
+    /// on data gets (`ConnectionOptions.longFetchWait`).
+    public static let workerArguments = ["--kafka-property", "fetch.wait.max.ms=10"]
+
     public init(storage: Storage = .memory) throws {
         executable = try Self.findExecutable()
         self.storage = storage

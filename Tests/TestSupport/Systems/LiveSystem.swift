@@ -35,7 +35,8 @@ final class LiveSystem: TestSystem {
         let backends = try StoreLocation.make(for: directory, postgres: postgres, relayingImages: relayingImages)
         let installation = try await LocalInstallation(at: directory, binaries: Binaries.directory, stores: backends.options,
                                                        broker: broker.map { .external(bootstrap: $0.bootstrapServers) } ?? .local(arguments: []),
-                                                       workers: names, workerArguments: LocalInstallation.quickFailover,
+                                                       workers: names,
+                                                       workerArguments: LocalInstallation.quickFailover + (broker == nil ? [] : TansuServer.workerArguments),
                                                        arguments: extraArguments)
         do {
             return LiveSystem(installation: installation, backends: backends, client: try installation.client(name: "e2e-test"))
