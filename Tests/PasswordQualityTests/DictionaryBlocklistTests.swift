@@ -34,7 +34,7 @@ import Testing
 }
 
 /// The dictionary kept open gives libpwquality's own verdicts (which open the dictionary on every call).
-@Suite struct DictionaryVerdictTests {
+@Suite(.tags(.unit)) struct DictionaryVerdictTests {
     /// Dictionary words and their variations (capitals, digits, reversals, padding), palindromes, short and long
     /// passwords, and phrases: each judged by the blocklist and by libpwquality in another process.
     @Test func verdictsAreLibpwqualitysOwn() throws {
