@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "Support"),
         .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD"]),
-        .target(name: "Operations", dependencies: ["HTTPServer", "Metrics", "Support"]),
+        .target(name: "Operations", dependencies: ["HTTPServer", "Metrics", "Support", "Domain"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium", "Support", "Metrics"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),

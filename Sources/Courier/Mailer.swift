@@ -5,6 +5,13 @@ import Foundation
 /// second copy where the transport can avoid it; failures are `StoreError`s (transient: retry).
 public protocol Mailer: Sendable {
     func send(_ message: EmailMessage) throws(StoreError)
+    /// Throws a transient error while the mail server cannot take mail (a worker starting then waits); by default
+    /// nothing (a mailer with no server).
+    func probe() throws(StoreError)
+}
+
+extension Mailer {
+    public func probe() throws(StoreError) {}
 }
 
 /// Who emails come from, and the domain of their Message-IDs.

@@ -81,9 +81,15 @@ public struct SigningKeySet: Sendable {
         }))
     }
 
-    /// Writes the JWKS of `current` and the retired keys.
-    public func publish(current: SigningPublicKey) throws {
-        try verificationKeys(current: current).json.write(toFile: jwksPath, atomically: true, encoding: .utf8)
+    /// Writes the JWKS of `current` and the retired keys, unless the file holds exactly that already (a worker
+    /// restarted on a full or read-only disk writes nothing); a new one replaces the old by a rename, so readers
+    /// never see a partial file. Returns whether it wrote.
+    @discardableResult
+    public func publish(current: SigningPublicKey) throws -> Bool {
+        let json = Data(try verificationKeys(current: current).json.utf8)
+        if FileManager.default.contents(atPath: jwksPath) == json { return false }
+        try json.write(to: URL(fileURLWithPath: jwksPath), options: .atomic)
+        return true
     }
 
     private func write(retired: [RetiredKey]) throws {

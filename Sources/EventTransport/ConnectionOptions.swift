@@ -57,6 +57,24 @@ public struct ConnectionOptions: Sendable {
         }
     }
 
+    /// The connection `arguments` give, once a broker is named: with neither `--bootstrap` nor its variable, a
+    /// long-running process waits for the local broker's address file to appear (the broker not started yet),
+    /// telling `waiting` why, rather than exiting. Nil when `shutdown` fires first.
+    public static func awaitingBroker(_ arguments: ParsedArguments, until shutdown: ShutdownSignal,
+                                      waiting: (String) -> Void) async throws(UsageError) -> ConnectionOptions? {
+        let dataDirectory = arguments.value("data-dir") ?? "data"
+        var told = false
+        while arguments.value("bootstrap") == nil, BrokerFollower(file: bootstrapFile(in: dataDirectory)).address() == nil {
+            let reason = "no broker address yet: waiting for \(bootstrapFile(in: dataDirectory)) (`registrar-dev broker --data-dir "
+                + "\(dataDirectory)`), or give --bootstrap"
+            waiting(reason)
+            if !told { Logger(component: "connection").warning(reason) }
+            told = true
+            guard await shutdown.sleep(for: .seconds(1)) else { return nil }
+        }
+        return try ConnectionOptions(arguments)
+    }
+
     /// Runs `body`, turning a failure to reach the broker into the one line that says so (a `CommandFailure`).
     public func explainingBrokerTrouble<T>(_ body: () async throws -> T) async throws -> T {
         do {

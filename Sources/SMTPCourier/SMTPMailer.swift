@@ -37,6 +37,16 @@ public struct SMTPMailer: Mailer {
         }
     }
 
+    /// Throws a transient error when the server cannot be reached or defers (4xx), so that a worker started during
+    /// its outage waits; a server that answers, even refusing `NOOP` for good, is there.
+    public func probe() throws(StoreError) {
+        do throws(StoreError) {
+            try SMTPTransfer(configuration: configuration).probe()
+        } catch where error.kind == .permanent {
+            return
+        }
+    }
+
     /// The bare address of `mailbox` (`Name <local@domain>` or `local@domain`), for the SMTP envelope.
     static func address(_ mailbox: String) throws(StoreError) -> String {
         var address = Substring(mailbox)

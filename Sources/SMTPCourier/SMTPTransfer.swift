@@ -10,6 +10,16 @@ struct SMTPTransfer {
     /// Throws a transient error for a 4xx reply or no reply (connecting, TLS, timeouts, lost connections),
     /// a permanent one for a 5xx reply or a configuration libcurl cannot use.
     func send(_ data: [UInt8], from sender: String, to recipient: String) throws(StoreError) {
+        try perform(connection + [.mailFrom("<\(sender)>"), .mailRecipients(["<\(recipient)>"]), .upload(data)])
+    }
+
+    /// Connects (TLS and AUTH as configured) and sends `NOOP`: whether the server answers, sending nothing.
+    func probe() throws(StoreError) {
+        try perform(connection + [.method("NOOP")])
+    }
+
+    /// The options of a connection to the server: its URL, limits, TLS and credentials.
+    private var connection: [CurlOption] {
         var options: [CurlOption] = [
             .url(configuration.serverURL), .connectTimeout(configuration.connectTimeout), .timeout(configuration.timeout),
             .requireTLS(configuration.security != .none),
@@ -20,7 +30,10 @@ struct SMTPTransfer {
         if let username = configuration.username {
             options += [.username(username), .password(configuration.password ?? "")]
         }
-        options += [.mailFrom("<\(sender)>"), .mailRecipients(["<\(recipient)>"]), .upload(data)]
+        return options
+    }
+
+    private func perform(_ options: [CurlOption]) throws(StoreError) {
         do throws(CurlError) {
             _ = try CurlHandle().perform(options)
         } catch {

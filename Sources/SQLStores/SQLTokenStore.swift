@@ -3,7 +3,8 @@ import Foundation
 import SignIn
 
 /// Refresh tokens (SHA-256 only), their families and pending sign-ins in one SQL database (tables
-/// `refresh_tokens`, `token_families`, `pending_sign_ins`).
+/// `refresh_tokens`, `token_families`, `pending_sign_ins`). Families whose tokens have all expired are deleted
+/// by the account worker's sweep (`forgetExpiredFamilies`).
 public struct SQLTokenStore: TokenStore {
     private let database: any SQLDatabase
 
@@ -51,6 +52,21 @@ public struct SQLTokenStore: TokenStore {
         }
     }
 
+    /// Deletes up to `limit` token families, with their tokens, whose every token expired before `cutoff`: such a
+    /// token is refused whether it is found or not, so nothing about it is worth keeping. Returns how many.
+    @discardableResult
+    public func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int {
+        try database.inTransaction { (db) throws(SQLError) -> Int in
+            let families = try db.query("SELECT family FROM token_families WHERE expires_at < ? ORDER BY expires_at LIMIT ?",
+                                        [cutoff, limit]) { (row) throws(SQLError) -> String in try row[0] }
+            for family in families {
+                try db.execute("DELETE FROM refresh_tokens WHERE family = ?", [family])
+                try db.execute("DELETE FROM token_families WHERE family = ?", [family])
+            }
+            return families.count
+        }
+    }
+
     @discardableResult
     public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         try database.withSession { (db) throws(SQLError) in
@@ -81,7 +97,10 @@ public struct SQLTokenStore: TokenStore {
     }
 
     private static func insert(_ token: RefreshToken, in db: SQLSession) throws(SQLError) {
-        try db.execute("INSERT INTO token_families (family, uid) VALUES (?, ?) ON CONFLICT DO NOTHING", [token.family, token.uid])
+        try db.execute("INSERT INTO token_families (family, uid, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                       [token.family, token.uid, token.expiresAt])
+        try db.execute("UPDATE token_families SET expires_at = ? WHERE family = ? AND expires_at < ?",
+                       [token.expiresAt, token.family, token.expiresAt])
         try db.execute("""
             INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by, replaced_with)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
@@ -128,6 +147,7 @@ public struct SQLTokenStore: TokenStore {
             """,
             Self.serverRegistrationIds(collation: ""),
             Self.replacedWith,
+            Self.familyExpiry(type: "REAL"),
         ],
         postgres: [
             """
@@ -154,10 +174,21 @@ public struct SQLTokenStore: TokenStore {
             """,
             Self.serverRegistrationIds(collation: #" COLLATE "C""#),
             Self.replacedWith,
+            Self.familyExpiry(type: "DOUBLE PRECISION"),
         ])
 
     /// Migration 3: a rotated token records the reply key of the request that rotated it.
     private static let replacedWith = "ALTER TABLE refresh_tokens ADD COLUMN replaced_with TEXT;"
+
+    /// Migration 4: a family records when its newest token expires, so that expired families are found by an index.
+    private static func familyExpiry(type: String) -> String {
+        """
+        ALTER TABLE token_families ADD COLUMN expires_at \(type);
+        UPDATE token_families SET expires_at = (SELECT MAX(t.expires_at) FROM refresh_tokens t WHERE t.family = token_families.family);
+        UPDATE token_families SET expires_at = 0 WHERE expires_at IS NULL;
+        CREATE INDEX token_families_by_expiry ON token_families (expires_at);
+        """
+    }
 
     /// Migration 2: a pending sign-in records the registration id the server chose and the email of its
     /// code (earlier rows keep their request id as registration id and have no email).

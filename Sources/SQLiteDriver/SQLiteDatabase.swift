@@ -106,7 +106,14 @@ public final class SQLiteDatabase: SQLDatabase {
     /// The table `registrar_migrations` counts the scripts applied per schema: one file may hold several
     /// (the account database holds the accounts, codes and tokens). A file made before that table counted
     /// its one schema in `user_version`; the first schema migrated in it takes that count.
+    /// A schema already current is only read (nothing is written at start, so a worker opens its database on a full
+    /// or read-only disk).
     public func migrate(_ name: String, _ migrations: [String]) throws(StoreError) {
+        if let applied = try? withConnection({ (connection) throws(SQLError) in
+            try connection.query("SELECT version FROM registrar_migrations WHERE schema_name = ?", [.text(name)])
+        }), case .integer(let count)? = applied.first?.values.first, count >= migrations.count {
+            return
+        }
         try transaction { (connection) throws(SQLError) in
             try connection.execute(script: """
                 CREATE TABLE IF NOT EXISTS registrar_migrations (

@@ -93,6 +93,9 @@ public protocol TokenStore: Sendable {
                 deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision
     /// Revokes every token family of `uid`.
     func revokeAll(uid: String) throws(StoreError)
+    /// Deletes up to `limit` families whose every token expired before `cutoff`, with their tokens; returns how many.
+    @discardableResult
+    func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int
     /// Records a pending sign-in unless one with its request id (or registration id) exists; returns
     /// the one stored under its request id.
     @discardableResult

@@ -12,8 +12,12 @@ import Support
 import Verification
 
 /// The account worker: the registration saga, sign-in and account changes, each request answered once,
-/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims.
+/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims
+/// and refresh-token families.
 public enum AccountWorker: WorkerKind {
+    /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
+    static let expiredTokenGrace: TimeInterval = 3_600
+
     public static let name = "account-worker"
     public static let role = WorkerRole.account
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
@@ -72,6 +76,7 @@ public enum AccountWorker: WorkerKind {
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()
+                try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
             })

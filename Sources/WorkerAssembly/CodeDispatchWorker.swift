@@ -26,8 +26,10 @@ public enum CodeDispatchWorker: WorkerKind {
                                 hourlyLimit: try parsed.integer("code-hourly-limit") ?? 5)
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let secrets = HMACCodeSecrets(authenticator: try WorkerKeys(parsed, stores: stores).codeSecret())
+        let mailer = try stores.mailer()
+        try mailer.probe()
         let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: secrets,
-                                    mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
+                                    mailer: MeteredMailer(mailer: mailer), mail: MailSettings(from: try parsed.required("mail-from")),
                                     rules: CodeRules(policy: policy), clock: clock)
         let answered = AnswerOnce(step, memo: try stores.answerMemo(of: name), afterCommit: { try step.deliver($0) })
         return WorkerStack(name: name, routing: RoutingTable([answered]))

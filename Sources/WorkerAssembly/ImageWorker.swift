@@ -18,13 +18,15 @@ public enum ImageWorker: WorkerKind {
         .value("jpeg-quality", "JPEG quality of stored avatars, 1–100", environment: "REGISTRAR_JPEG_QUALITY", default: "85"),
     ]
 
-    /// Reads no time.
+    /// Reads no time. Waits (throws transiently) while the image store cannot be reached.
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         var policy = AvatarPolicy()
         policy.outputSize = try parsed.integer("avatar-size") ?? policy.outputSize
         policy.jpegQuality = try parsed.integer("jpeg-quality") ?? policy.jpegQuality
-        let step = AvatarStep(images: try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore(),
+        let images = try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore()
+        try images.probe()
+        let step = AvatarStep(images: images,
                               imaging: VipsAvatarImaging(processor: AvatarProcessor(policy: policy)), sha256: sha256Hex)
         return WorkerStack(name: name, routing: RoutingTable([step]))
     }

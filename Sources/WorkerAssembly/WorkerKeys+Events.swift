@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Domain
 import EventTransport
 import Support
@@ -13,7 +14,8 @@ extension WorkerKeys {
 
     /// The key options every worker has.
     static let eventSpecs: [CommandSpec.Option] = [
-        .value("keys-dir", "Directory of the key files `registrar keys` creates (default: <data-dir>/keys, created on first start unless in production)",
+        .value("keys-dir", "Directory of the key files `registrar keys` creates (default: <data-dir>/keys; with embedded stores "
+               + "missing keys are created there on first start, with production stores they must be there)",
                environment: "REGISTRAR_KEYS_DIR"),
         .value("event-key-file", "File holding this worker's event signing key (or $REGISTRAR_EVENT_KEY as base64)",
                environment: "REGISTRAR_EVENT_KEY_FILE"),
@@ -36,10 +38,11 @@ extension WorkerKeys {
             if let missing = roles.subtracting(keys.keys).sorted().first { throw MissingPublicEventKey(role: missing) }
             return EventVerifier(trusting: keys.filter { roles.contains($0.key) })
         }
-        if stores.isProduction, parsed.value("keys-dir") == nil, let missing = roles.sorted().first {
+        let directory = EventKeyDirectory(directory)
+        if stores.isProduction, parsed.value("keys-dir") == nil,
+           let missing = roles.sorted().first(where: { !FileManager.default.fileExists(atPath: directory.publicPath(of: $0)) }) {
             throw MissingPublicEventKey(role: missing)
         }
-        let directory = EventKeyDirectory(directory)
         var keys: [WorkerRole: @Sendable () -> [SigningPublicKey]] = [:]
         for role in roles { keys[role] = try directory.reloadingPublicKeys(of: role, creatingMissing: !stores.isProduction) }
         return EventVerifier(roles: roles) { [keys] role in keys[role]?() ?? [] }
@@ -66,6 +69,6 @@ struct MissingPublicEventKey: Error, CustomStringConvertible {
 
     var description: String {
         "no public event key of the \(role.rawValue) role: in production mode give --keys-dir (with "
-            + "\(EventKeyDirectory.secretFile(of: role)).pub) or $\(WorkerKeys.publicEventKeysVariable) (role=base64 …)"
+            + "\(EventKeyDirectory.secretFile(of: role)).pub; default <data-dir>/keys) or $\(WorkerKeys.publicEventKeysVariable) (role=base64 …)"
     }
 }

@@ -6,9 +6,9 @@ import Support
 
 /// The keys one worker holds, and where it finds them. Each key comes from its environment variable
 /// (standard base64, for mounted secrets; never an option, so never in argv), else its file option,
-/// else `--keys-dir`. In production mode (``BackendOptions/isProduction``) that is all: a key given
-/// nowhere stops the worker, and none is ever created. In embedded mode a key given nowhere is loaded
-/// from, or created in, `<data>/keys`.
+/// else `--keys-dir` (default `<data>/keys`). In production mode (``BackendOptions/isProduction``) that is all:
+/// a key found nowhere stops the worker, and none is ever created. In embedded mode a missing key is created
+/// in the key directory.
 struct WorkerKeys {
     /// One key: its file name in a key directory, its file option and its environment variable.
     struct Key {
@@ -40,7 +40,7 @@ struct WorkerKeys {
         self.environment = environment
     }
 
-    /// The key directory: `--keys-dir`, or `<data>/keys`.
+    /// The key directory: `--keys-dir`, or `<data>/keys` (in production mode too, where a key must be there).
     var directory: String { parsed.value("keys-dir") ?? EmbeddedBackends(stores.dataDirectory).keysDirectory }
 
     func sealingKeyPair() throws -> SealingKeyPair {
@@ -94,18 +94,23 @@ struct WorkerKeys {
                          readOrCreate: (String) throws -> K) throws -> K {
         if let text = environment[key.variable], !text.isEmpty { return try decode(text, key.variable) }
         if let file = parsed.value(key.option) { return try read(file) }
-        guard stores.isProduction else { return try readOrCreate(directory + "/" + key.file) }
-        guard parsed.value("keys-dir") != nil else { throw MissingKey(key: key) }
-        return try read(directory + "/" + key.file)
+        let path = directory + "/" + key.file
+        guard stores.isProduction else { return try readOrCreate(path) }
+        guard parsed.value("keys-dir") != nil || FileManager.default.fileExists(atPath: path) else {
+            throw MissingKey(key: key, looked: path)
+        }
+        return try read(path)
     }
 }
 
-/// A key a worker in production mode was not given.
+/// A key a worker in production mode was not given, and did not find where `--keys-dir` defaults to.
 struct MissingKey: Error, CustomStringConvertible {
     var key: WorkerKeys.Key
+    /// The default key directory's file looked for.
+    var looked: String
 
     var description: String {
-        "no \(key.what): in production mode (a PostgreSQL, S3 or SMTP store is configured) keys are never created; "
-            + "give --\(key.option), --keys-dir or $\(key.variable) (base64); `registrar keys --keys-dir DIR` creates a set"
+        "no \(key.what): in production mode (a PostgreSQL, S3 or SMTP store is configured) keys are never created, and \(looked) "
+            + "does not exist; give --\(key.option), --keys-dir or $\(key.variable) (base64); `registrar keys --keys-dir DIR` creates a set"
     }
 }

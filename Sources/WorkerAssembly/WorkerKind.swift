@@ -42,38 +42,50 @@ extension WorkerKind {
     }
 
     /// Runs the worker `parsed` (a command line parsed with `spec`) configures until `shutdown`, reading the
-    /// time from `clock` and doing its periodic work every `interval`.
+    /// time from `clock` and doing its periodic work every `interval`. Started while its broker, a store or its
+    /// disk is unavailable, it waits (alive, not ready, saying why on `/readyz` and in its log) and starts once
+    /// they are back; only a configuration it cannot use (an option, a key) ends it.
     public static func run(_ parsed: ParsedArguments, until shutdown: ShutdownSignal, clock: @escaping @Sendable () -> Date = Date.init,
                            every interval: Duration = .seconds(5)) async throws {
-        let connection = try ConnectionOptions(parsed)
-        let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: connection.dataDirectory))
-        let signer = try keys.eventSigner(role)
-        let stack = try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
-        let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
-        Worker.declareMetrics(name: name, routing: stack.routing, role: role)
+        let logger = Logger(component: name)
+        let startup = StartupState()
         let board = WorkerBoard()
         let endpoint = try OperationsEndpoint.start(parsed, component: name) {
+            if let waiting = startup.waitingFor { return HealthReport(isAlive: true, notReadyBecause: [waiting]) }
             let health = board.health()
             return HealthReport(isAlive: health.isRunning, notReadyBecause: health.reasons)
         }
-        let session: @Sendable (KafkaConfiguration, ShutdownSignal) async throws -> Void = { configuration, until in
-            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval, board: board)
-        }
         do {
-            if let file = connection.bootstrapFile {
-                try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown,
-                                                         logger: Logger(component: name)) { address, until in
-                    let isLocalBroker = try await offload { connection.isMockCluster(address) }
-                    try await session(connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker), until)
-                }
-            } else {
-                let isLocalBroker = try await offload { connection.isMockCluster(connection.bootstrapServers) }
-                try await session(connection.kafka(clientID: name, isLocalBroker: isLocalBroker), shutdown)
-            }
+            try await run(parsed, until: shutdown, clock: clock, every: interval, startup: startup, board: board, logger: logger)
         } catch {
             await endpoint?.stop()
             throw error
         }
         await endpoint?.stop()
+    }
+
+    private static func run(_ parsed: ParsedArguments, until shutdown: ShutdownSignal, clock: @escaping @Sendable () -> Date,
+                            every interval: Duration, startup: StartupState, board: WorkerBoard, logger: Logger) async throws {
+        guard let connection = try await ConnectionOptions.awaitingBroker(parsed, until: shutdown, waiting: startup.waiting) else { return }
+        let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: connection.dataDirectory))
+        let signer = try keys.eventSigner(role)
+        guard let stack = try await StartupWait.open("its stores", until: shutdown, state: startup, logger: logger, {
+            try stack(parsed, dataDirectory: connection.dataDirectory, clock: clock)
+        }) else { return }
+        let verifier = try keys.eventVerifier(trusting: stack.routing.producers)
+        Worker.declareMetrics(name: name, routing: stack.routing, role: role)
+        startup.started()
+        let session: @Sendable (KafkaConfiguration, ShutdownSignal) async throws -> Void = { configuration, until in
+            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval, board: board)
+        }
+        if let file = connection.bootstrapFile {
+            try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown, logger: logger) { address, until in
+                let isLocalBroker = try await offload { connection.isMockCluster(address) }
+                try await session(connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker), until)
+            }
+        } else {
+            let isLocalBroker = try await offload { connection.isMockCluster(connection.bootstrapServers) }
+            try await session(connection.kafka(clientID: name, isLocalBroker: isLocalBroker), shutdown)
+        }
     }
 }

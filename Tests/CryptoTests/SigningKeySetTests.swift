@@ -111,4 +111,26 @@ import Testing
             #expect(file.current.publicKey == second.publicKey)
         }
     }
+
+    /// A worker restarted with its keys unchanged writes nothing (so it starts on a full or read-only disk); a JWKS
+    /// that must change is replaced whole, by a rename.
+    @Test func publishingAnUnchangedKeySetWritesNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let set = keySet(in: directory)
+            let first = try set.create()
+            let before = try FileManager.default.attributesOfItem(atPath: set.jwksPath)
+            chmod(directory + "/keys", 0o500)
+            defer { chmod(directory + "/keys", 0o700) }
+            #expect(try set.publish(current: first.publicKey) == false)
+            let after = try FileManager.default.attributesOfItem(atPath: set.jwksPath)
+            #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
+            #expect(after[.modificationDate] as? Date == before[.modificationDate] as? Date)
+            chmod(directory + "/keys", 0o700)
+            let second = SigningKeyPair.generate()
+            #expect(try set.publish(current: second.publicKey) == true)
+            #expect(try FileManager.default.attributesOfItem(atPath: set.jwksPath)[.systemFileNumber] as? Int
+                    != before[.systemFileNumber] as? Int, "a new file renamed over the old one")
+            #expect(try published(set).entries.first?.keyID == second.publicKey.keyID)
+        }
+    }
 }

@@ -16,7 +16,7 @@ import Testing
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
             let requests = (0..<16).map { system.request(email: "restart\($0)@example.com", avatar: $0.isMultiple(of: 2) ? photo : nil) }
             // Mid-run: every worker has opened its stores and joined its group (one still starting when the
-            // database stops exits, for its supervisor to restart).
+            // database stops waits for it: `StartDuringOutageTests`).
             try await GroupJoins.wait(for: ["account-worker", "image-worker", "profile-worker"], logs: system.logs)
             try await system.publish(Array(requests.prefix(8)))
             try await Task.sleep(for: .milliseconds(300))

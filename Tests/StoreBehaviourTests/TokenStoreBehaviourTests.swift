@@ -67,6 +67,32 @@ import Testing
         }
     }
 
+    /// The sweep's pruning: a family goes, with every token of it, once its newest token has expired; one with a
+    /// token still valid stays whole, however old its rotated-away tokens are.
+    @Test(arguments: StoreBackend.allCases)
+    func familiesWhoseTokensHaveAllExpiredAreForgottenWithTheirTokens(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            let day = 86_400.0
+            try store.store(refreshToken("old-1", family: "old", expiresIn: day))
+            try store.store(refreshToken("old-2", family: "old", expiresIn: 2 * day))
+            try store.store(refreshToken("live-1", family: "live", expiresIn: day))
+            try store.store(refreshToken("live-2", family: "live", expiresIn: 10 * day))
+            try store.store(refreshToken("other", family: "other", expiresIn: 3 * day))
+            let cutoff = startDate.addingTimeInterval(5 * day)
+            #expect(try store.forgetExpiredFamilies(expiredBefore: cutoff, limit: 1) == 1)
+            #expect(try store.token(digest: "old-1") == nil && store.token(digest: "old-2") == nil)
+            #expect(try store.token(digest: "other") != nil, "beyond the limit: the next sweep's")
+            #expect(try store.forgetExpiredFamilies(expiredBefore: cutoff, limit: 100) == 1)
+            #expect(try store.token(digest: "other") == nil)
+            #expect(try store.token(digest: "live-1") != nil && store.token(digest: "live-2") != nil)
+            #expect(try store.forgetExpiredFamilies(expiredBefore: cutoff, limit: 100) == 0)
+            // A family's expiry follows its newest token, whatever order tokens are stored in.
+            try store.store(refreshToken("late", family: "late", expiresIn: 10 * day))
+            try store.store(refreshToken("early", family: "late", expiresIn: day))
+            #expect(try store.forgetExpiredFamilies(expiredBefore: cutoff, limit: 100) == 0)
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func aPendingSignInIsRecordedOnceByRequestAndByRegistration(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
@@ -84,9 +110,10 @@ import Testing
     }
 }
 
-private func refreshToken(_ digest: String, family: String = "f1", uid: String = "uid-1", issuedBy: String = "q0") -> RefreshToken {
+private func refreshToken(_ digest: String, family: String = "f1", uid: String = "uid-1", issuedBy: String = "q0",
+                          expiresIn lifetime: TimeInterval = 86_400) -> RefreshToken {
     RefreshToken(digest: digest, family: family, uid: uid, issuedBy: issuedBy, issuedAt: startDate,
-                 expiresAt: startDate.addingTimeInterval(86_400))
+                 expiresAt: startDate.addingTimeInterval(lifetime))
 }
 
 private extension TokenStore {

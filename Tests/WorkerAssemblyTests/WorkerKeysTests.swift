@@ -1,5 +1,7 @@
 import Backends
 import Crypto
+import Domain
+import EventTransport
 import Foundation
 import Support
 @testable import TestSupport
@@ -63,6 +65,27 @@ import Testing
             #expect(throws: CryptoError.self) { try withoutSealing.sealingKeyPair() }
             #expect(!FileManager.default.fileExists(atPath: set + "/" + KeyFileName.sealing))
             #expect(!FileManager.default.fileExists(atPath: root + "/data"))
+        }
+    }
+
+    /// `--keys-dir` defaults to `<data>/keys` in production mode too: a worker whose keys are there needs no option.
+    @Test func productionFindsItsKeysInTheDataDirectorysKeysByDefault() throws {
+        try withTemporaryDirectory { data in
+            let directory = EmbeddedBackends(data).keysDirectory
+            let sealing = try SealingKeyPair.create(at: directory + "/" + KeyFileName.sealing)
+            let codes = try MessageAuthenticator.create(at: directory + "/" + KeyFileName.codeSecret)
+            let events = EventKeyDirectory(directory)
+            try events.create(WorkerRole.allCases)
+            let parsed = try ParsedArguments(["--data-dir", data] + Self.production, spec: AccountWorker.spec, environment: [:])
+            let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: data), environment: [:])
+            #expect(try keys.sealingKeyPair().publicKey == sealing.publicKey)
+            #expect(try keys.codeSecret().tag([1]) == codes.tag([1]))
+            #expect(try keys.eventSigner(.account).publicKey == SigningPublicKey.load(from: events.publicPath(of: .account)))
+            #expect(try keys.eventVerifier(trusting: [.account, .image, .profile]).roles == [.account, .image, .profile])
+            // A key missing there is still refused, naming where it was looked for, and never created.
+            let error = #expect(throws: MissingKey.self) { try keys.signingKey() }
+            #expect(error?.description.contains(directory + "/" + KeyFileName.signing) == true)
+            #expect(!FileManager.default.fileExists(atPath: directory + "/" + KeyFileName.signing))
         }
     }
 

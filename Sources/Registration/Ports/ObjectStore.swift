@@ -32,6 +32,16 @@ public protocol ObjectStore: Sendable {
 }
 
 extension ObjectStore {
+    /// Throws a transient error while the store cannot be reached or fails (5xx), so that a worker starting then
+    /// waits; a store that answers, even refusing the request (a bucket policy without listing), is there.
+    public func probe() throws(StoreError) {
+        do throws(StoreError) {
+            _ = try size(of: "staging/startup-probe")
+        } catch where error.kind == .permanent {
+            return
+        }
+    }
+
     /// Whether an object exists under `key`.
     public func contains(_ key: String) throws(StoreError) -> Bool {
         try size(of: key) != nil

@@ -49,6 +49,17 @@ public final class InMemoryTokenStore: TokenStore {
     }
 
     @discardableResult
+    public func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int {
+        state.withLock { state in
+            let newest = Dictionary(state.tokens.values.map { ($0.family, $0.expiresAt) }, uniquingKeysWith: max)
+            let expired = Set(newest.filter { $0.value < cutoff }.keys.sorted().prefix(limit))
+            state.tokens = state.tokens.filter { !expired.contains($0.value.family) }
+            state.revokedFamilies.subtract(expired)
+            return expired.count
+        }
+    }
+
+    @discardableResult
     public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         state.withLock { state in
             let taken = state.pending.values.contains { $0.registrationId == signIn.registrationId }
