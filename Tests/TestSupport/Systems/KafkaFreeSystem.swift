@@ -52,11 +52,11 @@ final class KafkaFreeSystem: FlowSystem {
     /// The events a step refused with an error (a worker would dead-letter them), with the error.
     var refused: [(event: Event, error: any Error)] { log.withLock { $0.refused } }
 
-    func publish(_ event: Event) async throws { deliver(event) }
+    func publish(_ event: Event) async throws { try await offload { self.deliver(event) } }
 
     func send(_ request: Event, timeout: Duration) async throws -> Event {
         let before = published.count
-        deliver(request)
+        try await publish(request)
         guard let topic = RegistrarClient.outcomeTopic(of: request),
               let outcome = published.dropFirst(before).first(where: { $0.topic == topic && $0.key == request.key }) else {
             throw HarnessError("no outcome for \(request.type) \(request.key); refused: \(refused.map { "\($0.event.type): \($0.error)" })")
@@ -69,9 +69,11 @@ final class KafkaFreeSystem: FlowSystem {
     }
 
     /// Runs every worker's periodic work once (the deadline sweep among it) and delivers what it publishes.
-    func sweep() throws {
-        for stack in stacks {
-            for event in try stack.periodic?() ?? [] { deliver(event) }
+    func sweep() async throws {
+        try await offload {
+            for stack in self.stacks {
+                for event in try stack.periodic?() ?? [] { self.deliver(event) }
+            }
         }
     }
 
@@ -79,8 +81,9 @@ final class KafkaFreeSystem: FlowSystem {
         if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    /// Publishes `event` and delivers it and everything it leads to, in order. A step that throws refuses its event (it
-    /// is recorded in `refused`); a refused public request is answered as the worker would answer one it dead-letters.
+    /// Publishes `event` and delivers it and everything it leads to, in order (blocking: the steps hash passwords and
+    /// write to their stores, so callers offload it, as the workers do). A step that throws refuses its event (it is
+    /// recorded in `refused`); a refused public request is answered as the worker would answer one it dead-letters.
     private func deliver(_ event: Event) {
         var queue = [event]
         while !queue.isEmpty {
