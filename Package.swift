@@ -16,7 +16,8 @@ import PackageDescription
 ///   `ContractLimits`).
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
 /// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
-/// - `Courier`: email messages (RFC 5322, multipart/alternative) and the `Mailer` port. No I/O library.
+/// - `Courier`: email messages (RFC 5322, multipart/alternative) from templates by locale (built in by the `EmbedFiles`
+///   plugin, overridable from a directory) and the `Mailer` port. No I/O library.
 /// - `Verification`, `SignIn`, `AccountChanges`: one-time codes, token requests and account changes — rules,
 ///   steps and ports, like `Registration`. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
@@ -82,7 +83,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
         .target(name: "Registration", dependencies: ["Domain"]),
-        .target(name: "Courier", dependencies: ["Domain"]),
+        .target(name: "Courier", dependencies: ["Domain"], exclude: ["Templates"], plugins: ["EmbedFiles"]),
         .target(name: "Verification", dependencies: ["Domain", "Courier"]),
         .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification"]),
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
@@ -121,6 +122,11 @@ let package = Package(
             "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
             "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality", "Operations", "Metrics",
         ]),
+
+        // MARK: Build tools
+        // Embeds a target's `Templates` files in it (the mail templates of `Courier`), as `//go:embed` would.
+        .executableTarget(name: "embed-files"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"], path: "Sources/EmbedFiles"),
 
         // MARK: Executables
         .executableTarget(name: "kafka-tool", dependencies: ["KafkaCommands", "Support"]),
@@ -173,6 +179,7 @@ let package = Package(
         .testTarget(name: "S3StoreTests", dependencies: [
             "S3Store", "Curl", "EmbeddedStores", "TestSupport", "Backends", "Crypto", "Domain", "Registration",
         ]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "Domain", "TestSupport", "Support"]),
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "TestSupport", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "TestSupport", "SignIn",

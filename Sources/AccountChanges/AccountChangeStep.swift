@@ -37,14 +37,17 @@ public struct AccountChangeStep: EventHandler {
 
     public static let routes = StepRoutes.accountChange
 
+    /// The letters it mails: the notices of completed changes.
+    public static let letters = Notices.letters
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
         case .passwordChangeRequested(let request):
-            return try unlessRecorded(request.requestId) { try changePassword(request) }
+            return try unlessRecorded(request.requestId, locale: request.locale) { try changePassword(request) }
         case .passwordResetRequested(let request):
-            return try unlessRecorded(request.requestId) { try resetPassword(request) }
+            return try unlessRecorded(request.requestId, locale: request.locale) { try resetPassword(request) }
         case .emailChangeRequested(let request):
-            return try unlessRecorded(request.requestId) { try changeEmail(request) }
+            return try unlessRecorded(request.requestId, locale: request.locale) { try changeEmail(request) }
         case .profileEmailUpdated(let reply):
             return try advance(on: event, uid: reply.uid)
         case .profileEmailRejected(let reply):
@@ -80,8 +83,9 @@ public struct AccountChangeStep: EventHandler {
         return events
     }
 
-    private func unlessRecorded(_ requestId: String, _ body: () throws -> [Event]) throws -> [Event] {
+    private func unlessRecorded(_ requestId: String, locale: String?, _ body: () throws -> [Event]) throws -> [Event] {
         if let failure = RequestId.validate(requestId) { return [failed(requestId, failure)] }
+        if let problem = locale.flatMap(MailLocale.problem(in:)) { return [failed(requestId, Failure(.localeInvalid, problem))] }
         if let change = try accounts.change(requestId: requestId) { return try effects(of: change) }
         return try body()
     }
@@ -164,9 +168,7 @@ public struct AccountChangeStep: EventHandler {
     /// a change that was rolled back.
     public func notify(_ event: Event) throws {
         guard let change = try accounts.change(requestId: event.key), change.stage == .completed else { return }
-        let now = clock()
-        try mailer.send(change.kind == .changeEmail ? Notices.emailChanged(change, settings: mail, date: now)
-                                                    : Notices.passwordChanged(change, settings: mail, date: now))
+        try mailer.send(Notices.message(of: change, locale: event.locale, settings: mail, date: clock()))
     }
 
     /// The seals of a request, bound to its id, email and reply key.

@@ -2,26 +2,23 @@ import Courier
 import Domain
 import Foundation
 
-/// The notification emails of account changes; none carries a secret.
+/// The notices of account changes, mailed to the account's (old) address; none carries a secret.
 enum Notices {
-    static func passwordChanged(_ record: AccountChangeRecord, settings: MailSettings, date: Date) -> EmailMessage {
-        let how = record.kind == .resetPassword ? "reset with a code sent to this address" : "changed"
-        return settings.message(
-            kind: "notice", requestId: record.requestId, to: record.oldEmail, subject: "Your Registrar password was \(how)",
-            text: "The password of your Registrar account was \(how), and every session was signed out.\n"
-                + "If this was not you, reset your password now.\n",
-            html: "<!DOCTYPE html><html><body><p>The password of your Registrar account was \(how), and every session was signed out.</p>"
-                + "<p>If this was not you, reset your password now.</p></body></html>\n",
-            date: date)
-    }
+    static let passwordChanged = Letter("password_changed", kind: "notice")
+    static let passwordReset = Letter("password_reset", kind: "notice")
+    static let emailChanged = Letter("email_changed", kind: "notice", values: ["newEmail"])
 
-    static func emailChanged(_ record: AccountChangeRecord, settings: MailSettings, date: Date) -> EmailMessage {
-        settings.message(
-            kind: "notice", requestId: record.requestId, to: record.oldEmail, subject: "Your Registrar email address was changed",
-            text: "Your Registrar account now signs in with \(record.newEmail) instead of this address.\n"
-                + "If this was not you, contact support at once.\n",
-            html: "<!DOCTYPE html><html><body><p>Your Registrar account now signs in with <b>\(record.newEmail)</b> instead of this address.</p>"
-                + "<p>If this was not you, contact support at once.</p></body></html>\n",
-            date: date)
+    /// Every notice of this flow.
+    static let letters = [passwordChanged, passwordReset, emailChanged]
+
+    /// The notice of the completed `record`, in the locale `locale` selects.
+    static func message(of record: AccountChangeRecord, locale: String?, settings: MailSettings, date: Date) throws(StoreError) -> EmailMessage {
+        let letter = switch record.kind {
+        case .changePassword: passwordChanged
+        case .resetPassword: passwordReset
+        case .changeEmail: emailChanged
+        }
+        return try settings.message(letter, values: ["newEmail": record.newEmail], locale: locale, to: record.oldEmail,
+                                    requestId: record.requestId, date: date)
     }
 }

@@ -14,13 +14,16 @@ public struct PasswordChangeRequested: RequestMessage, Equatable {
     public var sealedPassword: String
     public var sealedNewPassword: String
     public var replyKey: String
+    /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
+    public var locale: String?
 
-    public init(requestId: String, email: String, sealedPassword: String, sealedNewPassword: String, replyKey: String) {
+    public init(requestId: String, email: String, sealedPassword: String, sealedNewPassword: String, replyKey: String, locale: String? = nil) {
         self.requestId = requestId
         self.email = email
         self.sealedPassword = sealedPassword
         self.sealedNewPassword = sealedNewPassword
         self.replyKey = replyKey
+        self.locale = locale
     }
 }
 
@@ -31,13 +34,16 @@ public struct PasswordResetRequested: RequestMessage, Equatable {
     public var sealedCode: String
     public var sealedNewPassword: String
     public var replyKey: String
+    /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
+    public var locale: String?
 
-    public init(requestId: String, email: String, sealedCode: String, sealedNewPassword: String, replyKey: String) {
+    public init(requestId: String, email: String, sealedCode: String, sealedNewPassword: String, replyKey: String, locale: String? = nil) {
         self.requestId = requestId
         self.email = email
         self.sealedCode = sealedCode
         self.sealedNewPassword = sealedNewPassword
         self.replyKey = replyKey
+        self.locale = locale
     }
 }
 
@@ -50,14 +56,17 @@ public struct EmailChangeRequested: RequestMessage, Equatable {
     public var newEmail: String
     public var sealedCode: String
     public var replyKey: String
+    /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
+    public var locale: String?
 
-    public init(requestId: String, email: String, sealedPassword: String, newEmail: String, sealedCode: String, replyKey: String) {
+    public init(requestId: String, email: String, sealedPassword: String, newEmail: String, sealedCode: String, replyKey: String, locale: String? = nil) {
         self.requestId = requestId
         self.email = email
         self.sealedPassword = sealedPassword
         self.newEmail = newEmail
         self.sealedCode = sealedCode
         self.replyKey = replyKey
+        self.locale = locale
     }
 }
 

@@ -13,6 +13,8 @@ public enum ContractLimits {
     public static let minimumPasswordCharacters = 8
     /// The longest password, in characters.
     public static let maximumPasswordCharacters = 128
+    /// The longest `locale` (a language tag or a priority list of them), in characters.
+    public static let localeCharacters = 100
     /// The largest original avatar, in bytes.
     public static let avatarBytes = 20 * 1024 * 1024
     /// The most pixels (width × height) an original avatar may have, read from its header.

@@ -35,6 +35,8 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case replyKeyInvalid = "reply_key_invalid"
     case profileIncomplete = "profile_incomplete"
     case emailUnchanged = "email_unchanged"
+    /// A request's `locale` is not a language tag or a list of them.
+    case localeInvalid = "locale_invalid"
     // Any request
     /// The request could not be processed at all (undecodable, too large, keyed other than its id, refused
     /// by a store for good) and was dead-lettered; the message says why. Publish a corrected request.

@@ -11,11 +11,14 @@ public struct CodeRequested: RequestMessage, Equatable {
     public var requestId: String
     public var email: String
     public var purpose: CodePurpose
+    /// The language of the mail: a BCP 47 tag or a priority list of them (`zh-CN, en`); English when absent or unknown.
+    public var locale: String?
 
-    public init(requestId: String, email: String, purpose: CodePurpose) {
+    public init(requestId: String, email: String, purpose: CodePurpose, locale: String? = nil) {
         self.requestId = requestId
         self.email = email
         self.purpose = purpose
+        self.locale = locale
     }
 }
 

@@ -2,7 +2,8 @@ import Domain
 import HTTPServer
 
 /// `POST /email/getCode`: form or JSON with `emailAddress` and `type` (1 register, 2 login, 3 reset
-/// password, or a purpose name). The answer is the same whether or not an account has the address.
+/// password, or a purpose name). The answer is the same whether or not an account has the address. The mail is
+/// written in the language `Accept-Language` prefers.
 extension Gateway {
     @Sendable func requestCode(_ request: HTTPRequest) async -> HTTPResponse {
         let email: String
@@ -23,7 +24,8 @@ extension Gateway {
         if let wait = codeLimiter.admit(email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
         return await idempotent(request, shown: true) { [client, configuration] id in
             do {
-                switch try await client.send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)),
+                switch try await client.send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose,
+                                                                                  locale: Self.locale(of: request))),
                                              timeout: configuration.outcomeTimeout) {
                 case .codeSent(let sent):
                     return Answer.json(200, ["requestId": id, "purpose": sent.purpose.rawValue, "expiresIn": sent.expiresIn])
@@ -39,6 +41,11 @@ extension Gateway {
                 return self.unavailable(error)
             }
         }
+    }
+
+    /// The `locale` of the request's mails: its `Accept-Language` as a priority list (nil when it names nothing usable).
+    static func locale(of request: HTTPRequest) -> String? {
+        request.headers["Accept-Language"].flatMap(MailLocale.priorityList(acceptLanguage:))
     }
 
     /// The purpose a `type` field names: the app's numbers or the purpose names.

@@ -5,6 +5,7 @@ import HTTPServer
 import RegistrarClient
 import Registration
 import Support
+import Synchronization
 
 /// The HTTPS edge: the apps' requests turned into requests on the topics through a `RegistrarClient`
 /// (one producer and one shared outcome listener for every request in flight), and the outcomes into answers.
@@ -18,6 +19,8 @@ public final class Gateway: Sendable {
     let addressLimiter: RateLimiter
     let codeLimiter: RateLimiter
     let signInLimiter: RateLimiter
+    /// The OAuth issuer (RFC 8414): the configured one, else the URL the gateway serves on once it is known.
+    private let servedIssuer: Mutex<String>
 
     public init(client: RegistrarClient, staging objects: (any ObjectStore)?, configuration: GatewayConfiguration,
                 logger: Logger = Logger(component: "gateway")) {
@@ -28,7 +31,17 @@ public final class Gateway: Sendable {
         addressLimiter = RateLimiter("address", limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
         codeLimiter = RateLimiter("codes_per_email", limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
         signInLimiter = RateLimiter("sign_ins_per_email", limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
+        servedIssuer = Mutex(configuration.issuer ?? "https://localhost")
         GatewayMetrics.declare()
+    }
+
+    /// The OAuth issuer the metadata names.
+    var issuer: String { servedIssuer.withLock { $0 } }
+
+    /// Tells the gateway the URL it serves on: the issuer, unless one was configured.
+    public func serving(at url: String) {
+        guard configuration.issuer == nil else { return }
+        servedIssuer.withLock { $0 = url.hasSuffix("/") ? String(url.dropLast()) : url }
     }
 
     /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
@@ -56,12 +69,13 @@ public final class Gateway: Sendable {
                 (try? await offload { client.isReachable(timeout: .seconds(2)) }) == true ? Answer.json(200, ["status": "ready"])
                     : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
             }),
-            "/.well-known/jwks.json": ("GET", { [configuration] _ in
+            Self.metadataPath: ("GET", describeServer),
+            Self.jwksPath: ("GET", { [configuration] _ in
                 HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")]),
                              body: Array(configuration.jwks.utf8))
             }),
             "/email/getCode": ("POST", requestCode),
-            "/oauth/token": ("POST", issueTokens),
+            Self.tokenPath: ("POST", issueTokens),
             "/accounts": ("POST", register),
             "/me/password": ("POST", changePassword),
             "/password/reset": ("POST", resetPassword),

@@ -18,6 +18,8 @@ public enum GatewayCommand {
         ] + TLSOptions.specs + [
             .value("clients", "OAuth clients, JSON {\"clients\":[{\"id\":…,\"secret\":…}]}", environment: "REGISTRAR_OAUTH_CLIENTS"),
             .value("jwks", "JSON Web Key Set to serve; default: <data-dir>/keys/jwks.json"),
+            .value("issuer", "The OAuth issuer the metadata names (RFC 8414): the public HTTPS URL apps reach the gateway at, e.g. "
+                   + "https://auth.example.com; default: the URL it serves on", environment: "REGISTRAR_ISSUER"),
             .value("wait", "Seconds a request is held for its outcome before 202", default: "10"),
             .value("requests-per-minute", "Requests per client address per minute", default: "120"),
             .value("codes-per-hour", "Code requests per email address per hour", default: "20"),
@@ -38,6 +40,7 @@ public enum GatewayCommand {
                 jwks: try String(contentsOfFile: parsed.value("jwks") ?? EmbeddedBackends(connection.dataDirectory).keysDirectory
                                  + "/" + KeyFileName.jwks, encoding: .utf8),
                 tls: tls != nil)
+            configuration.issuer = try parsed.value("issuer").map(issuer)
             configuration.wait = .seconds(try parsed.integer("wait") ?? 10)
             configuration.requestsPerMinutePerAddress = try parsed.integer("requests-per-minute") ?? 120
             configuration.codesPerHourPerEmail = try parsed.integer("codes-per-hour") ?? 20
@@ -56,6 +59,7 @@ public enum GatewayCommand {
                 let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
                     HealthReport(isAlive: true, notReadyBecause: client.isReachable(timeout: .seconds(2)) ? [] : ["the broker cannot be reached"])
                 }
+                gateway.serving(at: server.url(on: host))
                 FileHandle.standardOutput.write(Data((server.url(on: host) + "\n").utf8))
                 await shutdown.wait()
                 await server.stop()
@@ -63,5 +67,13 @@ public enum GatewayCommand {
                 return .success
             }
         }
+    }
+
+    /// `value` if it is an issuer identifier: an https URL without query or fragment (RFC 8414 §2), without a trailing `/`.
+    static func issuer(_ value: String) throws(UsageError) -> String {
+        guard let url = URL(string: value), url.scheme == "https", url.host != nil, url.query == nil, url.fragment == nil else {
+            throw UsageError.invalid("--issuer must be an https URL without query or fragment, e.g. https://auth.example.com", spec.helpText)
+        }
+        return value.hasSuffix("/") ? String(value.dropLast()) : value
     }
 }

@@ -13,6 +13,9 @@ public struct GatewayConfiguration: Sendable {
     public var codesPerHourPerEmail = 20
     /// Token requests naming an email address per minute.
     public var signInsPerMinutePerEmail = 10
+    /// The OAuth issuer identifier (RFC 8414: the HTTPS URL the apps reach the gateway at, no query or fragment); nil:
+    /// the URL it serves on.
+    public var issuer: String?
     /// Whether the gateway is served over TLS (it then sends `Strict-Transport-Security`).
     public var tls: Bool
 

@@ -26,10 +26,14 @@ public struct CodeDispatchStep: EventHandler {
 
     public static let routes = StepRoutes.codeDispatch
 
+    /// The letters it mails: a code for each purpose.
+    public static let letters = CodePurpose.allCases.map(CodeLetter.letter(for:))
+
     public func handle(_ event: Event) throws -> [Event] {
         guard case .codeRequested(let request) = event else { unrouted(event) }
         let email = RegistrationRules.normalizedEmail(request.email)
-        if let failure = RequestId.validate(request.requestId) ?? RegistrationRules().validate(email: email) {
+        if let failure = RequestId.validate(request.requestId) ?? RegistrationRules().validate(email: email)
+            ?? request.locale.flatMap(MailLocale.problem(in:)).map({ Failure(.localeInvalid, $0) }) {
             return [.codeRefused(CodeRefused(requestId: request.requestId, reason: failure.reason, message: failure.message))]
         }
         let sent = Event.codeSent(CodeSent(requestId: request.requestId, purpose: request.purpose,
@@ -69,7 +73,7 @@ public struct CodeDispatchStep: EventHandler {
         guard let pending else { return }
         try mailer.send(CodeLetter.message(code: secrets.code(from: pending.nonce), purpose: request.purpose, to: email,
                                            requestId: request.requestId, minutes: Int(rules.policy.lifetime / 60),
-                                           settings: mail, date: pending.issuedAt))
+                                           locale: request.locale, settings: mail, date: pending.issuedAt))
         // The code is valid already; failing to record the send only means that a redelivery of this
         // request mails the same message again, so the answer does not wait for it.
         _ = try? codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) in

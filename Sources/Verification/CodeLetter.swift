@@ -2,23 +2,16 @@ import Courier
 import Domain
 import Foundation
 
-/// The email that carries a one-time code.
+/// The email that carries a one-time code: one letter per purpose (`<purpose>_code`), the code only in its body.
 enum CodeLetter {
-    static func message(code: String, purpose: CodePurpose, to email: String, requestId: String, minutes: Int,
-                        settings: MailSettings, date: Date) -> EmailMessage {
-        let action = switch purpose {
-        case .register: "finish signing up"
-        case .login: "sign in"
-        case .resetPassword: "reset your password"
-        case .changeEmail: "confirm your new email address"
-        }
-        let validity = minutes >= 1 ? "\(minutes) minute\(minutes == 1 ? "" : "s")" : "a short while"
-        return settings.message(
-            kind: "code", requestId: requestId, to: email, subject: "Your Registrar code",
-            text: "Your code to \(action) is: \(code)\n\nIt is valid for \(validity) and can be used once.\n"
-                + "If you did not ask for it, ignore this email.\n",
-            html: "<!DOCTYPE html><html><body><p>Your code to \(action) is:</p><p style=\"font-size:24px\"><b>\(code)</b></p>"
-                + "<p>It is valid for \(validity) and can be used once. If you did not ask for it, ignore this email.</p></body></html>\n",
-            date: date)
+    /// The letter of codes for `purpose`.
+    static func letter(for purpose: CodePurpose) -> Letter {
+        Letter("\(purpose.rawValue)_code", kind: "code", values: ["code", "minutes", "oneMinute"])
+    }
+
+    static func message(code: String, purpose: CodePurpose, to email: String, requestId: String, minutes: Int, locale: String?,
+                        settings: MailSettings, date: Date) throws(StoreError) -> EmailMessage {
+        try settings.message(letter(for: purpose), values: ["code": code, "minutes": String(max(minutes, 1)), "oneMinute": minutes <= 1 ? "1" : ""],
+                             locale: locale, to: email, requestId: requestId, date: date)
     }
 }

@@ -23,6 +23,7 @@ public enum AccountWorker: WorkerKind {
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
+    public static let letters = AccountChangeStep.letters
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
@@ -31,8 +32,7 @@ public enum AccountWorker: WorkerKind {
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
         .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
-        .value("mail-from", "Sender of notification emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
-    ]
+    ] + MailOptions.specs
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
@@ -50,6 +50,7 @@ public enum AccountWorker: WorkerKind {
         if !stores.isProduction {
             try keys.signingKeySet.publish(current: signingKey().publicKey)
         }
+        let mail = try MailOptions.settings(parsed, letters: letters)
         let accounts = try stores.accountChangeStore()
         let passwords = PasswordCheck(accounts: accounts, vault: vault, lockout: LockoutPolicy(
             base: Double(try parsed.integer("lockout-base") ?? 60), maximum: Double(try parsed.integer("lockout-maximum") ?? 900)),
@@ -60,7 +61,7 @@ public enum AccountWorker: WorkerKind {
                                maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
-                                        mailer: MeteredMailer(mailer: try stores.mailer()), mail: MailSettings(from: try parsed.required("mail-from")),
+                                        mailer: MeteredMailer(mailer: try stores.mailer()), mail: mail,
                                         seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,

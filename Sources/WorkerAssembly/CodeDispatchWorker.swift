@@ -12,12 +12,12 @@ public enum CodeDispatchWorker: WorkerKind {
     public static let role = WorkerRole.codeDispatch
     public static let summary = "send one-time codes by email, within the resend limits"
     public static let steps: [any EventHandler.Type] = [AnswerOnce<CodeDispatchStep>.self]
+    public static let letters = CodeDispatchStep.letters
     public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + WorkerKeys.specs([WorkerKeys.codeSecret]) + [
         .value("code-ttl", "Seconds a code stays valid", environment: "REGISTRAR_CODE_TTL", default: "600"),
         .value("code-cooldown", "Seconds between two codes for one email and purpose", environment: "REGISTRAR_CODE_COOLDOWN", default: "60"),
         .value("code-hourly-limit", "Codes per email and purpose in any hour", environment: "REGISTRAR_CODE_HOURLY_LIMIT", default: "5"),
-        .value("mail-from", "Sender of code emails", environment: "REGISTRAR_MAIL_FROM", default: MailSettings().from),
-    ]
+    ] + MailOptions.specs
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
@@ -29,7 +29,7 @@ public enum CodeDispatchWorker: WorkerKind {
         let mailer = try stores.mailer()
         try mailer.probe()
         let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: secrets,
-                                    mailer: MeteredMailer(mailer: mailer), mail: MailSettings(from: try parsed.required("mail-from")),
+                                    mailer: MeteredMailer(mailer: mailer), mail: try MailOptions.settings(parsed, letters: letters),
                                     rules: CodeRules(policy: policy), clock: clock)
         let answered = AnswerOnce(step, memo: try stores.answerMemo(of: name), afterCommit: { try step.deliver($0) })
         return WorkerStack(name: name, routing: RoutingTable([answered]))

@@ -1,4 +1,5 @@
 import Backends
+import Courier
 import Domain
 import EventTransport
 import Foundation
@@ -17,6 +18,8 @@ public protocol WorkerKind {
     static var summary: String { get }
     /// The types of the steps its stack routes to (`TopicAccess` derives its topics from their routes).
     static var steps: [any EventHandler.Type] { get }
+    /// The letters its steps mail, checked against the templates when it starts.
+    static var letters: [Letter] { get }
     /// Its options besides the connection's.
     static var options: [CommandSpec.Option] { get }
     /// The stack `options` configure, with its stores in (or defaulting to) `dataDirectory`, reading the time from `clock`.
@@ -25,6 +28,8 @@ public protocol WorkerKind {
 }
 
 extension WorkerKind {
+    public static var letters: [Letter] { [] }
+
     /// The worker's command line: the connection's options and its own.
     public static var spec: CommandSpec {
         CommandSpec(name: name, summary: summary,

@@ -17,7 +17,8 @@ enum CodeRequestCommand {
             guard let purpose = try parsed.value("purpose", as: "register, login, reset_password or change_email", CodePurpose.init) else {
                 throw UsageError.invalid("missing --purpose", spec.helpText)
             }
-            let request = CodeRequested(requestId: client.requestId, email: try parsed.required("email"), purpose: purpose)
+            let request = CodeRequested(requestId: client.requestId, email: try parsed.required("email"), purpose: purpose,
+                                        locale: client.locale)
             switch try await client.send(.codeRequested(request)) {
             case .codeSent(let sent):
                 print("sent \(client.requestId): a \(sent.purpose.rawValue) code, valid for \(sent.expiresIn) s, if the address can receive it")

@@ -13,7 +13,7 @@ enum EmailChangeCommand {
         await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.password, Secret.code] }) { parsed, client in
             try await client.changeAccount(.emailChangeRequested(client.client.emailChange(
                 email: try parsed.required("email"), password: client.secrets[0],
-                newEmail: try parsed.required("new-email"), code: client.secrets[1], requestId: client.requestId)))
+                newEmail: try parsed.required("new-email"), code: client.secrets[1], locale: client.locale, requestId: client.requestId)))
         }
     }
 }

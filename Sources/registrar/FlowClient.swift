@@ -17,6 +17,8 @@ struct FlowClient {
     var secrets: [String]
     /// `--json`: the outcome as one JSON object.
     var json = false
+    /// `--locale`: the language of the mails the request causes.
+    var locale: String?
 
     /// The options every such command takes besides its own.
     static func options(_ own: [CommandSpec.Option]) -> [CommandSpec.Option] {
@@ -24,6 +26,8 @@ struct FlowClient {
             .value("request-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+            .value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, e.g. zh-CN,en (default: English)",
+                   environment: "REGISTRAR_LOCALE"),
         ] + ConnectionOptions.commandSpecs
     }
 
@@ -40,7 +44,7 @@ struct FlowClient {
                 try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: publicKey,
                                                connectTimeout: timeout) { client in
                     try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values,
-                                                      json: parsed.flag("json")))
+                                                      json: parsed.flag("json"), locale: parsed.value("locale")))
                 }
             }
         }

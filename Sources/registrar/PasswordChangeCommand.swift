@@ -13,7 +13,7 @@ enum PasswordChangeCommand {
         await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.oldPassword, Secret.newPassword] }) { parsed, client in
             try await client.changeAccount(.passwordChangeRequested(client.client.passwordChange(
                 email: try parsed.required("email"), password: client.secrets[0],
-                newPassword: client.secrets[1], requestId: client.requestId)))
+                newPassword: client.secrets[1], locale: client.locale, requestId: client.requestId)))
         }
     }
 }

@@ -13,7 +13,7 @@ enum PasswordResetCommand {
         await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.code, Secret.newPassword] }) { parsed, client in
             try await client.changeAccount(.passwordResetRequested(client.client.passwordReset(
                 email: try parsed.required("email"), code: client.secrets[0],
-                newPassword: client.secrets[1], requestId: client.requestId)))
+                newPassword: client.secrets[1], locale: client.locale, requestId: client.requestId)))
         }
     }
 }

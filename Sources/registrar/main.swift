@@ -47,6 +47,7 @@ await CommandLineTool.exit {
             }),
             .init("gateway", "Serve the apps' HTTPS endpoints (codes, OAuth 2.0 tokens), publishing through the topics", run: GatewayCommand.run),
             .init("console", "Serve the operator console: workers' lag, sagas in flight, outcomes, dead letters, the audit", run: ConsoleCommand.run),
+            .init("templates", "Mail templates: `templates check|export|preview`", run: TemplatesCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
         ])

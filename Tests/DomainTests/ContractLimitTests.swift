@@ -12,6 +12,7 @@ import Testing
         "/$defs/FlowId/maxLength": ContractLimits.idCharacters,
         "/$defs/Email/maxLength": ContractLimits.emailBytes,
         "/$defs/Name/x-maxCharacters": ContractLimits.nameCharacters,
+        "/$defs/Locale/maxLength": ContractLimits.localeCharacters,
         "/$defs/SealedNewPassword/x-minCharacters": ContractLimits.minimumPasswordCharacters,
         "/$defs/SealedNewPassword/x-maxCharacters": ContractLimits.maximumPasswordCharacters,
         "/$defs/AvatarSource/x-inlineBytes": AvatarSource.inlineLimit,

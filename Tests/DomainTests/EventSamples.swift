@@ -32,7 +32,7 @@ enum EventSamples {
         .registrationFailed(RegistrationFailed(registrationId: "r-1", reason: .emailTaken, message: "taken")),
         // An invalid id is echoed as the request carried it.
         .registrationFailed(RegistrationFailed(registrationId: "../not an id", reason: .registrationIdInvalid, message: "bad id")),
-        .codeRequested(CodeRequested(requestId: "q-1", email: "ada@example.com", purpose: .changeEmail)),
+        .codeRequested(CodeRequested(requestId: "q-1", email: "ada@example.com", purpose: .changeEmail, locale: "zh-CN, en")),
         .codeSent(CodeSent(requestId: "q-1", purpose: .login, expiresIn: 600)),
         .codeRefused(CodeRefused(requestId: "q-1", reason: .codeRateLimited, message: "wait", retryAfter: 42)),
         .codeRefused(CodeRefused(requestId: "", reason: .requestIdInvalid, message: "bad id")),

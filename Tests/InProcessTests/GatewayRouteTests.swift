@@ -41,6 +41,25 @@ import Testing
         #expect(answer.text == (try String(contentsOfFile: routes.system.directory + "/keys/jwks.json", encoding: .utf8)))
     }
 
+    @Test func theAuthorizationServerMetadataNamesExactlyWhatIsServed() async throws {
+        let routes = try await Routes.gateway { $0.issuer = "https://auth.example.com" }
+        let answer = await routes.get("/.well-known/oauth-authorization-server")
+        #expect(answer.status == 200 && answer.header("Content-Type") == "application/json", "\(answer)")
+        #expect(answer.json["issuer"] as? String == "https://auth.example.com")
+        #expect(answer.json["token_endpoint"] as? String == "https://auth.example.com/oauth/token")
+        #expect(answer.json["jwks_uri"] as? String == "https://auth.example.com/.well-known/jwks.json")
+        #expect(answer.json["grant_types_supported"] as? [String] == ["email", "password", "refresh_token"])
+        #expect(answer.json["token_endpoint_auth_methods_supported"] as? [String] == ["client_secret_basic", "client_secret_post"])
+        #expect(answer.json["response_types_supported"] as? [String] == [], "no authorization endpoint, so no response type")
+        // Every endpoint it names is served, and a grant it does not name is refused.
+        for key in ["token_endpoint", "jwks_uri"] {
+            let path = try #require((answer.json[key] as? String)?.replacingOccurrences(of: "https://auth.example.com", with: ""))
+            #expect(await routes.get(path).status != 404, "\(key)")
+        }
+        let other = await routes.post("/oauth/token", form: [("grant_type", "client_credentials")], headers: [("Authorization", Self.basic)])
+        #expect(other.error == "unsupported_grant_type")
+    }
+
     @Test func anUnknownPathIs404AndAWrongMethod405() async throws {
         let routes = try await Routes.gateway()
         #expect(await routes.get("/nowhere").status == 404)
@@ -100,6 +119,17 @@ import Testing
         #expect(await routes.post("/email/getCode", form: [("type", "2")]).error == "invalid_request")
         let type = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("type")), ("type", "9")])
         #expect(type.status == 400 && type.error == "invalid_request")
+    }
+
+    @Test func getCodeMailsInTheLanguageAcceptLanguagePrefers() async throws {
+        let routes = try await Routes.gateway()
+        for (header, subject) in [("fr;q=0.9, zh-CN, en;q=0.5", "您的Registrar验证码"), ("de", "Your Registrar code")] {
+            let answer = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("locale")), ("type", "2")],
+                                           headers: [("Accept-Language", header)])
+            let mail = try routes.system.email(kind: "code", requestId: try #require(answer.json["requestId"] as? String))
+            #expect(mail.contains("\r\nSubject: \(subject.allSatisfy(\.isASCII) ? subject : "=?UTF-8?B?\(Data(subject.utf8).base64EncodedString())?=")\r\n"),
+                    "\(header): \(mail)")
+        }
     }
 
     @Test func getCodeInAnotherMediaTypeIs415() async throws {

@@ -88,8 +88,8 @@ import Testing
     }
 
     private func letter(code: String, requestId: String) -> EmailMessage {
-        MailSettings().message(kind: "code", requestId: requestId, to: "ada@example.com", subject: "Your code",
-                               text: "Your code is \(code).", html: "<p>Your code is <b>\(code)</b>.</p>", date: Date())
+        EmailMessage(from: MailSettings().from, to: "ada@example.com", subject: "Your code", text: "Your code is \(code).",
+                     html: "<p>Your code is <b>\(code)</b>.</p>", messageId: "code.\(requestId)@registrar.local", date: Date())
     }
 
     /// The first six-digit number in the plain-text part.

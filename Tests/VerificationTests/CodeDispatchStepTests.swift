@@ -48,6 +48,18 @@ import Verification
                 "the code mailed is the code recorded")
     }
 
+    @Test func theCodeIsMailedInTheRequestsLanguageAndAnInvalidLocaleIsRefused() throws {
+        let (step, _, mailer) = try step()
+        let chinese = Event.codeRequested(CodeRequested(requestId: "r-zh", email: "ada@example.com", purpose: .resetPassword, locale: "zh-CN, en"))
+        #expect(try step.dispatch(chinese) == [.codeSent(CodeSent(requestId: "r-zh", purpose: .resetPassword, expiresIn: 600))])
+        let mail = try #require(mailer.attempts.first)
+        #expect(mail.subject == "您的Registrar验证码" && mail.text.hasPrefix("您用于重置密码的验证码是：") && mail.html.contains("<html lang=\"zh-Hans\">"))
+        let invalid = Event.codeRequested(CodeRequested(requestId: "r-bad", email: "ada@example.com", purpose: .login, locale: "zh_CN"))
+        let refused = try step.dispatch(invalid)
+        guard case .codeRefused(let refusal)? = refused.first else { Issue.record("\(refused)"); return }
+        #expect(refusal.reason == .localeInvalid && mailer.attempts.count == 1)
+    }
+
     @Test func aStoreRefusingTheWriteSendsNothing() throws {
         let (step, _, mailer) = try step(failingStoreCalls: [1])
         #expect(throws: StoreError.self) { try step.dispatch(request) }
