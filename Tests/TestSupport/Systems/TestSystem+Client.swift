@@ -34,11 +34,11 @@ extension TestSystem {
         return outcomes
     }
 
-    /// Waits until the log of `worker` holds `text` (a worker's sign that it met a fault); fails after `timeout`.
-    func waitForLog(of worker: String, containing text: String, timeout: Duration = .seconds(60)) async throws {
+    /// Waits until the log of `worker` holds one of `texts` (a worker's sign that it met a fault); fails after `timeout`.
+    func waitForLog(of worker: String, containing texts: String..., timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !((try? String(contentsOfFile: "\(logs)/\(worker).log", encoding: .utf8))?.contains(text) ?? false) {
-            guard ContinuousClock.now < deadline else { throw HarnessError("\(worker) did not log '\(text)' within \(timeout)") }
+        while !((try? String(contentsOfFile: "\(logs)/\(worker).log", encoding: .utf8)).map { log in texts.contains(where: log.contains) } ?? false) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("\(worker) did not log any of \(texts) within \(timeout)") }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
