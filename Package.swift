@@ -156,9 +156,7 @@ let package = Package(
         .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain", "TestSupport"], exclude: ["reference_verdicts.py"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support", "TestSupport"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: [
-            "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges", "TestSupport",
-        ]),
+        .testTarget(name: "RoutingTests", dependencies: ["Domain", "Support", "TestSupport", "WorkerAssembly"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "TestSupport"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "TestSupport", "Domain", "Registration", "Courier"]),
         // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).

@@ -18,9 +18,6 @@ public final class RegistrarClient: RequestSealing {
     private let producer: KafkaProducer
     private let listener: OutcomeListener
 
-    /// The topics the outcomes of public requests come on.
-    public static let outcomeTopics = [Topic.registrationOutcomes, Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes]
-
     /// How long `close` waits for the listener and for what is still being published, at most each.
     public static let closeLimit = Duration.seconds(5)
 
@@ -32,7 +29,7 @@ public final class RegistrarClient: RequestSealing {
         self.publicKey = publicKey
         self.replyKeys = replyKeys
         self.name = name
-        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka, timeout: connectTimeout)
+        listener = try OutcomeListener(topics: Topic.outcomes, configuration: kafka, timeout: connectTimeout)
         producer = try KafkaProducer(configuration: kafka)
     }
 
@@ -91,13 +88,7 @@ public final class RegistrarClient: RequestSealing {
     }
 
     /// The consumer group of the workers that take requests on `topic` (a worker's group is its name).
-    static func consumerGroup(of topic: String) -> String? {
-        switch topic {
-        case Topic.registrationRequests, Topic.authRequests, Topic.accountRequests: "account-worker"
-        case Topic.codeRequests: "code-dispatch-worker"
-        default: nil
-        }
-    }
+    static func consumerGroup(of topic: String) -> String? { Flow.requested(on: topic)?.handler.workerName }
 
     /// Runs `action` (which publishes `request`, or lets a published one proceed) and returns the outcome
     /// of `request` that follows. Throws `TimedOut` when none comes within `timeout` of `action`'s end.
@@ -122,15 +113,7 @@ public final class RegistrarClient: RequestSealing {
     }
 
     /// The topic the outcome of a request published as `request` comes on; nil for an internal event.
-    public static func outcomeTopic(of request: Event) -> String? {
-        switch request.topic {
-        case Topic.registrationRequests: Topic.registrationOutcomes
-        case Topic.codeRequests: Topic.codeOutcomes
-        case Topic.authRequests: Topic.authOutcomes
-        case Topic.accountRequests: Topic.accountOutcomes
-        default: nil
-        }
-    }
+    public static func outcomeTopic(of request: Event) -> String? { Flow.requested(on: request.topic)?.outcomes.topic }
 
     /// Where a request without an outcome stands with the workers of its topic.
     public enum RequestProgress: Sendable, Equatable {

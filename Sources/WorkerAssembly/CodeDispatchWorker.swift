@@ -8,7 +8,6 @@ import Verification
 
 /// The code dispatch worker: one-time codes by email, within the resend limits, each request answered once.
 public enum CodeDispatchWorker: WorkerKind {
-    public static let name = "code-dispatch-worker"
     public static let role = WorkerRole.codeDispatch
     public static let summary = "send one-time codes by email, within the resend limits"
     public static let steps: [any EventHandler.Type] = [AnswerOnce<CodeDispatchStep>.self]
