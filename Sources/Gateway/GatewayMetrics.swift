@@ -7,7 +7,7 @@ enum GatewayMetrics {
     private static let requests = MetricsRegistry.shared.counter(
         "registrar_gateway_requests_total", "HTTP requests answered, by endpoint and status", labels: ["endpoint", "status"])
     private static let durations = MetricsRegistry.shared.histogram(
-        "registrar_gateway_request_duration_seconds", "From a request's body read to its answer, by endpoint", labels: ["endpoint"])
+        "registrar_gateway_request_duration_seconds", "From a request's headers to its answer, by endpoint", labels: ["endpoint"])
     private static let inFlight = MetricsRegistry.shared.gauge(
         "registrar_gateway_requests_in_flight", "Requests read and not yet answered")
     private static let limited = MetricsRegistry.shared.counter(
@@ -34,12 +34,16 @@ enum GatewayMetrics {
 
     static func began() { inFlight.add(1) }
 
-    /// Counts `request` answered (no longer in flight).
-    static func answered(_ request: HTTPRequest, with status: Int, in duration: Duration) {
-        let endpoint = endpoints.contains(request.path) ? request.path
-            : request.path.hasPrefix(Gateway.statusPrefix) || request.path.hasPrefix("/registrations/") ? "/requests/{id}" : "other"
+    static func ended() { inFlight.add(-1) }
+
+    /// The endpoint a path is counted and logged as: a status URL without its capability, an unknown path as `other`.
+    static func endpoint(of path: String) -> String {
+        endpoints.contains(path) ? path : path.hasPrefix(Gateway.statusPrefix) ? "/requests/{id}" : "other"
+    }
+
+    /// Counts an answer of `endpoint`.
+    static func answered(_ endpoint: String, with status: Int, in duration: Duration) {
         requests.increment(endpoint, String(status))
         durations.observe(duration.seconds, endpoint)
-        inFlight.add(-1)
     }
 }

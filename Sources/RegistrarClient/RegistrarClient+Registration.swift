@@ -11,14 +11,14 @@ extension RequestSealing {
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
                              staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
         RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey,
+                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey(for: id),
                               avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }
 
-    /// What a completed registration tells its requester: the uid and profile sealed to its reply key.
+    /// What a completed registration of this client's tells it: the uid and profile sealed to its request's reply key.
     public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
-        try replyKeys.open(completed)
+        try replySecret.open(completed)
     }
 
     /// The outcome of a registration, opened.
@@ -46,8 +46,16 @@ extension RegistrarClient {
         case failed(RegistrationFailed)
     }
 
-    /// Publishes `request` and returns its outcome.
-    public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
-        try registrationOutcome(try await send(.registrationRequested(request), timeout: timeout))
+    /// Publishes `request` and returns its outcome. A refused registration whose avatar was staged in `objects`
+    /// has its staged object deleted: nothing staged outlives a refusal (a registration that started has had it
+    /// deleted by the image worker already).
+    public func register(_ request: RegistrationRequested, timeout: Duration,
+                         staging objects: (any ObjectStore)? = nil) async throws -> RegistrationOutcome {
+        let outcome = try registrationOutcome(try await send(.registrationRequested(request), timeout: timeout))
+        if case .failed = outcome, case .staged(let key, _, _)? = request.avatar,
+           key == AvatarStep.stagingKey(registrationId: request.registrationId) {
+            try? objects?.delete(key)
+        }
+        return outcome
     }
 }

@@ -3,31 +3,32 @@ import Domain
 import Foundation
 import SignIn
 
-/// Sign-ins: the credential sealed, the tokens sealed back to the reply key.
+/// Sign-ins: the credential sealed, the tokens sealed back to the request's reply key.
 extension RequestSealing {
     /// A token request for `grant`, its credential sealed.
     public func tokenRequest(_ grant: GrantType, email: String?, credential: String,
                              requestId: String = UUID().uuidString.lowercased()) -> TokenRequested {
         TokenRequested(requestId: requestId, grantType: grant, email: email,
-                       sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email), replyKey: replyKey)
+                       sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
+                       replyKey: replyKey(for: requestId))
     }
 
-    /// The tokens an outcome issued, opened; nil for any other outcome.
-    public func tokens(in outcome: Event) throws -> TokenPair? {
+    /// The tokens an outcome of request `requestId` issued, opened; nil for any other outcome.
+    public func tokens(in outcome: Event, answering requestId: String) throws -> TokenPair? {
         guard case .tokenIssued(let issued) = outcome else { return nil }
-        return try replyKeys.open(issued.sealedTokens, as: TokenPair.self, "TokenIssued with unreadable tokens")
+        return try replySecret.open(issued.sealedTokens, as: TokenPair.self, answering: requestId)
     }
 
     /// A request for the profile of the account `accessToken` names, the token sealed.
     public func profileRequest(accessToken: String, requestId: String = UUID().uuidString.lowercased()) -> ProfileRequested {
         ProfileRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
-                         replyKey: replyKey)
+                         replyKey: replyKey(for: requestId))
     }
 
-    /// The profile an outcome answered, opened; nil for any other outcome.
-    public func profile(in outcome: Event) throws -> ProfileView? {
+    /// The profile an outcome of request `requestId` answered, opened; nil for any other outcome.
+    public func profile(in outcome: Event, answering requestId: String) throws -> ProfileView? {
         guard case .profileAnswered(let answered) = outcome else { return nil }
-        return try replyKeys.open(answered.sealedProfile, as: ProfileView.self, "ProfileAnswered with an unreadable profile")
+        return try replySecret.open(answered.sealedProfile, as: ProfileView.self, answering: requestId)
     }
 }
 
@@ -38,13 +39,13 @@ extension RegistrarClient {
                               timeout: Duration) async throws -> (Event, TokenPair?) {
         let outcome = try await send(.tokenRequested(tokenRequest(grant, email: email, credential: credential, requestId: requestId)),
                                      timeout: timeout)
-        return (outcome, try tokens(in: outcome))
+        return (outcome, try tokens(in: outcome, answering: requestId))
     }
 
     /// Reads the profile of the account `accessToken` names; returns the outcome and, when answered, the opened profile.
     public func profile(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
                         timeout: Duration) async throws -> (Event, ProfileView?) {
         let outcome = try await send(.profileRequested(profileRequest(accessToken: accessToken, requestId: requestId)), timeout: timeout)
-        return (outcome, try profile(in: outcome))
+        return (outcome, try profile(in: outcome, answering: requestId))
     }
 }

@@ -4,15 +4,17 @@ import EventTransport
 import Foundation
 import Kafka
 
-/// A client of Registrar's public topics, for the CLI, the demo, the chaos run and the tests:
+/// A client of Registrar's public topics, for the CLI, the gateway, the demo, the chaos run and the tests:
 /// publishes requests, awaits each one's outcome by its id, seals secrets to the account worker's
-/// public key, and opens what outcomes seal to its reply key. One producer and one outcome listener
-/// serve every request it makes.
+/// public key, and opens what outcomes seal to each request's own reply key. It takes only genuine
+/// outcomes: signed by the worker role that produces them, with a key `verifier` trusts; anything else
+/// on the outcome topics is ignored and the wait goes on. One producer and one outcome listener serve
+/// every request it makes.
 public final class RegistrarClient: RequestSealing {
     public let kafka: KafkaConfiguration
     public let publicKey: SealingPublicKey
-    /// The key pair whose public key its requests carry as `replyKey`: outcomes seal their details to it.
-    public let replyKeys: SealingKeyPair
+    /// What each request's reply key pair is derived from: outcomes seal their details to the pair of their request.
+    public let replySecret: ReplySecret
     /// The `producer` header of every message it publishes.
     public let name: String
     private let producer: KafkaProducer
@@ -21,23 +23,25 @@ public final class RegistrarClient: RequestSealing {
     /// How long `close` waits for the listener and for what is still being published, at most each.
     public static let closeLimit = Duration.seconds(5)
 
-    /// A client of the broker of `kafka`, listening to the outcome topics from now on; `connectTimeout`
-    /// bounds each of the metadata queries that finds where the outcome topics end.
-    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
-                replyKeys: SealingKeyPair = .generate(), connectTimeout: Duration = .seconds(10)) throws {
+    /// A client of the broker of `kafka`, listening to the outcome topics from now on and taking only outcomes
+    /// `verifier` finds signed by their producing role; `connectTimeout` bounds each of the metadata queries that
+    /// finds where the outcome topics end.
+    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, verifier: EventVerifier, name: String = "registrar-cli",
+                replySecret: ReplySecret = .generate(), connectTimeout: Duration = .seconds(10)) throws {
         self.kafka = kafka
         self.publicKey = publicKey
-        self.replyKeys = replyKeys
+        self.replySecret = replySecret
         self.name = name
-        listener = try OutcomeListener(topics: Topic.outcomes, configuration: kafka, timeout: connectTimeout)
+        listener = try OutcomeListener(topics: Topic.outcomes, configuration: kafka, timeout: connectTimeout,
+                                       admits: verifier.admitsOutcome)
         producer = try KafkaProducer(configuration: kafka)
     }
 
     /// Runs `body` with a new client and closes it afterwards, whether `body` returns or throws.
-    public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
-                               replyKeys: SealingKeyPair = .generate(), connectTimeout: Duration = .seconds(10),
-                               _ body: (RegistrarClient) async throws -> T) async throws -> T {
-        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name, replyKeys: replyKeys,
+    public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, verifier: EventVerifier,
+                               name: String = "registrar-cli", replySecret: ReplySecret = .generate(),
+                               connectTimeout: Duration = .seconds(10), _ body: (RegistrarClient) async throws -> T) async throws -> T {
+        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, verifier: verifier, name: name, replySecret: replySecret,
                                          connectTimeout: connectTimeout)
         do {
             let result = try await body(client)
@@ -48,6 +52,9 @@ public final class RegistrarClient: RequestSealing {
             throw error
         }
     }
+
+    /// How many messages for requests of this client's were ignored: not signed by the role that produces them.
+    public var ignoredOutcomes: Int { listener.refusedCount }
 
     /// Publishes `event` with the standard headers and returns once the broker has it, with where it put it.
     @discardableResult
@@ -105,6 +112,9 @@ public final class RegistrarClient: RequestSealing {
         (try? producer.partitionCount(topic: Topic.codeRequests, timeout: timeout)).map { $0 > 0 } ?? false
     }
 
+    /// Returns once this client stopped listening for outcomes (closed, or its consumer failed for good).
+    public func listeningEnded() async { await listener.ended() }
+
     /// Stops listening and flushes what is still being published, waiting at most `closeLimit` for each:
     /// against a broker that is gone, librdkafka may never finish closing.
     public func close() async {
@@ -130,6 +140,12 @@ public final class RegistrarClient: RequestSealing {
         public var timeout: Duration
         /// Whether the request is still queued or was consumed; nil when that could not be told.
         public var progress: RequestProgress?
+
+        public init(request: Event, timeout: Duration, progress: RequestProgress? = nil) {
+            self.request = request
+            self.timeout = timeout
+            self.progress = progress
+        }
 
         public var description: String {
             let isRegistration = if case .registrationRequested = request { true } else { false }

@@ -45,7 +45,7 @@ extension FlowSystem {
     /// A token request with a fresh reply key; returns the outcome and, when issued, the opened tokens.
     func signIn(_ grant: GrantType, email: String?, secret: String, id: String = UUID().uuidString) async throws -> (Event, TokenPair?) {
         let outcome = try await send(.tokenRequested(sealing.tokenRequest(grant, email: email, credential: secret, requestId: id)))
-        return (outcome, try sealing.tokens(in: outcome))
+        return (outcome, try sealing.tokens(in: outcome, answering: id))
     }
 
     /// Registers an account with a password through the saga and returns its uid.
