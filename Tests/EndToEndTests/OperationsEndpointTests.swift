@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Installation
 import Support
 @testable import TestSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// shipped alert rules and answers every query of the shipped Grafana dashboard; `promtool` accepts each exposition;
 /// `/readyz` says why while a dependency fails.
 @Suite(.tags(.live, .timed), .serialized) struct OperationsEndpointTests {
-    static let workers = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
+    static let workers = LocalInstallation.workerNames
     static let listen = Dictionary(uniqueKeysWithValues: workers.map { ($0, ["--metrics-listen", "127.0.0.1:0"]) })
     /// The topics each worker reads.
     static let inputs = [

@@ -13,8 +13,6 @@ import WorkerAssembly
 /// event at a time, until nothing is left. The flows over the real steps and stores in milliseconds; what the
 /// runtime adds (signatures, dead-letter topics, retries, partitions, consumer groups) is the in-process tier's.
 final class KafkaFreeSystem: FlowSystem {
-    static let workers: [any WorkerKind.Type] = [AccountWorker.self, ImageWorker.self, ProfileWorker.self, CodeDispatchWorker.self]
-
     let directory: String
     let backends: StoreLocation
     let sealing: any RequestSealing
@@ -39,7 +37,7 @@ final class KafkaFreeSystem: FlowSystem {
         backends = try StoreLocation.make(for: directory)
         let environment = ProcessInfo.processInfo.environment.merging(backends.environment) { $1 }
         let (directory, clock) = (directory, clock)
-        stacks = try Self.workers.map { kind in
+        stacks = try TopicAccess.workers.map { kind in
             let parsed = try ParsedArguments(["--data-dir", directory, "--keys-dir", keys] + (extraArguments[kind.name] ?? []),
                                              spec: kind.spec, environment: environment)
             return try kind.stack(parsed, dataDirectory: directory, clock: clock.closure)

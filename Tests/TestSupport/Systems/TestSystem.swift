@@ -26,10 +26,6 @@ protocol FlowSystem: AnyObject, Sendable {
     func outcomes() async throws -> [String: [Event]]
     /// Stops every worker and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool) async
-    /// Holds the worker `name` (frozen, or stopped): it takes nothing until `resume`.
-    func hold(_ name: String) async throws
-    /// Lets a held worker go on (thawed, or started again).
-    func resume(_ name: String) async throws
 }
 
 /// A system with a broker (`LiveSystem`, `InProcessSystem`): its Kafka configuration and the client the tests
@@ -38,6 +34,10 @@ protocol TestSystem: FlowSystem {
     /// A client configuration for its broker.
     var kafka: KafkaConfiguration { get }
     var client: RegistrarClient { get }
+    /// Holds the worker `name` (frozen, or stopped): it takes nothing until `resume`.
+    func hold(_ name: String) async throws
+    /// Lets a held worker go on (thawed, or started again).
+    func resume(_ name: String) async throws
 }
 
 extension TestSystem {
