@@ -74,8 +74,9 @@ struct FlowClient {
         do {
             let result = try await connection.explainingBrokerTrouble {
                 guard let first = await supply.client(before: .now + timeout) else {
-                    // The first attempt may still be under way: its failure says best why.
-                    let deadline = ContinuousClock.now + timeout
+                    // The first attempt may still be under way (a loaded machine): its failure, which comes within the
+                    // bound of its metadata query, says best why.
+                    let deadline = ContinuousClock.now + max(timeout, connectTimeout(timeout) + .seconds(10))
                     while supply.lastFailure == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
                     throw supply.lastFailure ?? BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
                 }
