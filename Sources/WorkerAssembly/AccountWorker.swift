@@ -14,7 +14,7 @@ import Verification
 /// The account worker: the registration saga, sign-in and account changes, each request answered once,
 /// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims
 /// and refresh-token families.
-public enum AccountWorker: WorkerKind {
+public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
     static let expiredTokenGrace: TimeInterval = 3_600
 
@@ -22,8 +22,9 @@ public enum AccountWorker: WorkerKind {
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
+    static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
     public static let letters = AccountChangeStep.letters
-    public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
+    public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
