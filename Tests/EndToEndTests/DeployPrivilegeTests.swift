@@ -105,13 +105,17 @@ import Testing
         }
     }
 
-    /// systemd: each unit's credentials are exactly the keys `registrar keys distribute` gives its process, from that
-    /// process's own directory, and its own Kafka principal's settings; its environment files the shared broker one and
-    /// its own (the stores, as the unit's comments list them per process).
+    /// systemd: each unit's credentials are exactly the keys `registrar keys distribute` gives its process during a
+    /// rotation of every role (the previous public keys with a blank `SetCredential=` default, for when there is none),
+    /// from that process's own directory, and its own Kafka principal's settings; its environment files the shared
+    /// broker one and its own (the stores, as the unit's comments list them per process).
     @Test func systemdGivesEachProcessOnlyItsOwnKeysAndPrincipal() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("privilege-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         _ = try runCommand(Binaries.path("registrar"), ["keys", "--keys-dir", root + "/keys"])
+        for role in ["account", "image", "profile", "code-dispatch"] {
+            _ = try runCommand(Binaries.path("registrar"), ["keys", "rotate-events", "--role", role, "--keys-dir", root + "/keys"])
+        }
         _ = try runCommand(Binaries.path("registrar"), ["keys", "distribute", "--keys-dir", root + "/keys", "--to", root + "/by-process"])
         let units = Self.workers.map { ($0, ["registrar-worker@.service", "registrar-worker@\($0).service.d/keys.conf"], $0) }
             + [("gateway", ["registrar-gateway.service"], "registrar-client")]
@@ -128,6 +132,8 @@ import Testing
             #expect(credentials.filter { $0.name == "kafka.properties" }.map(\.source) == ["/etc/registrar/kafka/\(principal).kafka.properties"])
             let others = credentials.filter { !$0.source.hasPrefix("/etc/registrar/keys-by-process/") && $0.name != "kafka.properties" }
             #expect(others.allSatisfy { process == "gateway" && $0.source == "/etc/registrar/gateway/\($0.name)" }, "\(process): \(others)")
+            let defaults = lines.filter { $0.hasPrefix("SetCredential=") }.map { String($0.dropFirst("SetCredential=".count)) }
+            #expect(Set(defaults) == Set(keys.map(\.name).filter { $0.hasSuffix(".previous.pub") }.map { $0 + #":\n"# }), "\(process): \(defaults)")
             let environment = lines.filter { $0.hasPrefix("EnvironmentFile=") }.map { String($0.dropFirst("EnvironmentFile=".count)) }
             #expect(environment == ["/etc/registrar/registrar.env", process == "gateway" ? "/etc/registrar/gateway.env" : "/etc/registrar/%i.env"])
         }
