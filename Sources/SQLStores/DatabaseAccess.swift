@@ -6,7 +6,7 @@ import Domain
 /// roles run no DDL.
 ///
 /// The image worker has no database at all, and the gateway none either. The code dispatch worker reaches only the
-/// codes and its own answers; the profile worker only the profiles; the account worker everything of the account
+/// codes and its own answers (reading, keeping and forgetting them); the profile worker only the profiles and their revisions; the account worker everything of the account
 /// database and, in the profile database, reads profiles (sign-in's login guard, profile reads). The operator's tools
 /// (`registrar audit`, `status`, `console`) read the accounts, sagas, account changes and profiles, and write nothing.
 public enum DatabaseAccess {
@@ -36,7 +36,7 @@ public enum DatabaseAccess {
     public enum Database: String, Sendable {
         /// `--accounts`: accounts, sagas, sign-in state, account changes, answers, seals, codes, tokens.
         case accounts
-        /// `--profiles`: the profiles.
+        /// `--profiles`: the profiles and the revision of the last command applied to each.
         case profiles
     }
 
@@ -56,7 +56,7 @@ public enum DatabaseAccess {
     public static let tables: [Database: [String]] = [
         .accounts: ["accounts", "sagas", "sign_in_failures", "account_changes", "code_failures", "used_seals", "answers",
                     "codes", "token_families", "refresh_tokens", "pending_sign_ins", migrationsTable],
-        .profiles: ["profiles", migrationsTable],
+        .profiles: ["profiles", "profile_revisions", migrationsTable],
     ]
 
     /// The table counting each schema's migrations applied.
@@ -70,14 +70,14 @@ public enum DatabaseAccess {
         case .accountWorker:
             return ["accounts", "sagas", "sign_in_failures", "account_changes", "code_failures", "used_seals", "codes",
                     "token_families", "refresh_tokens", "pending_sign_ins"].map { Grant(table: $0, database: .accounts, privileges: all) }
-                + [Grant(table: "answers", database: .accounts, privileges: [.select, .insert], ownRowsColumn: "worker"),
+                + [Grant(table: "answers", database: .accounts, privileges: [.select, .insert, .delete], ownRowsColumn: "worker"),
                    Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers
         case .codeDispatchWorker:
             return [Grant(table: "codes", database: .accounts, privileges: all),
-                    Grant(table: "answers", database: .accounts, privileges: [.select, .insert], ownRowsColumn: "worker"),
+                    Grant(table: "answers", database: .accounts, privileges: [.select, .insert, .delete], ownRowsColumn: "worker"),
                     ledgers[0]]
         case .profileWorker:
-            return [Grant(table: "profiles", database: .profiles, privileges: all), ledgers[1]]
+            return ["profiles", "profile_revisions"].map { Grant(table: $0, database: .profiles, privileges: all) } + [ledgers[1]]
         case .operatorTools:
             return ["accounts", "sagas", "account_changes"].map { Grant(table: $0, database: .accounts, privileges: [.select]) }
                 + [Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers

@@ -55,15 +55,22 @@ import Verification
             record = CodeRecord(email: "ada@example.com", purpose: .login, digest: "d", issuedBy: "r1", expiresAt: Date() + 600, sentAt: [Date()])
         }
         let answers = try BackendOptions(accounts: setup.url(as: role), dataDirectory: "/nonexistent").answerMemo(of: role.rawValue)
-        #expect(try answers.keep(Array("sent".utf8), for: "r1") == nil)
+        #expect(try answers.keep(Array("sent".utf8), for: AnswerKey(topic: Topic.codeRequests, id: "r1")) == nil)
         for table in Self.tables where table != "codes" {
             #expect(setup.refusal("SELECT 1 FROM \(table)", as: role)?.contains("permission denied") == true, "reads \(table)")
         }
-        #expect(setup.refusal("INSERT INTO answers (worker, request_id, answer) VALUES ('account-worker', 'x', 'forged')", as: role)?
+        #expect(setup.refusal("INSERT INTO answers (worker, topic, request_id, answer, answered_at) "
+                              + "VALUES ('account-worker', 'auth.requests', 'x', 'forged', 0)", as: role)?
             .contains("row-level security") == true, "writes another worker's answers")
-        try PostgresDatabase(url: setup.owner).execute(script: "INSERT INTO answers (worker, request_id, answer) VALUES ('account-worker', 'r9', 'tokens')")
+        try PostgresDatabase(url: setup.owner).execute(script: "INSERT INTO answers (worker, topic, request_id, answer, answered_at) "
+                                                       + "VALUES ('account-worker', 'auth.requests', 'r9', 'tokens', 0)")
         #expect(try BackendOptions(accounts: setup.url(as: role), dataDirectory: "/nonexistent").answerMemo(of: "account-worker")
-            .answer(to: "r9") == nil, "another worker's answer is invisible")
+            .answer(to: AnswerKey(topic: Topic.authRequests, id: "r9")) == nil, "another worker's answer is invisible")
+        // Its sweep forgets its own old answers, never another worker's.
+        #expect(try answers.forget(answeredBefore: Date() + 60) == 1)
+        #expect(try PostgresDatabase(url: setup.owner).withConnection { (connection) throws(SQLError) in
+            try connection.query("SELECT request_id FROM answers", [])
+        }.count == 1, "the sweep deleted another worker's answer")
         #expect(setup.refusal("CREATE TABLE planted (x TEXT)", as: role) != nil)
         #expect(setup.refusal("DROP TABLE codes", as: role) != nil)
     }
@@ -73,9 +80,9 @@ import Verification
         let role = DatabaseAccess.Worker.profileWorker
         let profiles = try BackendOptions.profileStore(at: setup.url(as: role))
         let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "https://x/ProfileImages/a.jpg", isMapLocationEnabled: true)
-        try profiles.write(profile, uid: "u1")
+        #expect(try profiles.write(profile, uid: "u1", revision: 1))
         #expect(try profiles.profile(uid: "u1") == profile)
-        try profiles.deleteProfile(uid: "u1")
+        #expect(try profiles.deleteProfile(uid: "u1", revision: 2))
         for table in Self.tables + ["answers"] where table != "profiles" {
             #expect(setup.refusal("SELECT 1 FROM \(table)", as: role)?.contains("permission denied") == true, "reads \(table)")
         }
@@ -92,7 +99,8 @@ import Verification
         #expect(setup.refusal("INSERT INTO profiles (uid, name, email, profile_image, is_map_location_enabled, updated_at) "
                               + "VALUES ('u', 'n', 'e', 'i', false, 0)", as: role)?.contains("permission denied") == true)
         #expect(setup.refusal("DELETE FROM profiles", as: role)?.contains("permission denied") == true)
-        #expect(setup.refusal("INSERT INTO answers (worker, request_id, answer) VALUES ('code-dispatch-worker', 'x', 'forged')", as: role)?
+        #expect(setup.refusal("INSERT INTO answers (worker, topic, request_id, answer, answered_at) "
+                              + "VALUES ('code-dispatch-worker', 'code.requests', 'x', 'forged', 0)", as: role)?
             .contains("row-level security") == true)
         #expect(setup.refusal("ALTER TABLE accounts ADD COLUMN planted TEXT", as: role) != nil)
     }
