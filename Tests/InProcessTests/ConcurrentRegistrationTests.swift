@@ -6,9 +6,9 @@ import Testing
 /// lanes in process: one account. (The saga's other paths run without Kafka, in `RegistrationFlowTests`.)
 @Suite(.tags(.inProcess)) struct ConcurrentRegistrationTests {
     @Test func twentyConcurrentRegistrationsOfOneEmailMakeOneAccount() async throws {
-        try await KafkaFreeSystem.with { system in
+        try await InProcessSystem.with { system in
             let spellings = ["same@example.com", "SAME@example.com", "Same@Example.Com", " same@EXAMPLE.com "]
-            let requests = (0..<20).map { system.request(email: spellings[$0 % spellings.count], name: "Racer \($0)") }
+            let requests = try await (0..<20).asyncMap { try await system.request(email: spellings[$0 % spellings.count], name: "Racer \($0)") }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for chunk in stride(from: 0, to: requests.count, by: 5) {
                     group.addTask { try await system.publish(Array(requests[chunk..<chunk + 5])) }
