@@ -32,25 +32,5 @@ extension Event {
         case profileEmailRejected = "ProfileEmailRejected"
         case accountChangeCompleted = "AccountChangeCompleted"
         case accountChangeFailed = "AccountChangeFailed"
-
-        /// The topic events of this type are published to.
-        public var topic: String {
-            switch self {
-            case .registrationRequested: Topic.registrationRequests
-            case .storeAvatar, .deleteAvatar: Topic.imageCommands
-            case .writeProfile, .deleteProfile, .updateProfileEmail: Topic.profileCommands
-            case .avatarStored, .avatarRejected, .avatarDeleted, .avatarWaiting, .profileWritten, .profileRejected, .profileDeleted,
-                 .profileWaiting:
-                Topic.registrationReplies
-            case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
-            case .codeRequested: Topic.codeRequests
-            case .codeSent, .codeRefused: Topic.codeOutcomes
-            case .tokenRequested, .profileRequested: Topic.authRequests
-            case .tokenIssued, .tokenRefused, .profileAnswered: Topic.authOutcomes
-            case .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: Topic.accountRequests
-            case .profileEmailUpdated, .profileEmailRejected: Topic.accountReplies
-            case .accountChangeCompleted, .accountChangeFailed: Topic.accountOutcomes
-            }
-        }
     }
 }

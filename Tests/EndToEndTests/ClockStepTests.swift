@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 import Installation
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// Issue 23 point 4 on the real binaries: the account worker runs under libfaketime (Debian `faketime`), its wall clock
@@ -11,7 +11,7 @@ import Testing
 /// registration sealed on the test's clock completes while the skew is within the 300 s seal window; beyond it, it is
 /// refused as `invalid_credentials`, and the account worker logs the measured skew and counts it
 /// (`registrar_seal_clock_refusals_total`).
-@Suite(.serialized) struct ClockStepTests {
+@Suite(.tags(.live, .timed), .serialized) struct ClockStepTests {
     static let library = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: library), "libfaketime (Debian faketime) is not installed"))

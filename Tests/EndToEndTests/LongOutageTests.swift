@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 import Installation
-import StoreTesting
+@testable import TestSupport
 import Synchronization
 import Testing
 
@@ -10,7 +10,7 @@ import Testing
 /// every saga waiting for its avatar alive (12 registrations on 6 partitions: some wait behind others, whose heartbeat
 /// they share), and every registration completes once the store is back. `REGISTRAR_LONG_OUTAGE_SECONDS=600` holds
 /// the outage for the 10 minutes on the default deadline (120 s) and heartbeat interval (30 s) instead.
-@Suite(.serialized) struct LongOutageTests {
+@Suite(.tags(.live, .timed), .serialized) struct LongOutageTests {
     @Test func registrationsOutlastAnImageStoreDownLongerThanTheirDeadline() async throws {
         let long = ProcessInfo.processInfo.environment["REGISTRAR_LONG_OUTAGE_SECONDS"].flatMap { Int($0) }
         let outage = long ?? 40

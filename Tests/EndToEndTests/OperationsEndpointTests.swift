@@ -1,6 +1,8 @@
 import Domain
 import Foundation
+import Installation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Every worker and the gateway serve `/metrics`, `/healthz` and `/readyz` on `--metrics-listen`; a fresh process
@@ -8,8 +10,8 @@ import Testing
 /// holds; a real Prometheus (Debian `prometheus`) scrapes them, counts the registrations the test made, evaluates the
 /// shipped alert rules and answers every query of the shipped Grafana dashboard; `promtool` accepts each exposition;
 /// `/readyz` says why while a dependency fails.
-@Suite(.serialized) struct OperationsEndpointTests {
-    static let workers = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
+@Suite(.tags(.live, .timed), .serialized) struct OperationsEndpointTests {
+    static let workers = LocalInstallation.workerNames
     static let listen = Dictionary(uniqueKeysWithValues: workers.map { ($0, ["--metrics-listen", "127.0.0.1:0"]) })
     /// The topics each worker reads.
     static let inputs = [

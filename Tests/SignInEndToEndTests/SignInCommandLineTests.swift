@@ -1,12 +1,13 @@
-import Domain
 import Crypto
+import Domain
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Sign-in and account changes through the `registrar` CLI and the real worker processes; their secrets come
 /// from standard input or files, never from argv.
-@Suite(.serialized) struct SignInCommandLineTests {
+@Suite(.tags(.live), .serialized) struct SignInCommandLineTests {
     @Test func theCommandLineRequestsACodeAndSignsIn() async throws {
         try await LiveSystem.shared { system in
             let requested = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register",

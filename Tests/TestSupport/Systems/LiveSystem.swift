@@ -6,7 +6,6 @@ import Installation
 import Kafka
 import RegistrarClient
 import Registration
-import StoreTesting
 import Support
 import WorkerRuntime
 
