@@ -7,9 +7,9 @@ import Foundation
 /// profile worker refuses, the account gets its old email back; if it does not answer in time, the
 /// profile is set back to the old email first (ordered after the forward command on the same key),
 /// then the account.
-public struct EmailChangeSaga: Sendable, Equatable {
+public struct EmailChangeSaga: SagaMove, Equatable {
     public var record: AccountChangeRecord?
-    public var update: AccountUpdate?
+    public var change: AccountUpdate?
     public var events: [Event]
 
     /// The transition for `reply` on `change`, at `date`.
@@ -23,7 +23,7 @@ public struct EmailChangeSaga: Sendable, Equatable {
             return advance(change, to: .failed, at: date, update: .email(change.oldEmail),
                            failure: Failure(rejected.reason, rejected.message))
         default:
-            return EmailChangeSaga(record: nil, update: nil, events: events(of: change))
+            return EmailChangeSaga(record: nil, change: nil, events: events(of: change))
         }
     }
 
@@ -56,6 +56,6 @@ public struct EmailChangeSaga: Sendable, Equatable {
         next.stage = stage
         next.failure = failure ?? change.failure
         next.updatedAt = date
-        return EmailChangeSaga(record: next, update: update, events: events(of: next))
+        return EmailChangeSaga(record: next, change: update, events: events(of: next))
     }
 }

@@ -22,7 +22,7 @@ public enum AccountWorker: WorkerKind {
     public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
-    public static let letters = AccountChangeStep.letters
+    public static let letters = AccountChangeStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
@@ -58,9 +58,10 @@ public enum AccountWorker: WorkerKind {
         let tokens = try stores.tokenStore()
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
                                maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
-        let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
-                                        mailer: MeteredMailer(mailer: try stores.mailer()), mail: mail,
+        let mailer = MeteredMailer(mailer: try stores.mailer())
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock,
+                                                    afterCommit: [Welcome.hook(mailer: mailer, mail: mail, clock: clock)])
+        let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens, mailer: mailer, mail: mail,
                                         seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,

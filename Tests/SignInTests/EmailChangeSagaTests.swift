@@ -16,14 +16,14 @@ import Testing
 
     @Test func theProfileFollowingCompletesTheChange() {
         let transition = EmailChangeSaga.on(updated("new@example.com"), change: change, at: now)
-        #expect(transition.record?.stage == .completed && transition.update == nil)
+        #expect(transition.record?.stage == .completed && transition.change == nil)
         #expect(transition.events == [.accountChangeCompleted(AccountChangeCompleted(requestId: "r", change: .changeEmail))])
     }
 
     @Test func aRefusedProfileGivesTheAccountItsOldEmailBack() {
         let rejected = Event.profileEmailRejected(ProfileEmailRejected(requestId: "r", uid: "u", reason: .profileInvalid, message: "m"))
         let transition = EmailChangeSaga.on(rejected, change: change, at: now)
-        #expect(transition.record?.stage == .failed && transition.update == .email("old@example.com"))
+        #expect(transition.record?.stage == .failed && transition.change == .email("old@example.com"))
         #expect(transition.events == [.accountChangeFailed(RequestRefusal(requestId: "r", reason: .profileInvalid, message: "m"))])
     }
 
@@ -34,7 +34,7 @@ import Testing
         // A late forward acknowledgement changes nothing; the compensation's acknowledgement fails the change.
         #expect(EmailChangeSaga.on(updated("new@example.com"), change: compensating, at: now).record == nil)
         let undone = EmailChangeSaga.on(updated("old@example.com"), change: compensating, at: now)
-        #expect(undone.record?.stage == .failed && undone.update == .email("old@example.com"))
+        #expect(undone.record?.stage == .failed && undone.change == .email("old@example.com"))
         #expect(EmailChangeSaga.expire(compensating, at: now) == nil)
     }
 
