@@ -21,10 +21,12 @@ public struct EdDSATokenMinter: TokenMinter {
     }
 
     public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
-        // NumericDates in whole seconds, as most verifiers expect.
+        // NumericDates in whole seconds, as most verifiers expect; the issue time to the millisecond beside them, for
+        // the account's own check against its last credential change.
         let claims = AccessClaims(iss: audience.issuer, aud: audience.audience, sub: subject,
                                   iat: Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down)),
-                                  exp: Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down)), jti: id)
+                                  exp: Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down)), jti: id,
+                                  iatMilliseconds: Int64((issuedAt.timeIntervalSince1970 * 1000).rounded()))
         let key = key()
         return try JSONWebToken.sign(claims, keyID: key.publicKey.keyID, with: key)
     }
@@ -38,7 +40,8 @@ public struct EdDSATokenMinter: TokenMinter {
     }
 }
 
-/// The claims of an access token.
+/// The claims of an access token. `iat_ms` is its issue time in Unix milliseconds (`iat` is whole seconds): what the
+/// account's sessions rule compares with the account's last credential change (``Account/admitsSession(issuedAt:)``).
 public struct AccessClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var aud: String
@@ -46,4 +49,15 @@ public struct AccessClaims: Codable, Sendable, Equatable {
     public var iat: Date
     public var exp: Date
     public var jti: String
+    public var iatMilliseconds: Int64?
+
+    private enum CodingKeys: String, CodingKey {
+        case iss, aud, sub, iat, exp, jti
+        case iatMilliseconds = "iat_ms"
+    }
+
+    /// The issue time, to the millisecond when the token says it.
+    public var issuedAt: Date {
+        iatMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? iat
+    }
 }

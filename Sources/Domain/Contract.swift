@@ -104,4 +104,8 @@ extension Event.Kind {
 extension WorkerRole {
     /// The name of the worker holding this role: its command, consumer group, Kafka client id and principal.
     public var workerName: String { rawValue + "-worker" }
+
+    /// The roles whose events answer public requests on the outcome topics: the public event keys a client (the
+    /// gateway, the CLI) checks outcomes with.
+    public static let outcomeProducers: Set<WorkerRole> = Set(Flow.all.compactMap(\.outcomes.producer))
 }

@@ -1,14 +1,15 @@
 import Foundation
 
 /// What one reply, or a deadline, does to a saga: the record to save (nil: the saga stays as it is), the change to
-/// its aggregate committed with it, and the events to publish. A value a saga's pure transitions return
-/// (`SagaTransition`, `EmailChangeSaga`); `SagaEngine` performs it.
+/// its aggregate committed with it, and the events to publish once the record stands as `saved` (the store may give it
+/// a revision its commands carry). A value a saga's pure transitions return (`SagaTransition`, `EmailChangeSaga`);
+/// `SagaEngine` performs it.
 public protocol SagaMove: Sendable {
     associatedtype Record: Sendable
     associatedtype Change: Sendable
     var record: Record? { get }
     var change: Change? { get }
-    var events: [Event] { get }
+    func events(after saved: Record) -> [Event]
 }
 
 /// Where a saga's records are kept, with the aggregate its moves change in the same unit of work.
@@ -17,8 +18,9 @@ public protocol SagaLog<Record, Change>: Sendable {
     associatedtype Change: Sendable
     /// The record of the saga keyed `key` (its flow id).
     func record(_ key: String) throws(StoreError) -> Record?
-    /// Atomically saves `record` and applies `change`; false, writing nothing, when another writer moved the saga first.
-    func save(_ record: Record, applying change: Change?) throws(StoreError) -> Bool
+    /// Atomically saves `record` and applies `change`; the record as stored, or nil, writing nothing, when another
+    /// writer moved the saga first.
+    func save(_ record: Record, applying change: Change?) throws(StoreError) -> Record?
     /// The sagas waiting for a reply that last moved before `date`.
     func waiting(movedBefore date: Date) throws(StoreError) -> [Record]
 }
@@ -53,7 +55,7 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
             try check(record)
             let move = transition(record, clock())
             guard let next = move.record else { return try committed(record, move, event) }
-            if try log.save(next, applying: move.change) { return try committed(next, move, event) }
+            if let saved = try log.save(next, applying: move.change) { return try committed(saved, move, event) }
         }
         throw StoreError(.transient, "saga \(key) kept changing under concurrent writers")
     }
@@ -63,13 +65,13 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
         var events: [Event] = []
         for record in try log.waiting(movedBefore: deadline) {
             guard let move = expiry(record, clock()), let next = move.record else { continue }
-            if try log.save(next, applying: move.change) { events += try committed(next, move, nil) }
+            if let saved = try log.save(next, applying: move.change) { events += try committed(saved, move, nil) }
         }
         return events
     }
 
     private func committed(_ record: Move.Record, _ move: Move, _ event: Event?) throws -> [Event] {
         for hook in afterCommit { try hook(record, event) }
-        return move.events
+        return move.events(after: record)
     }
 }

@@ -5,11 +5,13 @@ import SignIn
 
 /// Sign-ins: the credential sealed, the tokens sealed back to the request's reply key.
 extension RequestSealing {
-    /// A token request for `grant`, its credential sealed.
-    public func tokenRequest(_ grant: GrantType, email: String?, credential: String,
+    /// A token request for `grant`, its credential sealed. A `password` grant may carry a `login` code mailed to the
+    /// address, which an account whose mailbox was never proven asks for (`email_unverified`).
+    public func tokenRequest(_ grant: GrantType, email: String?, credential: String, code: String? = nil,
                              requestId: String = UUID().uuidString.lowercased()) -> TokenRequested {
         TokenRequested(requestId: requestId, grantType: grant, email: email,
                        sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
+                       sealedCode: code.map { seal($0, for: .code, requestId: requestId, email: email) },
                        replyKey: replyKey(for: requestId))
     }
 
@@ -34,11 +36,11 @@ extension RequestSealing {
 
 /// Sign-ins through the topics.
 extension RegistrarClient {
-    /// Requests tokens; returns the outcome and, when issued, the opened tokens.
-    public func requestTokens(_ grant: GrantType, email: String?, credential: String, requestId: String = UUID().uuidString.lowercased(),
-                              timeout: Duration) async throws -> (Event, TokenPair?) {
-        let outcome = try await send(.tokenRequested(tokenRequest(grant, email: email, credential: credential, requestId: requestId)),
-                                     timeout: timeout)
+    /// Requests tokens (see `tokenRequest`); returns the outcome and, when issued, the opened tokens.
+    public func requestTokens(_ grant: GrantType, email: String?, credential: String, code: String? = nil,
+                              requestId: String = UUID().uuidString.lowercased(), timeout: Duration) async throws -> (Event, TokenPair?) {
+        let outcome = try await send(.tokenRequested(tokenRequest(grant, email: email, credential: credential, code: code,
+                                                                  requestId: requestId)), timeout: timeout)
         return (outcome, try tokens(in: outcome, answering: requestId))
     }
 

@@ -39,7 +39,19 @@ extension CredentialStore {
 
 /// Checks Bearer access tokens, implemented with libsodium outside the domain.
 public protocol AccessTokenCheck: Sendable {
-    /// The uid (`sub`) of `token` if it verifies at `now`: signed by a published key under its `kid`, of
-    /// the configured issuer and audience, not expired; else nil.
-    func subject(of token: String, at now: Date) -> String?
+    /// The uid (`sub`) and issue time (`iat`) of `token` if it verifies at `now`: signed by a published key under
+    /// its `kid`, of the configured issuer and audience, not expired; else nil. Whether the account still admits
+    /// a session issued then is the account's rule (``Account/admitsSession(issuedAt:)``).
+    func subject(of token: String, at now: Date) -> AccessTokenSubject?
+}
+
+/// Who a verified access token names, and when it was issued (to the millisecond).
+public struct AccessTokenSubject: Sendable, Equatable {
+    public var uid: String
+    public var issuedAt: Date
+
+    public init(uid: String, issuedAt: Date) {
+        self.uid = uid
+        self.issuedAt = issuedAt
+    }
 }

@@ -5,7 +5,8 @@ import Registration
 /// The account worker's answer to `GET /me`: the profile of the uid an access token names, sealed to the
 /// requester's reply key. The uid is only ever the `sub` of a token that verifies (signature by a published
 /// key, issuer, audience, expiry), never a field of the request; a token that does not verify, for whatever
-/// reason, gives one `invalid_credentials` answer.
+/// reason, or that was issued before the account's sessions were ended (``Account/admitsSession(issuedAt:)``),
+/// gives one `invalid_credentials` answer.
 public struct ProfileReadStep: EventHandler {
     public var seals: SealOpener
     public var accessTokens: any AccessTokenCheck
@@ -42,9 +43,13 @@ public struct ProfileReadStep: EventHandler {
             return refused(request.requestId, Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
         case .refused: return invalid(request)
         }
-        guard let uid = accessTokens.subject(of: token, at: clock()) else { return invalid(request) }
-        guard let profile = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
-        let view = ProfileView(requestId: request.requestId, uid: uid, profile: profile).sealedJSON
+        guard let subject = accessTokens.subject(of: token, at: clock()) else { return invalid(request) }
+        // A session a credential change ended is a token that counts no more, whatever the profile.
+        if let account = try loginGuard.accounts.account(uid: subject.uid), !account.admitsSession(issuedAt: subject.issuedAt) {
+            return invalid(request)
+        }
+        guard let (account, profile) = try loginGuard.admitted(uid: subject.uid) else { return refused(request.requestId, LoginGuard.refusal) }
+        let view = ProfileView(requestId: request.requestId, uid: account.uid, profile: profile).sealedJSON
         guard let sealed = vault.seal(view, to: request.replyKey) else {
             return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
         }

@@ -30,10 +30,13 @@ struct FlowClient {
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             OutcomeKeySource.option,
-            .value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, e.g. zh-CN,en (default: English)",
-                   environment: "REGISTRAR_LOCALE"),
+            localeOption,
         ] + ConnectionOptions.commandSpecs
     }
+
+    /// `--locale`: the language of the mails a request causes (a code mailed for the command included).
+    static let localeOption = CommandSpec.Option.value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, "
+                                                       + "e.g. zh-CN,en (default: English)", environment: "REGISTRAR_LOCALE")
 
     /// Runs a command of `spec` with a client made from its options, after reading the secrets `secrets` names.
     static func run(_ arguments: [String], spec: CommandSpec, secrets: (ParsedArguments) throws -> [SecretOption] = { _ in [] },
@@ -109,13 +112,17 @@ struct FlowClient {
         return result
     }
 
-    /// Requests tokens and prints them (to standard output only) or the refusal.
-    func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        let request = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
-                                                          replyKey: client.replyKey(for: requestId)))
-        switch try await attempt(request, { client, left in
-            try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: left)
-        }) {
+    /// Requests tokens and prints them (to standard output only) or the refusal. A password refused `email_unverified`
+    /// is sent again with the code `mailedCode` gives (under a new request id), when given.
+    func printTokens(_ grant: GrantType, email: String?, credential: String,
+                     mailedCode: (() async throws -> String)? = nil) async throws -> ExitCode {
+        var requestId = requestId
+        var outcome = try await requestTokens(grant, email: email, credential: credential, requestId: requestId)
+        if case (.tokenRefused(let refused), _) = outcome, refused.reason == .emailUnverified, let mailedCode {
+            requestId = UUID().uuidString.lowercased()
+            outcome = try await requestTokens(grant, email: email, credential: credential, code: try await mailedCode(), requestId: requestId)
+        }
+        switch outcome {
         case (.tokenIssued(let issued), let pair?):
             if json {
                 JSONOutput.print(["requestId": requestId, "outcome": "signed_in", "uid": pair.uid, "accountCreated": issued.accountCreated,
@@ -131,6 +138,16 @@ struct FlowClient {
             return self.refused(refused.reason, refused.message)
         case (let other, _):
             throw RegistrarClient.UnexpectedOutcome(type: other.type)
+        }
+    }
+
+    /// Requests tokens under `requestId` (again on a restarted local broker, or after a failed publish).
+    private func requestTokens(_ grant: GrantType, email: String?, credential: String, code: String? = nil,
+                               requestId: String) async throws -> (Event, TokenPair?) {
+        let request = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
+                                                          replyKey: client.replyKey(for: requestId)))
+        return try await attempt(request) { client, left in
+            try await client.requestTokens(grant, email: email, credential: credential, code: code, requestId: requestId, timeout: left)
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
 /// second rotation, or once the previous key is retired, the old key is refused — also by a consumer that
 /// read the keys before the rotation and kept running (it re-reads the files).
 @Suite(.tags(.unit)) struct EventKeyRotationTests {
-    static let command = Event.deleteAvatar(DeleteAvatar(registrationId: "reg-1", imageId: "00000000-0000-0000-0000-000000000002"))
+    static let command = Event.deleteAvatar(DeleteAvatar(registrationId: "reg-1", imageId: "00000000-0000-0000-0000-000000000002", step: "compensating", revision: 3))
 
     /// Whether a consumer takes the command signed with `key`: one loading `directory`'s image keys now, or
     /// (`running`) one that has read them since before the rotations, as a running worker does.
@@ -50,6 +50,20 @@ import Testing
             #expect(try FileManager.default.attributesOfItem(atPath: directory.secretPath(of: .image))[.posixPermissions] as? Int == 0o600)
             // Other roles' keys are untouched.
             #expect(try directory.publicKeys(of: .account, creatingMissing: false).count == 1)
+        }
+    }
+
+    /// A blank previous key file (the systemd units' default when there is no previous key) is no previous key; anything
+    /// else there must be a key.
+    @Test func aBlankPreviousKeyFileIsNone() throws {
+        try withTemporaryDirectory { path in
+            let directory = EventKeyDirectory(path)
+            try directory.create([.image])
+            try "\n".write(toFile: directory.previousPath(of: .image), atomically: true, encoding: .utf8)
+            #expect(try directory.publicKeys(of: .image, creatingMissing: false).count == 1)
+            #expect(try directory.reloadingPublicKeys(of: .image, creatingMissing: false)().count == 1)
+            try "not a key\n".write(toFile: directory.previousPath(of: .image), atomically: true, encoding: .utf8)
+            #expect(throws: (any Error).self) { try directory.publicKeys(of: .image, creatingMissing: false) }
         }
     }
 

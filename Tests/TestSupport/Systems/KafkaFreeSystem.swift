@@ -79,6 +79,10 @@ final class KafkaFreeSystem: FlowSystem {
         if !keepingData { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    func letTimePass(seconds: Double) {
+        clock.advance(by: seconds)
+    }
+
     /// Publishes `event` and delivers it and everything it leads to, in order (blocking: the steps hash passwords and
     /// write to their stores, so callers offload it, as the workers do). A step that throws refuses its event (it is
     /// recorded in `refused`); a refused public request is answered as the worker would answer one it dead-letters.

@@ -26,6 +26,9 @@ protocol FlowSystem: AnyObject, Sendable {
     func outcomes() async throws -> [String: [Event]]
     /// Stops every worker and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool) async
+    /// Lets `seconds` pass for the workers: moves their clock on the Kafka-free and in-process tiers; on the real
+    /// binaries real time passes by itself.
+    func letTimePass(seconds: Double)
 }
 
 /// A system with a broker (`LiveSystem`, `InProcessSystem`): its Kafka configuration and the client the tests
@@ -67,11 +70,12 @@ extension FlowSystem {
         await stop(keepingData: false)
     }
 
-    /// A registration request as the CLI would publish it (the avatar inline, whatever its size).
+    /// A registration request as the CLI would publish it (the avatar inline, whatever its size), with the register
+    /// code mailed to `email` for it, read from the mail.
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
-                 name: String = "Test User", avatar: [UInt8]? = nil) -> RegistrationRequested {
-        // Without an object store to stage in, making the request cannot fail.
-        try! sealing.registration(id: id, email: email, password: password, name: name, avatar: avatar)
+                 name: String = "Test User", avatar: [UInt8]? = nil) async throws -> RegistrationRequested {
+        try sealing.registration(id: id, email: email, password: password, code: try await code(for: email, .register), name: name,
+                                 avatar: avatar)
     }
 
     /// Publishes `request` and returns its outcome within a minute.
@@ -103,12 +107,12 @@ extension FlowSystem {
                               images: try backends.objects()).run(now: now, grace: .zero)
     }
 
-    /// How many accounts, profiles and stored objects there are: a test on a shared system compares
-    /// them before and after to see what it left behind.
+    /// How many accounts, profiles and stored objects there are (the image worker's tombstones, records of deleted
+    /// avatars, aside): a test on a shared system compares them before and after to see what it left behind.
     func counts() throws -> StoreCounts {
         StoreCounts(accounts: try backends.accounts().accounts().count, profiles: try backends.profiles().profiles().count,
                     images: try backends.objects().list(prefix: "ProfileImages/").count,
-                    objects: try backends.objects().list(prefix: "").count)
+                    objects: try backends.objects().list(prefix: "").filter { !$0.key.hasPrefix("tombstones/") }.count)
     }
 
     /// Makes the profile store refuse every write from now on (a trigger raising an error).
@@ -140,4 +144,13 @@ struct StoreCounts: Equatable, CustomStringConvertible {
 struct HarnessError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Sequence {
+    /// The results of `transform` on each element, one after another.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }
