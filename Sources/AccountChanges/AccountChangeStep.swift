@@ -64,29 +64,26 @@ public struct AccountChangeStep: EventHandler {
     /// Moves the email change of the profile worker's reply. A reply for no change, or for another
     /// uid than the change's, changes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
     private func advance(on reply: Event, uid: String) throws -> [Event] {
-        guard let change = try accounts.change(requestId: reply.key) else {
-            throw UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
+        try emailChanges.advance(reply.key, on: reply, missing: {
+            UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
+        }, check: { change in
+            guard uid == change.uid else {
+                throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
+            }
+        }) { change, now in
+            EmailChangeSaga.on(reply, change: change, at: now)
         }
-        guard uid == change.uid else {
-            throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
-        }
-        let transition = EmailChangeSaga.on(reply, change: change, at: clock())
-        guard let record = transition.record else { return EmailChangeSaga.events(of: change) }
-        return EmailChangeSaga.events(of: try accounts.save(record, applying: transition.update))
     }
 
     /// Undoes every email change that has waited for its profile for `deadline` without progress, as this process's
     /// monotonic clock measures it.
     public func expireChanges(stalledFor deadline: Duration) throws -> [Event] {
-        let inFlight = try accounts.changes(in: .awaitingProfile, updatedBefore: .distantFuture)
-        let stalled = progress.stalled(inFlight.map { ($0.requestId, "\($0.updatedAt.timeIntervalSince1970)", $0.stage.rawValue) },
-                                       for: deadline)
-        var events: [Event] = []
-        for change in inFlight where stalled.contains(change.requestId) {
-            guard let transition = EmailChangeSaga.expire(change, at: clock()), let record = transition.record else { continue }
-            events += EmailChangeSaga.events(of: try accounts.save(record, applying: transition.update))
-        }
-        return events
+        try emailChanges.expire(stalledFor: deadline, EmailChangeSaga.expire)
+    }
+
+    /// The engine driving the email change saga over the account store.
+    private var emailChanges: SagaEngine<EmailChangeSaga> {
+        SagaEngine(log: EmailChangeLog(accounts: accounts), clock: clock, progress: progress)
     }
 
     private func unlessRecorded(_ requestId: String, locale: String?, _ body: () throws -> [Event]) throws -> [Event] {

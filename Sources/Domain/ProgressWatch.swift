@@ -10,6 +10,8 @@ import Synchronization
 public final class ProgressWatch: Sendable {
     /// The monotonic time, as the time since an arbitrary origin.
     public typealias Uptime = @Sendable () -> Duration
+    /// A record as the watch sees it: its id, its current marker and its group.
+    public typealias Mark = (id: String, marker: String, group: String)
 
     private struct Sighting {
         var marker: String
@@ -49,7 +51,7 @@ public final class ProgressWatch: Sendable {
 
     /// The ids among `records` (each an id, its current marker and its group) that have made no progress for at least
     /// `limit`. Records not given are forgotten (they reached an outcome).
-    public func stalled(_ records: [(id: String, marker: String, group: String)], for limit: Duration) -> Set<String> {
+    public func stalled(_ records: [Mark], for limit: Duration) -> Set<String> {
         let now = uptime()
         return state.withLock { state in
             let gap = state.lastLook.map { now - $0 } ?? .zero

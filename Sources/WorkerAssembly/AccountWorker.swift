@@ -23,7 +23,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
     static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
-    public static let letters = SignInStep.letters + AccountChangeStep.letters
+    public static let letters = SignInStep.letters + AccountChangeStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may go without progress (no step's reply, no heartbeat of a step waiting for its store) before it is undone; measured on the monotonic clock", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
@@ -63,9 +63,10 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let sealMaxAge = try parsed.integer("seal-max-age") ?? 300
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(), maximumAge: Double(sealMaxAge), clock: clock,
                                onSkew: SealClock.reporter(maximumAge: sealMaxAge, logger: Logger(component: name)))
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
-                                                    rules: rules, clock: clock)
         let mailer = MeteredMailer(mailer: try stores.mailer())
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
+                                                    rules: rules, clock: clock,
+                                                    afterCommit: [Welcome.hook(mailer: mailer, mail: mail, clock: clock)])
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()

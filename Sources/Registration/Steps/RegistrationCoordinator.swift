@@ -13,10 +13,12 @@ public struct RegistrationCoordinator: EventHandler {
     public var clock: @Sendable () -> Date
     /// How long each saga in flight has made no progress (the deadline sweep's measure).
     public var progress: ProgressWatch
+    /// Side effects of the saga's committed moves (a welcome mail once it completes), see `SagaEngine.Hook`.
+    public var afterCommit: [SagaEngine<SagaTransition>.Hook]
 
     public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, mailbox: any MailboxProof,
                 rules: RegistrationRules = .init(), clock: @escaping @Sendable () -> Date = Date.init,
-                progress: ProgressWatch = ProgressWatch()) {
+                progress: ProgressWatch = ProgressWatch(), afterCommit: [SagaEngine<SagaTransition>.Hook] = []) {
         self.accounts = accounts
         self.progress = progress
         self.vault = vault
@@ -24,6 +26,12 @@ public struct RegistrationCoordinator: EventHandler {
         self.mailbox = mailbox
         self.rules = rules
         self.clock = clock
+        self.afterCommit = afterCommit
+    }
+
+    /// The engine driving the saga over the account store.
+    private var sagas: SagaEngine<SagaTransition> {
+        SagaEngine(log: RegistrationSagaLog(accounts: accounts), clock: clock, progress: progress, afterCommit: afterCommit)
     }
 
     public static let routes = StepRoutes.registration
@@ -60,14 +68,7 @@ public struct RegistrationCoordinator: EventHandler {
     /// Fails every saga in flight that has made no progress (no step's reply, no heartbeat of a worker waiting at its
     /// step) for `deadline`, as this process's monotonic clock measures it, undoing what it created.
     public func expireSagas(stalledFor deadline: Duration) throws -> [Event] {
-        let inFlight = try accounts.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: .distantFuture)
-        let stalled = progress.stalled(inFlight.map { ($0.registrationId, String($0.version), $0.stage.rawValue) }, for: deadline)
-        var events: [Event] = []
-        for saga in inFlight where stalled.contains(saga.registrationId) {
-            guard let transition = SagaTransition.expire(saga, at: clock()), let record = transition.record else { continue }
-            if try accounts.save(record, applying: transition.accountChange) { events += transition.events }
-        }
-        return events
+        try sagas.expire(stalledFor: deadline, SagaTransition.expire)
     }
 
     private func start(_ request: RegistrationRequested) throws -> [Event] {
@@ -147,27 +148,23 @@ public struct RegistrationCoordinator: EventHandler {
     /// queued behind it, so every saga at that stage has made progress. It publishes and saves nothing; one naming a
     /// saga never started or other ids than the saga's is refused like any reply.
     private func heard(_ heartbeat: Event, waitingAt stage: SagaStage) throws -> [Event] {
-        guard let saga = try accounts.saga(heartbeat.registrationId) else {
-            throw UntrustedEvent.unknownSaga("\(heartbeat.type) for registration \(heartbeat.registrationId), which was never started")
-        }
-        if let mismatch = SagaTransition.mismatch(of: heartbeat, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
-        progress.progressed(stage.rawValue)
-        return []
+        try sagas.heard(heartbeat.registrationId, at: stage.rawValue, missing: { unknownSaga(heartbeat) }, check: { try mismatch(heartbeat, $0) })
     }
 
     /// Moves the reply's saga. A reply for no saga, or naming another uid or image id than the saga's
     /// record, changes and deletes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
     private func advance(on reply: Event) throws -> [Event] {
-        for _ in 0..<8 {
-            guard let saga = try accounts.saga(reply.registrationId) else {
-                throw UntrustedEvent.unknownSaga("\(reply.type) for registration \(reply.registrationId), which was never started")
-            }
-            if let mismatch = SagaTransition.mismatch(of: reply, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
-            let transition = SagaTransition.on(reply, saga: saga, at: clock(), sealing: sealedResult)
-            guard let record = transition.record else { return transition.events }
-            if try accounts.save(record, applying: transition.accountChange) { return transition.events }
+        try sagas.advance(reply.registrationId, on: reply, missing: { unknownSaga(reply) }, check: { try mismatch(reply, $0) }) { saga, now in
+            SagaTransition.on(reply, saga: saga, at: now, sealing: sealedResult)
         }
-        throw StoreError(.transient, "saga \(reply.registrationId) kept changing under concurrent writers")
+    }
+
+    private func unknownSaga(_ reply: Event) -> any Error {
+        UntrustedEvent.unknownSaga("\(reply.type) for registration \(reply.registrationId), which was never started")
+    }
+
+    private func mismatch(_ reply: Event, _ saga: SagaRecord) throws {
+        if let mismatch = SagaTransition.mismatch(of: reply, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
     }
 
     /// The completed saga's result sealed to its requester's reply key (checked when the saga started).
