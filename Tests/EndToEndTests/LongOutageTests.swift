@@ -5,7 +5,7 @@ import Installation
 import Synchronization
 import Testing
 
-/// Issue 23 point 6 on the real binaries: an image store down (every S3 request answered 503) for four times the saga
+/// Issue 23 point 6 on the real binaries: an image store down (every S3 request answered 503) for three times the saga
 /// deadline undoes no registration. The image worker, retrying, sends a heartbeat (`AvatarWaiting`) every 2 s that keeps
 /// every saga waiting for its avatar alive (12 registrations on 6 partitions: some wait behind others, whose heartbeat
 /// they share), and every registration completes once the store is back. `REGISTRAR_LONG_OUTAGE_SECONDS=600` holds
@@ -13,7 +13,7 @@ import Testing
 @Suite(.tags(.live, .timed), .serialized) struct LongOutageTests {
     @Test func registrationsOutlastAnImageStoreDownLongerThanTheirDeadline() async throws {
         let long = ProcessInfo.processInfo.environment["REGISTRAR_LONG_OUTAGE_SECONDS"].flatMap { Int($0) }
-        let outage = long ?? 40
+        let outage = long ?? 30
         let arguments = long == nil ? ["account-worker": ["--saga-deadline", "10"], "image-worker": ["--heartbeat-interval", "2"]] : [:]
         let relay = Mutex<HTTPRelay?>(nil)
         try await LiveSystem.with(extraArguments: arguments, relayingImages: { port in
