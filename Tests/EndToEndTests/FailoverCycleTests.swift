@@ -31,7 +31,7 @@ import Testing
 
     /// Runs the kill cycle on `installation` and checks each kill's failover; stops the installation.
     static func measure(_ installation: LocalInstallation, broker: String) async throws {
-        do {
+        try await installation.run { installation in
             let failovers = try await cycle(installation)
             print("failover on \(broker), each of \(failovers.count) kills (bound \(bound)): "
                   + failovers.map { $0.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))) }.joined(separator: ", "))
@@ -39,13 +39,7 @@ import Testing
             #expect(failovers.allSatisfy { $0 <= bound }, "\(failovers)")
             #expect(installation.stoppedWorkers.isEmpty)
             if !failovers.allSatisfy({ $0 <= bound }) { throw HarnessError("a failover took longer than \(bound)") }
-        } catch {
-            await installation.stop()
-            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(installation.directory)\n".utf8))
-            throw error
         }
-        await installation.stop()
-        try? FileManager.default.removeItem(atPath: installation.directory)
     }
 
     /// One registration: when it was published and when its outcome came (nil: none within the timeout).

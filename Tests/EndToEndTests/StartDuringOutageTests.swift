@@ -192,15 +192,7 @@ import Testing
         stores.dataDirectory = directory ?? temporaryDirectory("stores")
         let installation = try await LocalInstallation(at: stores.dataDirectory, binaries: Binaries.directory, stores: stores,
                                                        workers: workers, workerArguments: LocalInstallation.quickFailover + endpoint)
-        do {
-            try await body(installation)
-        } catch {
-            await installation.stop()
-            FileHandle.standardError.write(Data("kept data and logs of the failed test in \(installation.directory)\n".utf8))
-            throw error
-        }
-        await installation.stop()
-        try? FileManager.default.removeItem(atPath: installation.directory)
+        try await installation.run(body)
     }
 
     /// The operations port `worker` of `installation` logged.
