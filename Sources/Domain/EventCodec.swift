@@ -135,6 +135,10 @@ public enum EventCodec {
         "ProfileEmailRejected": entry(Event.profileEmailRejected),
         "AccountChangeCompleted": entry(Event.accountChangeCompleted),
         "AccountChangeFailed": entry(Event.accountChangeFailed),
+        "SignOutRequested": entry(Event.signOutRequested),
+        "SignedOut": entry(Event.signedOut),
+        "SessionsRequested": entry(Event.sessionsRequested),
+        "SessionsAnswered": entry(Event.sessionsAnswered),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -188,6 +192,10 @@ extension Event {
         case .profileEmailRejected(let e): e
         case .accountChangeCompleted(let e): e
         case .accountChangeFailed(let e): e
+        case .signOutRequested(let e): e
+        case .signedOut(let e): e
+        case .sessionsRequested(let e): e
+        case .sessionsAnswered(let e): e
         }
     }
 }

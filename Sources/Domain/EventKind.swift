@@ -30,6 +30,10 @@ extension Event {
         case profileEmailRejected = "ProfileEmailRejected"
         case accountChangeCompleted = "AccountChangeCompleted"
         case accountChangeFailed = "AccountChangeFailed"
+        case signOutRequested = "SignOutRequested"
+        case signedOut = "SignedOut"
+        case sessionsRequested = "SessionsRequested"
+        case sessionsAnswered = "SessionsAnswered"
 
         /// The topic events of this type are published to.
         public var topic: String {
@@ -42,8 +46,8 @@ extension Event {
             case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
             case .codeRequested: Topic.codeRequests
             case .codeSent, .codeRefused: Topic.codeOutcomes
-            case .tokenRequested, .profileRequested: Topic.authRequests
-            case .tokenIssued, .tokenRefused, .profileAnswered: Topic.authOutcomes
+            case .tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested: Topic.authRequests
+            case .tokenIssued, .tokenRefused, .profileAnswered, .signedOut, .sessionsAnswered: Topic.authOutcomes
             case .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: Topic.accountRequests
             case .profileEmailUpdated, .profileEmailRejected: Topic.accountReplies
             case .accountChangeCompleted, .accountChangeFailed: Topic.accountOutcomes

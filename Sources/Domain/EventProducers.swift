@@ -4,10 +4,11 @@ extension Event.Kind {
     public var producers: Set<WorkerRole> {
         switch self {
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
-             .emailChangeRequested:
+             .emailChangeRequested, .signOutRequested, .sessionsRequested:
             []
         case .storeAvatar, .deleteAvatar, .writeProfile, .deleteProfile, .updateProfileEmail, .registrationCompleted,
-             .registrationFailed, .tokenIssued, .tokenRefused, .profileAnswered, .accountChangeCompleted, .accountChangeFailed:
+             .registrationFailed, .tokenIssued, .tokenRefused, .profileAnswered, .accountChangeCompleted, .accountChangeFailed,
+             .signedOut, .sessionsAnswered:
             [.account]
         case .avatarStored, .avatarRejected, .avatarDeleted:
             [.image]

@@ -19,6 +19,8 @@ public struct SealedSecret: Codable, Sendable, Equatable {
         case refreshToken = "refresh_token"
         /// `ProfileRequested.sealedAccessToken`.
         case accessToken = "access_token"
+        /// `SignOutRequested.sealedToken` of a revocation (RFC 7009): a refresh or an access token.
+        case revocation
     }
 
     public var purpose: Purpose

@@ -58,7 +58,7 @@ extension Gateway {
 
     /// Nil when the request authenticates a configured client, by HTTP Basic or by `client_id` and
     /// `client_secret` in the body (one method only); else the error answer.
-    private func authenticateClient(_ request: HTTPRequest, _ body: RequestBody) throws(RequestBody.Refusal) -> HTTPResponse? {
+    func authenticateClient(_ request: HTTPRequest, _ body: RequestBody) throws(RequestBody.Refusal) -> HTTPResponse? {
         let (bodyID, bodySecret) = (try body.value("client_id"), try body.value("client_secret"))
         let id: String
         let secret: String

@@ -81,16 +81,24 @@ public final class Gateway: Sendable {
             "/password/reset": ("POST", resetPassword),
             "/me/email": ("POST", changeEmail),
             "/me": ("GET", showProfile),
+            Self.revocationPath: ("POST", revokeToken),
+            "/me/sign-out": ("POST", signOutSession),
+            "/me/sign-out-everywhere": ("POST", signOutEverywhere),
+            Self.sessionsPath: ("GET", listSessions),
         ]
         if request.method == "GET", let prefix = [Self.statusPrefix, "/registrations/"].first(where: request.path.hasPrefix) {
             return status(of: String(request.path.dropFirst(prefix.count)))
+        }
+        if request.path.hasPrefix(Self.sessionsPath + "/") {
+            if let wait = addressLimiter.admit(request.clientAddress) { return Answer.tooManyRequests(retryAfter: wait) }
+            return await endSession(request)
         }
         guard let route = routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
         guard request.method == route.method else {
             return Answer.error(405, "method_not_allowed", "Use \(route.method).", headers: [("Allow", route.method)])
         }
         // Every route that publishes a request.
-        if route.method == "POST" || request.path == "/me", let wait = addressLimiter.admit(request.clientAddress) {
+        if route.method == "POST" || request.path.hasPrefix("/me"), let wait = addressLimiter.admit(request.clientAddress) {
             return Answer.tooManyRequests(retryAfter: wait)
         }
         return await route.answer(request)

@@ -1,0 +1,32 @@
+import Domain
+import Foundation
+
+/// Sessions: sign-out, revocation and the list of live sessions, each token sealed for the request that carries it.
+extension RegistrarClient {
+    /// Ends the sessions `scope` names with `token` (an access token; for a revocation, a refresh or an access token);
+    /// returns the outcome, `SignedOut` or `TokenRefused`.
+    public func signOut(_ scope: SignOutScope, token: String, sessionId: String? = nil, locale: String? = nil,
+                        requestId: String = UUID().uuidString.lowercased(), timeout: Duration) async throws -> Event {
+        try await send(.signOutRequested(signOut(scope, token: token, sessionId: sessionId, locale: locale, requestId: requestId)),
+                       timeout: timeout)
+    }
+
+    /// The request ``signOut(_:token:sessionId:locale:requestId:timeout:)`` publishes.
+    public func signOut(_ scope: SignOutScope, token: String, sessionId: String? = nil, locale: String? = nil,
+                        requestId: String = UUID().uuidString.lowercased()) -> SignOutRequested {
+        SignOutRequested(requestId: requestId, scope: scope,
+                         sealedToken: seal(token, for: scope.sealPurpose, requestId: requestId, email: nil),
+                         sessionId: sessionId, replyKey: replyKey, locale: locale)
+    }
+
+    /// Lists the live sessions of the account `accessToken` names; returns the outcome and, when answered, the opened list.
+    public func sessions(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
+                         timeout: Duration) async throws -> (Event, SessionList?) {
+        let request = SessionsRequested(requestId: requestId,
+                                        sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
+                                        replyKey: replyKey)
+        let outcome = try await send(.sessionsRequested(request), timeout: timeout)
+        guard case .sessionsAnswered(let answered) = outcome else { return (outcome, nil) }
+        return (outcome, try replyKeys.open(answered.sealedSessions, as: SessionList.self, "SessionsAnswered with an unreadable list"))
+    }
+}
