@@ -56,7 +56,7 @@ public struct SessionStep: EventHandler {
             return refused(id, Failure(.requestInvalid, "sessionId names a session to end with the scope session only."))
         }
         let token: String
-        switch try open(request.sealedToken, request.scope.sealPurpose, id, request.replyKey) {
+        switch try open(request.sealedToken, request.scope.sealPurpose, id, request.replyKey, sessionId: request.sessionId) {
         case .success(let opened): token = opened
         case .failure(let refusal) where refusal.reason == .invalidCredentials && request.scope == .revocation:
             return .signedOut(SignedOut(requestId: id))
@@ -119,11 +119,12 @@ public struct SessionStep: EventHandler {
     }
 
     /// The token sealed for `purpose` in the request `requestId` answered to `replyKey`, or the refusal of the request.
-    private func open(_ sealed: String, _ purpose: SealedSecret.Purpose, _ requestId: String,
-                      _ replyKey: String) throws -> Result<String, Failure> {
+    private func open(_ sealed: String, _ purpose: SealedSecret.Purpose, _ requestId: String, _ replyKey: String,
+                      sessionId: String? = nil) throws -> Result<String, Failure> {
         if let failure = RequestId.validate(requestId) { return .failure(failure) }
         guard seals.vault.isPublicKey(replyKey) else { return .failure(Self.replyKeyInvalid) }
-        switch try seals.open([(sealed, purpose)], in: SealContext(requestId: requestId, email: nil, replyKey: replyKey), on: Topic.authRequests) {
+        let context = SealContext(requestId: requestId, email: nil, replyKey: replyKey, sessionId: sessionId)
+        switch try seals.open([(sealed, purpose)], in: context, on: Topic.authRequests) {
         case .opened(let secrets): return .success(secrets[0])
         case .unsealable:
             return .failure(Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))

@@ -12,13 +12,19 @@ public enum SignOutScope: String, Codable, Sendable, CaseIterable {
     /// through the account's sessions cut-off.
     case everywhere
 
-    /// The purpose the request's token is sealed for.
-    public var sealPurpose: SealedSecret.Purpose { self == .revocation ? .revocation : .accessToken }
+    /// The purpose the request's token is sealed for: one per scope, so that no copy of a request asks for another.
+    public var sealPurpose: SealedSecret.Purpose {
+        switch self {
+        case .revocation: .revocation
+        case .session: .signOut
+        case .everywhere: .signOutEverywhere
+        }
+    }
 }
 
 /// Published by a client to `auth.requests` to sign out: `sealedToken` is the token sealed to the account worker's
-/// public key (purpose `revocation` for ``SignOutScope/revocation``, else `access_token`); the answer is `SignedOut`
-/// or `TokenRefused`.
+/// public key for the scope's purpose (``SignOutScope/sealPurpose``) with the request's `sessionId`, so that a copy of
+/// the request can neither widen nor narrow what it ends; the answer is `SignedOut` or `TokenRefused`.
 public struct SignOutRequested: RequestMessage, Equatable {
     public var requestId: String
     public var scope: SignOutScope

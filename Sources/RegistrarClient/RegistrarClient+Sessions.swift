@@ -15,7 +15,8 @@ extension RegistrarClient {
     public func signOut(_ scope: SignOutScope, token: String, sessionId: String? = nil, locale: String? = nil,
                         requestId: String = UUID().uuidString.lowercased()) -> SignOutRequested {
         SignOutRequested(requestId: requestId, scope: scope,
-                         sealedToken: seal(token, for: scope.sealPurpose, requestId: requestId, email: nil),
+                         sealedToken: publicKey.sealedBase64(token, for: scope.sealPurpose, in: SealContext(
+                             requestId: requestId, email: nil, replyKey: replyKey, sessionId: sessionId)),
                          sessionId: sessionId, replyKey: replyKey, locale: locale)
     }
 
