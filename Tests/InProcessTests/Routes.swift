@@ -41,7 +41,12 @@ struct Routes {
     static func email(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefix(8).lowercased())@example.com" }
 
     func get(_ path: String, headers: [(String, String)] = []) async -> Answer {
-        Answer(await gateway.handle(HTTPRequest(method: "GET", path: path, headers: HTTPHeaders(headers), clientAddress: address)))
+        await send("GET", path, headers: headers)
+    }
+
+    /// A request of `method` without a body.
+    func send(_ method: String, _ path: String, headers: [(String, String)] = []) async -> Answer {
+        Answer(await gateway.handle(HTTPRequest(method: method, path: path, headers: HTTPHeaders(headers), clientAddress: address)))
     }
 
     /// A form-encoded POST of `fields`.
