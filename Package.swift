@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
-        .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport"]),
+        .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport", "Support"]),
         .target(name: "Gateway", dependencies: [
             "HTTPServer", "Metrics", "RegistrarClient", "Domain", "Registration", "Crypto", "Support", "Backends", "EventTransport", "Operations",
         ]),

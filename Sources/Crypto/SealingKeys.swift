@@ -49,10 +49,10 @@ public struct SealingKeyPair: Sendable, PersistentKeyPair {
         let secretKey = SecretBytes(count: crypto_box_secretkeybytes()) {
             _ = crypto_box_keypair(&publicBytes, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        return SealingKeyPair(publicKey: try! SealingPublicKey(bytes: publicBytes), secretKey: secretKey)
+        return SealingKeyPair(publicKey: try! SealingPublicKey(bytes: publicBytes), secret: secretKey)
     }
 
-    private init(publicKey: SealingPublicKey, secretKey: SecretBytes) {
+    init(publicKey: SealingPublicKey, secret secretKey: SecretBytes) {
         self.publicKey = publicKey
         self.secretKey = secretKey
     }
@@ -114,7 +114,7 @@ public struct SealingKeyPair: Sendable, PersistentKeyPair {
         var publicBytes = [UInt8](repeating: 0, count: crypto_box_publickeybytes())
         let status = storedSecret.withUnsafePointer { crypto_scalarmult_base(&publicBytes, $0) }
         guard status == 0 else { throw CryptoError.invalidKey }
-        self.init(publicKey: try SealingPublicKey(bytes: publicBytes), secretKey: storedSecret)
+        self.init(publicKey: try SealingPublicKey(bytes: publicBytes), secret: storedSecret)
     }
 
     var storedSecret: SecretBytes { secretKey }

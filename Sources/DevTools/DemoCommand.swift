@@ -24,7 +24,8 @@ public enum DemoCommand {
             print("started \(LocalInstallation.workerNames.joined(separator: ", ")) as separate processes\n")
             do {
                 let findings = try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-demo"),
-                                                              publicKey: installation.publicKey, name: "registrar-demo") { client in
+                                                              publicKey: installation.publicKey, verifier: try installation.outcomeVerifier(),
+                                                              name: "registrar-demo") { client in
                     let findings = try await registerSamples(installation, client: client)
                     try await DemoSignIn.run(installation, client: client)
                     return findings

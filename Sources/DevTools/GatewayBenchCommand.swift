@@ -25,7 +25,7 @@ public enum GatewayBenchCommand {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             do {
                 try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-bench"), publicKey: installation.publicKey,
-                                               name: "registrar-bench") { client in
+                                               verifier: try installation.outcomeVerifier(), name: "registrar-bench") { client in
                     try await bench(client, in: installation.directory, seconds: seconds, connections: connections)
                 }
             } catch {
@@ -42,9 +42,10 @@ public enum GatewayBenchCommand {
         try #"{"clients":[{"id":"bench","secret":"\#(secret)"}]}"#.write(toFile: directory + "/clients.json", atomically: true, encoding: .utf8)
         let log = Logger(component: "gateway", fileDescriptor: open(directory + "/logs/gateway.log", O_WRONLY | O_CREAT | O_APPEND, 0o600))
         func gateway(tls: HTTPServerConfiguration.TLS?) throws -> HTTPServer {
-            var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: directory + "/clients.json"), jwks: "{}", tls: tls != nil)
+            var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: directory + "/clients.json"), jwks: { "{}" }, tls: tls != nil)
             (configuration.requestsPerMinutePerAddress, configuration.codesPerHourPerEmail, configuration.signInsPerMinutePerEmail) = (1 << 30, 1 << 30, 1 << 30)
-            let gateway = Gateway(client: client, staging: nil, configuration: configuration, logger: log)
+            let gateway = Gateway(clients: ClientSupply(serving: client), replySecret: client.replySecret, staging: nil, configuration: configuration,
+                                  logger: log)
             return try HTTPServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, tls: tls, bodyLimit: Gateway.bodyLimit), handler: gateway.handle)
         }
         let plain = try gateway(tls: nil)

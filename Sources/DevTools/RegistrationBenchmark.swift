@@ -72,7 +72,7 @@ public struct RegistrationBenchmark: Sendable {
         logger.info("every worker has its partitions")
         let avatar = settings.avatars ? AvatarProcessor().defaultAvatar().jpeg : nil
         return try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-bench"), publicKey: installation.publicKey,
-                                              name: "registrar-bench") { client in
+                                              verifier: try installation.outcomeVerifier(), name: "registrar-bench") { client in
             let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
             func request(_ index: Int) throws -> RegistrationRequested {
                 try client.registration(email: "bench-\(runID)-\(index)@bench.example", password: "bench \(runID) password \(index)",

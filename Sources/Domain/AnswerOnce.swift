@@ -19,10 +19,16 @@ public protocol AnswerMemo: Sendable {
 /// a redelivery) is rolled back whole, its writes undone, and gives that answer. Work that must
 /// follow the commit (mailing a committed code) is `afterCommit`, run for every answer of a request,
 /// the first or a repeated one, before it is published.
+///
+/// A request answered already is answered with the first answer whatever its reply key: an answer sealed to the
+/// first request's key opens for no one else, and a client still waiting for the first request takes it as its
+/// own. What a repetition tells the step (a refresh token presented again under a used request id) is `repeated`'s.
 public struct AnswerOnce<Step: EventHandler>: EventHandler {
     public var step: Step
     public var memo: any AnswerMemo
     public var afterCommit: @Sendable (Event) throws -> Void
+    /// Sees each request that was answered already, before its first answer is given again.
+    public var repeated: @Sendable (Event) throws -> Void
 
     /// The step's routes.
     public static var routes: Set<Route> { Step.routes }
@@ -30,10 +36,12 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
     /// The topics whose events answer a request.
     public static var answerTopics: Set<String> { [Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes] }
 
-    public init(_ step: Step, memo: any AnswerMemo, afterCommit: @escaping @Sendable (Event) throws -> Void = { _ in }) {
+    public init(_ step: Step, memo: any AnswerMemo, afterCommit: @escaping @Sendable (Event) throws -> Void = { _ in },
+                repeated: @escaping @Sendable (Event) throws -> Void = { _ in }) {
         self.step = step
         self.memo = memo
         self.afterCommit = afterCommit
+        self.repeated = repeated
     }
 
     public func handle(_ event: Event) throws -> [Event] {
@@ -43,7 +51,10 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
     }
 
     private func answers(to event: Event) throws -> [Event] {
-        if event.isRequest, let answer = try memo.answer(to: event.key) { return [try EventCodec.decode(answer)] }
+        if event.isRequest, let answer = try memo.answer(to: event.key) {
+            try repeated(event)
+            return [try EventCodec.decode(answer)]
+        }
         do {
             return try memo.atomically {
                 try step.handle(event).map { output in

@@ -160,19 +160,21 @@ public struct RegistrationCompleted: Codable, Sendable, Equatable {
     }
 }
 
-/// What `RegistrationCompleted.sealedResult` opens to: the new account's uid and its profile.
-public struct RegistrationResult: Codable, Sendable, Equatable {
+/// What `RegistrationCompleted.sealedResult` opens to: the registration it answers, and the new account's uid and profile.
+public struct RegistrationResult: SealedAnswer, Equatable {
+    public static let purpose = AnswerPurpose.registrationResult
+    /// The registration id.
+    public var requestId: String
+    public var purpose: AnswerPurpose
     public var uid: String
     public var profile: Profile
 
     /// The JSON that is sealed (keys sorted).
-    public var encoded: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try! encoder.encode(self), as: UTF8.self)
-    }
+    public var encoded: String { sealedJSON }
 
-    public init(uid: String, profile: Profile) {
+    public init(registrationId: String, uid: String, profile: Profile) {
+        requestId = registrationId
+        purpose = Self.purpose
         self.uid = uid
         self.profile = profile
     }

@@ -88,15 +88,20 @@ public struct ProfileAnswered: RequestMessage, Equatable {
     }
 }
 
-/// What `ProfileAnswered.sealedProfile` opens to: the account's uid and its profile.
-public struct ProfileView: Codable, Sendable, Equatable {
+/// What `ProfileAnswered.sealedProfile` opens to: the request it answers, the account's uid and its profile.
+public struct ProfileView: SealedAnswer, Equatable {
+    public static let purpose = AnswerPurpose.profile
+    public var requestId: String
+    public var purpose: AnswerPurpose
     public var uid: String
     public var name: String
     public var email: String
     public var profileImage: String
     public var isMapLocationEnabled: Bool
 
-    public init(uid: String, profile: Profile) {
+    public init(requestId: String, uid: String, profile: Profile) {
+        self.requestId = requestId
+        purpose = Self.purpose
         self.uid = uid
         name = profile.name
         email = profile.email

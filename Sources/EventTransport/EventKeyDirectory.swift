@@ -71,4 +71,21 @@ public struct EventKeyDirectory: Sendable {
         try FileManager.default.removeItem(atPath: previousPath(of: role))
         return true
     }
+
+    /// The variable public event keys may be given in instead of a directory.
+    public static let publicKeysVariable = "REGISTRAR_EVENT_PUBLIC_KEYS"
+
+    /// Parses `role=base64` entries separated by spaces, commas or newlines (a role may appear twice during a rotation).
+    public static func publicKeys(parsing text: String) throws -> [WorkerRole: [SigningPublicKey]] {
+        var keys: [WorkerRole: [SigningPublicKey]] = [:]
+        for entry in text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let role = WorkerRole(rawValue: String(parts[0])),
+                  let key = try? SigningPublicKey(base64: String(parts[1])) else {
+                throw CryptoError.keyFile(path: "$" + publicKeysVariable, reason: "not role=base64 entries")
+            }
+            keys[role, default: []].append(key)
+        }
+        return keys
+    }
 }

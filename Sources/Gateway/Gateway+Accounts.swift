@@ -1,9 +1,11 @@
+import Crypto
 import Domain
 import HTTPServer
 import RegistrarClient
 
 /// `POST /accounts`: `multipart/form-data` with `name`, `email`, `password`, `isMapLocationEnabled` and an
 /// optional `avatar` file; `201` with the uid and profile once the saga completes, `409`/`422` with the reason.
+/// A refused registration's staged avatar is deleted (`RegistrarClient.register`).
 extension Gateway {
     @Sendable func register(_ request: HTTPRequest) async -> HTTPResponse {
         let fields: (email: String, password: String, name: String, avatar: [UInt8]?, mapLocation: Bool)
@@ -24,12 +26,18 @@ extension Gateway {
         } catch {
             return Answer.refused(error)
         }
-        if let wait = signInLimiter.admit(fields.email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
-        return await idempotent(request, shown: true) { [client, configuration, objects] id in
-            do {
-                let registration = try client.registration(id: id, email: fields.email, password: fields.password, name: fields.name,
-                                                           avatar: fields.avatar, isMapLocationEnabled: fields.mapLocation, staging: objects)
-                switch try await client.register(registration, timeout: configuration.outcomeTimeout) {
+        if let wait = signInLimiter.admit(Self.limitKey(fields.email)) { return Answer.tooManyRequests(retryAfter: wait) }
+        // The request's identity is what it asks for, never its bytes: a retry with a new multipart boundary is the same request.
+        let identity = [("name", fields.name), ("email", fields.email), ("password", fields.password),
+                        ("isMapLocationEnabled", String(fields.mapLocation)), ("avatar", fields.avatar.map(sha256Hex) ?? "")]
+        return await idempotent(request, scope: .anyone, fields: identity, shown: true) { [self] id in
+            await answering {
+                guard let outcome = try await outcome({ client, left in
+                    let registration = try client.registration(id: id, email: fields.email, password: fields.password, name: fields.name,
+                                                               avatar: fields.avatar, isMapLocationEnabled: fields.mapLocation, staging: objects)
+                    return try await client.register(registration, timeout: left, staging: objects)
+                }) else { return nil }
+                switch outcome {
                 case .completed(let completed):
                     let profile = completed.profile
                     return Answer.json(201, ["uid": completed.uid, "profile": [
@@ -39,8 +47,6 @@ extension Gateway {
                 case .failed(let failed):
                     return Answer.error(failed.reason == .emailTaken ? 409 : 422, failed.reason.rawValue, failed.message)
                 }
-            } catch {
-                return self.unavailable(error)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Domain
 import HTTPServer
+import RegistrarClient
 
 /// `POST /email/getCode`: form or JSON with `emailAddress` and `type` (1 register, 2 login, 3 reset
 /// password, or a purpose name). The answer is the same whether or not an account has the address. The mail is
@@ -21,12 +22,12 @@ extension Gateway {
         } catch {
             return Answer.refused(error)
         }
-        if let wait = codeLimiter.admit(email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
-        return await idempotent(request, shown: true) { [client, configuration] id in
-            do {
-                switch try await client.send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose,
-                                                                                  locale: Self.locale(of: request))),
-                                             timeout: configuration.outcomeTimeout) {
+        if let wait = codeLimiter.admit(Self.limitKey(email)) { return Answer.tooManyRequests(retryAfter: wait) }
+        return await idempotent(request, scope: .anyone, fields: [("email", email), ("purpose", purpose.rawValue)], shown: true) { [self] id in
+            await answering {
+                let requested = Event.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose, locale: Self.locale(of: request)))
+                guard let outcome = try await outcome({ client, left in try await client.send(requested, timeout: left) }) else { return nil }
+                switch outcome {
                 case .codeSent(let sent):
                     return Answer.json(200, ["requestId": id, "purpose": sent.purpose.rawValue, "expiresIn": sent.expiresIn])
                 case .codeRefused(let refused) where refused.reason == .codeRateLimited:
@@ -35,10 +36,8 @@ extension Gateway {
                 case .codeRefused(let refused):
                     return Answer.error(400, refused.reason.rawValue, refused.message)
                 case let other:
-                    return Answer.error(502, "unexpected_outcome", other.type)
+                    throw RegistrarClient.UnexpectedOutcome(type: other.type)
                 }
-            } catch {
-                return self.unavailable(error)
             }
         }
     }

@@ -1,17 +1,22 @@
 import Domain
 import Foundation
 import HTTPServer
+import RegistrarClient
 
 /// `GET /me` with a Bearer token (RFC 6750 §2.1): the caller's profile, which the account worker reads after
 /// verifying the token; `403` `profile_incomplete` (the login guard); `401` for a missing or bad token (§3).
+/// A read, not idempotent: one not answered within the wait gets `503` with `Retry-After`.
 extension Gateway {
     @Sendable func showProfile(_ request: HTTPRequest) async -> HTTPResponse {
         guard let authorization = request.headers["Authorization"] else {
             return Self.bearerChallenge(error: nil, "A Bearer access token is required.")
         }
         guard let token = Self.bearerToken(authorization) else { return Self.bearerChallenge(error: "invalid_token", "The access token is malformed.") }
-        do {
-            switch try await client.profile(accessToken: token, timeout: configuration.outcomeTimeout) {
+        let answer = await answering {
+            guard let (outcome, view) = try await outcome(within: configuration.wait, { client, left in
+                try await client.profile(accessToken: token, timeout: left)
+            }) else { return nil }
+            switch (outcome, view) {
             case (.profileAnswered, let view?):
                 return Answer.json(200, ["uid": view.uid, "name": view.name, "email": view.email, "profileImage": view.profileImage,
                                          "isMapLocationEnabled": view.isMapLocationEnabled])
@@ -20,11 +25,10 @@ extension Gateway {
             case (.tokenRefused(let refused), _) where refused.reason == .profileIncomplete:
                 return Answer.error(403, refused.reason.rawValue, refused.message)
             case (let other, _):
-                return Answer.error(502, "unexpected_outcome", other.type)
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
             }
-        } catch {
-            return unavailable(error)
         }
+        return answer ?? Answer.error(503, "temporarily_unavailable", "No answer yet; retry.", headers: [("Retry-After", "1")])
     }
 
     /// The token of `Bearer <b64token>`, the scheme case-insensitive (RFC 6750 §2.1); nil when it is not one.

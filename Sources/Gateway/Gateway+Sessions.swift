@@ -1,6 +1,8 @@
 import Domain
+import Crypto
 import Foundation
 import HTTPServer
+import RegistrarClient
 
 /// Sign-out and sessions. `POST /oauth/revoke` (RFC 7009): the client authenticated as at the token endpoint, `token`
 /// a refresh or an access token (`token_type_hint` may say which; either is found), whose session ends; `200` whether the
@@ -16,9 +18,13 @@ extension Gateway {
 
     @Sendable func revokeToken(_ request: HTTPRequest) async -> HTTPResponse {
         let token: String
+        let clientID: String
         do {
             let body = try RequestBody.parse(request, accepting: [RequestBody.form])
-            if let refusal = try authenticateClient(request, body) { return refusal }
+            switch try authenticatedClient(request, body) {
+            case .refused(let refusal): return refusal
+            case .client(let id): clientID = id
+            }
             guard let value = try body.value("token"), !value.isEmpty else { return Self.oauthError(400, "invalid_request", "token is required.") }
             if let hint = try body.value("token_type_hint"), !Self.tokenTypeHints.contains(hint) {
                 return Self.oauthError(400, "unsupported_token_type", "token_type_hint is refresh_token or access_token.")
@@ -30,15 +36,16 @@ extension Gateway {
         } catch {
             return Self.oauthError(400, "invalid_request", "The request is malformed.")
         }
-        return await idempotent(request, shown: false) { [client, configuration] id in
-            do {
-                switch try await client.signOut(.revocation, token: token, requestId: id, timeout: configuration.outcomeTimeout) {
+        return await idempotent(request, scope: .client(clientID), fields: [("token", token)], shown: false) { [self] id in
+            await answering {
+                guard let outcome = try await outcome({ client, left in
+                    try await client.signOut(.revocation, token: token, requestId: id, timeout: left)
+                }) else { return nil }
+                switch outcome {
                 case .signedOut: return Self.oauthAnswer(200, [:])
                 case .tokenRefused(let refused): return Self.oauthError(400, "invalid_request", refused.message)
-                case let other: return Answer.error(502, "unexpected_outcome", other.type)
+                case let other: throw RegistrarClient.UnexpectedOutcome(type: other.type)
                 }
-            } catch {
-                return self.unavailable(error)
             }
         }
     }
@@ -70,19 +77,21 @@ extension Gateway {
         case .failure(let challenge): return challenge.response
         }
         let locale = Self.locale(of: request)
-        return await idempotent(request, shown: false) { [client, configuration] id in
-            do {
-                switch try await client.signOut(scope, token: token, sessionId: sessionId, locale: locale, requestId: id,
-                                                timeout: configuration.outcomeTimeout) {
+        // The token is the caller's scope: one caller's Idempotency-Key never names another's request.
+        let fields = [("scope", scope.rawValue), ("sessionId", sessionId ?? ""), ("locale", locale ?? "")]
+        return await idempotent(request, scope: .client("bearer:" + sha256Hex(Array(token.utf8))), fields: fields, shown: false) { [self] id in
+            await answering {
+                guard let outcome = try await outcome({ client, left in
+                    try await client.signOut(scope, token: token, sessionId: sessionId, locale: locale, requestId: id, timeout: left)
+                }) else { return nil }
+                switch outcome {
                 case .signedOut:
                     return Answer.json(200, ["signedOut": sessionId.map { "session " + $0 } ?? scope.rawValue])
                 case .tokenRefused(let refused):
                     return Self.refusal(refused)
                 case let other:
-                    return Answer.error(502, "unexpected_outcome", other.type)
+                    throw RegistrarClient.UnexpectedOutcome(type: other.type)
                 }
-            } catch {
-                return self.unavailable(error)
             }
         }
     }
@@ -93,8 +102,11 @@ extension Gateway {
         case .success(let bearer): token = bearer
         case .failure(let challenge): return challenge.response
         }
-        do {
-            switch try await client.sessions(accessToken: token, timeout: configuration.outcomeTimeout) {
+        let answer = await answering {
+            guard let (outcome, list) = try await outcome(within: configuration.wait, { client, left in
+                try await client.sessions(accessToken: token, timeout: left)
+            }) else { return nil }
+            switch (outcome, list) {
             case (.sessionsAnswered, let list?):
                 let time = ISO8601DateFormatter()
                 return Answer.json(200, ["sessions": list.sessions.map { session -> [String: any Sendable] in
@@ -104,11 +116,10 @@ extension Gateway {
             case (.tokenRefused(let refused), _):
                 return Self.refusal(refused)
             case (let other, _):
-                return Answer.error(502, "unexpected_outcome", other.type)
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
             }
-        } catch {
-            return unavailable(error)
         }
+        return answer ?? Answer.error(503, "temporarily_unavailable", "No answer yet; retry.", headers: [("Retry-After", "1")])
     }
 
     /// A refused request with a Bearer token: `401` and the challenge for a token that does not count, `404` for an

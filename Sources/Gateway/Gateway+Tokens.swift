@@ -1,17 +1,22 @@
 import Domain
 import Foundation
 import HTTPServer
+import RegistrarClient
 
 /// `POST /oauth/token` (RFC 6749 §3.2): the client authenticated per §2.3.1, grants `email` (`email` +
 /// `code`), `password` (`username` or `email` + `password`) and `refresh_token`; answers per §5.1 and §5.2.
 extension Gateway {
     @Sendable func issueTokens(_ request: HTTPRequest) async -> HTTPResponse {
+        let clientID: String
         let grant: GrantType
         let email: String?
         let credential: String
         do {
             let body = try RequestBody.parse(request, accepting: [RequestBody.form])
-            if let refusal = try authenticateClient(request, body) { return refusal }
+            switch try authenticatedClient(request, body) {
+            case .refused(let refusal): return refusal
+            case .client(let id): clientID = id
+            }
             guard let type = try body.value("grant_type") else { return Self.oauthError(400, "invalid_request", "grant_type is required.") }
             switch type {
             case "email":
@@ -33,11 +38,14 @@ extension Gateway {
         } catch {
             return Self.oauthError(400, "invalid_request", "The request is malformed.")
         }
-        if let email, let wait = signInLimiter.admit(email.lowercased()) { return Answer.tooManyRequests(retryAfter: wait) }
-        return await idempotent(request, shown: false) { [client, configuration] id in
-            do {
-                switch try await client.requestTokens(grant, email: email, credential: credential, requestId: id,
-                                                      timeout: configuration.outcomeTimeout) {
+        if let email, let wait = signInLimiter.admit(Self.limitKey(email)) { return Answer.tooManyRequests(retryAfter: wait) }
+        let fields = [("grant_type", grant.rawValue), ("email", email ?? ""), ("credential", credential)]
+        return await idempotent(request, scope: .client(clientID), fields: fields, shown: false) { [self] id in
+            await answering {
+                guard let (outcome, pair) = try await outcome({ client, left in
+                    try await client.requestTokens(grant, email: email, credential: credential, requestId: id, timeout: left)
+                }) else { return nil }
+                switch (outcome, pair) {
                 case (.tokenIssued(let issued), let pair?):
                     return Self.oauthAnswer(200, ["access_token": pair.accessToken, "token_type": issued.tokenType,
                                                   "expires_in": issued.expiresIn, "refresh_token": pair.refreshToken])
@@ -48,30 +56,33 @@ extension Gateway {
                 case (.tokenRefused(let refused), _):
                     return Self.oauthError(400, "invalid_request", refused.message)
                 case (let other, _):
-                    return Answer.error(502, "unexpected_outcome", other.type)
+                    throw RegistrarClient.UnexpectedOutcome(type: other.type)
                 }
-            } catch {
-                return self.unavailable(error)
             }
         }
     }
 
-    /// Nil when the request authenticates a configured client, by HTTP Basic or by `client_id` and
-    /// `client_secret` in the body (one method only); else the error answer.
-    func authenticateClient(_ request: HTTPRequest, _ body: RequestBody) throws(RequestBody.Refusal) -> HTTPResponse? {
+    enum ClientAuthentication {
+        case client(String)
+        case refused(HTTPResponse)
+    }
+
+    /// The configured client the request authenticates, by HTTP Basic or by `client_id` and `client_secret` in the
+    /// body (one method only); else the error answer.
+    func authenticatedClient(_ request: HTTPRequest, _ body: RequestBody) throws(RequestBody.Refusal) -> ClientAuthentication {
         let (bodyID, bodySecret) = (try body.value("client_id"), try body.value("client_secret"))
         let id: String
         let secret: String
         if let authorization = request.headers["Authorization"] {
-            guard bodySecret == nil else { return Self.oauthError(400, "invalid_request", "Use one client authentication method.") }
-            guard let basic = Self.basicCredentials(authorization), bodyID == nil || bodyID == basic.id else { return invalidClient }
+            guard bodySecret == nil else { return .refused(Self.oauthError(400, "invalid_request", "Use one client authentication method.")) }
+            guard let basic = Self.basicCredentials(authorization), bodyID == nil || bodyID == basic.id else { return .refused(invalidClient) }
             (id, secret) = basic
         } else if let bodyID {
             (id, secret) = (bodyID, bodySecret ?? "")
         } else {
-            return invalidClient
+            return .refused(invalidClient)
         }
-        return configuration.clients.authenticates(id: id, secret: secret) ? nil : invalidClient
+        return configuration.clients.authenticates(id: id, secret: secret) ? .client(id) : .refused(invalidClient)
     }
 
     private var invalidClient: HTTPResponse {

@@ -7,27 +7,36 @@ import Registration
 import Support
 import Synchronization
 
-/// The HTTPS edge: the apps' requests turned into requests on the topics through a `RegistrarClient`
-/// (one producer and one shared outcome listener for every request in flight), and the outcomes into answers.
+/// The HTTPS edge: the apps' requests turned into requests on the topics through the current `RegistrarClient` of a
+/// `ClientSupply` (one producer and one shared outcome listener for every request in flight, replaced when the
+/// local broker moves), and the genuine outcomes into answers.
 public final class Gateway: Sendable {
-    let client: RegistrarClient
+    let clients: ClientSupply
+    let identity: RequestIdentity
     /// Where a large avatar is staged for the image worker (a claim check); nil: avatars travel inline only.
     let objects: (any ObjectStore)?
     let configuration: GatewayConfiguration
     let logger: Logger
-    let pending = PendingAnswers()
+    let pending: PendingAnswers
+    let broker = BrokerHealth()
+    let origins: OriginPolicy
     let addressLimiter: RateLimiter
     let codeLimiter: RateLimiter
     let signInLimiter: RateLimiter
     /// The OAuth issuer (RFC 8414): the configured one, else the URL the gateway serves on once it is known.
     private let servedIssuer: Mutex<String>
 
-    public init(client: RegistrarClient, staging objects: (any ObjectStore)?, configuration: GatewayConfiguration,
-                logger: Logger = Logger(component: "gateway")) {
-        self.client = client
+    /// A gateway publishing through `clients`, whose request ids and status capabilities are keyed with `replySecret`
+    /// (the one its clients derive reply keys from).
+    public init(clients: ClientSupply, replySecret: ReplySecret, staging objects: (any ObjectStore)?,
+                configuration: GatewayConfiguration, logger: Logger = Logger(component: "gateway")) {
+        self.clients = clients
+        identity = RequestIdentity(replySecret)
         self.objects = objects
         self.configuration = configuration
         self.logger = logger
+        pending = PendingAnswers(retention: configuration.retention)
+        origins = OriginPolicy(allowed: configuration.allowedOrigins)
         addressLimiter = RateLimiter("address", limit: configuration.requestsPerMinutePerAddress, per: .seconds(60))
         codeLimiter = RateLimiter("codes_per_email", limit: configuration.codesPerHourPerEmail, per: .seconds(3600))
         signInLimiter = RateLimiter("sign_ins_per_email", limit: configuration.signInsPerMinutePerEmail, per: .seconds(60))
@@ -49,30 +58,80 @@ public final class Gateway: Sendable {
         path == "/accounts" ? ContractLimits.avatarBytes + 64 * 1024 : 8 * 1024
     }
 
-    /// Answers `request`, with the security headers, and logs one line (never a body or a credential).
+    /// Looks at a request as soon as its headers are in (`HTTPServerConfiguration.screen`), before its body is read:
+    /// the client address resolved (trusted proxies), then every request counted by the per-address limit, and a
+    /// browser `Origin` not on the allow-list refused. A refusal is answered at once, logged and counted.
+    public func screen(_ request: HTTPRequest) -> Screening {
+        var request = request
+        request.clientAddress = ForwardedFor.clientAddress(of: request, trusting: configuration.trustedProxies)
+        let refusal = addressLimiter.admit(request.clientAddress).map(Answer.tooManyRequests) ?? origins.refusal(of: request)
+        guard let refusal else { return .proceed(request) }
+        return .answer(finish(request, refusal, started: .now))
+    }
+
+    /// Answers a request `screen` let through, with the security headers, and logs one line (never a body, a
+    /// credential or a status capability).
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         GatewayMetrics.began()
-        var response = await route(request)
+        defer { GatewayMetrics.ended() }
+        return finish(request, await route(request), started: started)
+    }
+
+    /// Screens and answers `request` as the server would: for in-process callers (tests, benchmarks).
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch screen(request) {
+        case .answer(let response): response
+        case .proceed(let screened): await handle(screened)
+        }
+    }
+
+    /// Probes the broker once a second until cancelled, for `/readyz` and `/healthz`.
+    public func probeBroker() async {
+        while !Task.isCancelled {
+            await probeBrokerOnce()
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Asks the broker once (a metadata query of at most 2 s through the current client) and records what came of it.
+    public func probeBrokerOnce() async {
+        guard let client = clients.current else { return broker.record(reachable: false) }
+        broker.record(reachable: (try? await offload { client.isReachable(timeout: .seconds(2)) }) ?? false)
+    }
+
+    /// What the operations endpoint (`--metrics-listen`) reports: alive unless the broker has been unreachable past
+    /// the liveness bound, ready while it is reachable.
+    public var health: (isAlive: Bool, notReadyBecause: [String]) {
+        (broker.unreachableFor() <= configuration.brokerLiveness, broker.isReachable ? [] : ["the broker cannot be reached"])
+    }
+
+    private func finish(_ request: HTTPRequest, _ answer: HTTPResponse, started: ContinuousClock.Instant) -> HTTPResponse {
+        var response = answer
+        origins.addHeaders(to: &response, for: request)
         response.addSecurityHeaders(tls: configuration.tls)
         let duration = ContinuousClock.now - started
-        GatewayMetrics.answered(request, with: response.status, in: duration)
-        logger.info("request", ["method": request.method, "path": request.path, "status": response.status,
+        let endpoint = GatewayMetrics.endpoint(of: request.path)
+        GatewayMetrics.answered(endpoint, with: response.status, in: duration)
+        logger.info("request", ["method": request.method, "path": endpoint, "status": response.status,
                                 "ms": duration.milliseconds, "client": request.clientAddress])
         return response
     }
 
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        if let preflight = origins.preflight(request) { return preflight }
         let routes: [String: (method: String, answer: @Sendable (HTTPRequest) async -> HTTPResponse)] = [
-            "/healthz": ("GET", { _ in Answer.json(200, ["status": "ok"]) }),
-            "/readyz": ("GET", { [client] _ in
-                (try? await offload { client.isReachable(timeout: .seconds(2)) }) == true ? Answer.json(200, ["status": "ready"])
-                    : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
+            "/healthz": ("GET", { [self] _ in
+                broker.unreachableFor() <= configuration.brokerLiveness ? Answer.json(200, ["status": "ok"])
+                    : Answer.error(503, "broker_unreachable", "The broker has been unreachable for longer than \(configuration.brokerLiveness).")
+            }),
+            "/readyz": ("GET", { [broker] _ in
+                broker.isReachable ? Answer.json(200, ["status": "ready"]) : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
             }),
             Self.metadataPath: ("GET", describeServer),
             Self.jwksPath: ("GET", { [configuration] _ in
                 HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")]),
-                             body: Array(configuration.jwks.utf8))
+                             body: Array(configuration.jwks().utf8))
             }),
             "/email/getCode": ("POST", requestCode),
             Self.tokenPath: ("POST", issueTokens),
@@ -86,64 +145,70 @@ public final class Gateway: Sendable {
             "/me/sign-out-everywhere": ("POST", signOutEverywhere),
             Self.sessionsPath: ("GET", listSessions),
         ]
-        if request.method == "GET", let prefix = [Self.statusPrefix, "/registrations/"].first(where: request.path.hasPrefix) {
-            return status(of: String(request.path.dropFirst(prefix.count)))
+        if request.method == "GET", request.path.hasPrefix(Self.statusPrefix) {
+            return status(capability: String(request.path.dropFirst(Self.statusPrefix.count)))
         }
-        if request.path.hasPrefix(Self.sessionsPath + "/") {
-            if let wait = addressLimiter.admit(request.clientAddress) { return Answer.tooManyRequests(retryAfter: wait) }
-            return await endSession(request)
-        }
+        if request.path.hasPrefix(Self.sessionsPath + "/") { return await endSession(request) }
         guard let route = routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
         guard request.method == route.method else {
             return Answer.error(405, "method_not_allowed", "Use \(route.method).", headers: [("Allow", route.method)])
         }
-        // Every route that publishes a request.
-        if route.method == "POST" || request.path.hasPrefix("/me"), let wait = addressLimiter.admit(request.clientAddress) {
-            return Answer.tooManyRequests(retryAfter: wait)
-        }
         return await route.answer(request)
     }
 
-    /// Where a request's answer is found after a `202`.
+    /// Where a request's answer is found after a `202`: followed by the request's status capability.
     static let statusPrefix = "/requests/"
 
-    private func status(of id: String) -> HTTPResponse {
-        switch pending.status(of: id) {
+    private func status(capability: String) -> HTTPResponse {
+        switch pending.status(capability: capability) {
         case .answered(let response)?: response
-        case .pending?: Answer.json(202, ["requestId": id, "status": Self.statusPrefix + id])
-        case .conflict?, nil: Answer.error(404, "not_found", "No such request.")
+        case .pending?: Answer.json(202, ["status": Self.statusPrefix + capability])
+        case nil: Answer.error(404, "not_found", "No such request here; retry the request itself with its Idempotency-Key.")
         }
     }
 
-    /// Runs `work` once per `Idempotency-Key` (or a new one) and body, waiting at most the configured time.
-    /// `shown`: a late answer is found at the status URL (`202`); else `503` and retry with the key.
-    ///
-    /// The request id `work` publishes under is the key scoped to the request: the SHA-256 of the key, the method,
-    /// path, client credentials and body. A retry through any replica (sharing `--reply-key-file`) gets the same id,
-    /// so the workers' answer memo answers it once; a guessed key with any other body or client is another request
-    /// and can never be given someone else's answer.
-    func idempotent(_ request: HTTPRequest, shown: Bool, _ work: @escaping @Sendable (String) async -> HTTPResponse) async -> HTTPResponse {
+    /// Runs `work` once per request — its id derived from `scope`, the `Idempotency-Key` (a new one when none is
+    /// sent), the method, path and `fields` (`RequestIdentity`) — waiting at most the configured time. `shown`: a late
+    /// answer is found at the status URL (`202`); else `503` with `Retry-After`, and the retry with the same key gets it.
+    /// `work` returns nil when no outcome came in the listening window: nothing is recorded, a retry starts anew.
+    func idempotent(_ request: HTTPRequest, scope: RequestIdentity.Scope, fields: [(name: String, value: String)], shown: Bool,
+                    _ work: @escaping @Sendable (String) async -> HTTPResponse?) async -> HTTPResponse {
         let key = request.headers["Idempotency-Key"] ?? UUID().uuidString.lowercased()
         if let failure = RequestId.validate(key) { return Answer.error(400, "invalid_request", "Idempotency-Key: " + failure.message) }
-        let digest = sha256(Array("\(request.method) \(request.path)\n\(request.headers["Authorization"] ?? "")\n".utf8) + request.body)
-        let id = sha256Hex(Array("registrar-idempotency-key\n\(key)\n".utf8) + digest)
-        switch await pending.answer(key: key, id: id, digest: digest, shown: shown, within: configuration.wait, { await work(id) }) {
+        let id = identity.id(scope: scope, key: key, method: request.method, path: request.path, fields: fields)
+        let capability = identity.capability(of: id)
+        switch await pending.answer(id: id, capability: capability, shown: shown, within: configuration.wait, { await work(id) }) {
         case .answered(let response):
             return response
-        case .conflict:
-            return Answer.error(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request.")
         case .pending where shown:
-            return Answer.json(202, ["requestId": id, "status": Self.statusPrefix + id], headers: [("Location", Self.statusPrefix + id)])
+            let location = Self.statusPrefix + capability
+            return Answer.json(202, ["requestId": id, "status": location], headers: [("Location", location), ("Retry-After", "1")])
         case .pending:
             return Answer.error(503, "temporarily_unavailable", "No answer yet; retry with the same Idempotency-Key.",
                                 headers: [("Retry-After", "1")])
         }
     }
 
-    /// What a failed wait for an outcome is answered with.
-    func unavailable(_ error: any Error) -> HTTPResponse {
-        if error is RegistrarClient.TimedOut { return Answer.error(504, "outcome_timeout", "No outcome came in time.") }
-        logger.error("request failed", ["error": String(describing: error)])
-        return Answer.error(503, "temporarily_unavailable", "The request could not be published.")
+    /// The outcome `attempt` gets on the current client, tried again on a moved broker and after failed publishes
+    /// until the listening window ends: nil then.
+    func outcome<T>(within window: Duration? = nil, _ attempt: (RegistrarClient, Duration) async throws -> T) async throws -> T? {
+        do {
+            return try await clients.attempt(until: .now + (window ?? configuration.listening), attempt)
+        } catch is RegistrarClient.TimedOut {
+            return nil
+        }
     }
+
+    /// The answer `body` makes of an outcome; an outcome no answer fits (not the request's, or unreadable) is `502`.
+    func answering(_ body: () async throws -> HTTPResponse?) async -> HTTPResponse? {
+        do {
+            return try await body()
+        } catch {
+            logger.error("unexpected outcome", ["error": String(describing: error)])
+            return Answer.error(502, "unexpected_outcome", "The request got an outcome the gateway cannot use.")
+        }
+    }
+
+    /// The email as the workers compare it, for the per-email limits.
+    static func limitKey(_ email: String) -> String { RegistrationRules.normalizedEmail(email) }
 }

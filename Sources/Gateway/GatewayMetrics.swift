@@ -7,7 +7,7 @@ enum GatewayMetrics {
     private static let requests = MetricsRegistry.shared.counter(
         "registrar_gateway_requests_total", "HTTP requests answered, by endpoint and status", labels: ["endpoint", "status"])
     private static let durations = MetricsRegistry.shared.histogram(
-        "registrar_gateway_request_duration_seconds", "From a request's body read to its answer, by endpoint", labels: ["endpoint"])
+        "registrar_gateway_request_duration_seconds", "From a request's headers to its answer, by endpoint", labels: ["endpoint"])
     private static let inFlight = MetricsRegistry.shared.gauge(
         "registrar_gateway_requests_in_flight", "Requests read and not yet answered")
     private static let limited = MetricsRegistry.shared.counter(
@@ -15,13 +15,14 @@ enum GatewayMetrics {
         labels: ["limit"])
     /// The endpoints counted by path; any other path is counted as `other`, so clients cannot grow the series.
     static let endpoints: Set<String> = ["/healthz", "/readyz", "/.well-known/jwks.json", "/email/getCode", "/oauth/token", "/accounts",
-                                         "/me", "/me/password", "/password/reset", "/me/email"]
+                                         "/me", "/me/password", "/password/reset", "/me/email", "/oauth/revoke", "/me/sign-out",
+                                         "/me/sign-out-everywhere", "/me/sessions"]
     /// The series of each endpoint exported from the start: the success and the answers alerts watch (limits, failures).
     static let declaredStatuses = ["200", "429", "502", "503", "504"]
 
     /// Exports each endpoint's declared statuses and durations, and the requests in flight, at zero.
     static func declare() {
-        for endpoint in endpoints.union(["/requests/{id}", "other"]) {
+        for endpoint in endpoints.union(["/requests/{id}", "/me/sessions/{id}", "other"]) {
             for status in declaredStatuses { requests.declare(endpoint, status) }
             durations.declare(endpoint)
         }
@@ -35,12 +36,19 @@ enum GatewayMetrics {
 
     static func began() { inFlight.add(1) }
 
-    /// Counts `request` answered (no longer in flight).
-    static func answered(_ request: HTTPRequest, with status: Int, in duration: Duration) {
-        let endpoint = endpoints.contains(request.path) ? request.path
-            : request.path.hasPrefix(Gateway.statusPrefix) || request.path.hasPrefix("/registrations/") ? "/requests/{id}" : "other"
+    static func ended() { inFlight.add(-1) }
+
+    /// The endpoint a path is counted and logged as: a status URL without its capability, a session without its id, an
+    /// unknown path as `other`.
+    static func endpoint(of path: String) -> String {
+        if endpoints.contains(path) { return path }
+        if path.hasPrefix(Gateway.statusPrefix) { return "/requests/{id}" }
+        return path.hasPrefix(Gateway.sessionsPath + "/") ? "/me/sessions/{id}" : "other"
+    }
+
+    /// Counts an answer of `endpoint`.
+    static func answered(_ endpoint: String, with status: Int, in duration: Duration) {
         requests.increment(endpoint, String(status))
         durations.observe(duration.seconds, endpoint)
-        inFlight.add(-1)
     }
 }

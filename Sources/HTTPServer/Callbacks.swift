@@ -6,29 +6,39 @@ internal import MicroHTTPDShim
 let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, data, size, state in
     guard let context, let connection, let url, let method, let size, let state else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    let id = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     guard let stored = state.pointee else {
-        let head = HTTPRequest(method: String(cString: method), path: String(cString: url), headers: headers(of: connection),
-                               clientAddress: clientAddress(of: connection))
+        core.deadlines.headersArrived(id)
+        let received = HTTPRequest(method: String(cString: method), path: String(cString: url), headers: headers(of: connection),
+                                   clientAddress: clientAddress(of: connection))
+        let head: HTTPRequest
+        switch core.screen(received) {
+        case .proceed(let request): head = request
+        case .answer(let response):
+            let exchange = Exchange(head: received, limit: 0, budget: core.bodyBudget)
+            state.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            exchange.reject()
+            return queue(response, on: connection)
+        }
         let exchange = Exchange(head: head, limit: core.bodyLimit(head.method, head.path), budget: core.bodyBudget)
         state.pointee = Unmanaged.passRetained(exchange).toOpaque()
-        if let announced = head.headers["Content-Length"].flatMap(Int.init) {
-            let refusal: HTTPResponse? = announced > exchange.limit ? .contentTooLarge : exchange.hold(upTo: announced) ? nil : .overBudget
-            if let refusal {
-                exchange.reject()
-                return queue(refusal, on: connection)
-            }
+        if let announced = head.headers["Content-Length"].flatMap(Int.init), announced > exchange.limit {
+            exchange.reject()
+            return queue(.contentTooLarge, on: connection)
         }
         return .YES
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
     if size.pointee > 0 {
         if let data { exchange.receive(UnsafeRawBufferPointer(start: UnsafeRawPointer(data), count: size.pointee)) }
+        core.deadlines.received(size.pointee, on: id)
         size.pointee = 0
         return .YES
     }
     switch exchange.next() {
     case .run(let request):
         core.inFlight.withLock { $0 += 1 }
+        core.deadlines.handling(id)
         MHD_suspend_connection(connection)
         let suspended = ConnectionPointer(pointer: connection)
         Task {
@@ -44,11 +54,28 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
 }
 
-/// Releases the connection's `Exchange` once its request is over, answered or not.
-let requestCompleted: MHD_RequestCompletedCallback = { _, _, state, _ in
+/// Releases the connection's `Exchange` once its request is over, answered or not; the next request's headers
+/// must then come in time.
+let requestCompleted: MHD_RequestCompletedCallback = { context, connection, state, _ in
+    if let context, let connection {
+        Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().deadlines
+            .requestEnded(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))))
+    }
     guard let state, let stored = state.pointee else { return }
     Unmanaged<Exchange>.fromOpaque(stored).release()
     state.pointee = nil
+}
+
+/// Watches each connection from its start to its end, for its deadlines (`ConnectionDeadlines`).
+let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    guard let context, let connection else { return }
+    let deadlines = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().deadlines
+    let id = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    if event == .CONNECTION_NOTIFY_STARTED {
+        deadlines.opened(id, socket: mhd_shim_connection_fd(connection))
+    } else {
+        deadlines.closed(id)
+    }
 }
 
 /// A suspended connection: libmicrohttpd lets any thread resume it.

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// One request on its connection, from its headers to its answer: the body received up to the
-/// limit and within the server's body budget (what it holds of the budget given back when it ends),
-/// the handler running, the answer waiting to be queued.
+/// limit and within the server's body budget, charged as the bytes arrive (what it holds of the budget
+/// given back when it ends), the handler running, the answer waiting to be queued.
 final class Exchange: Sendable {
     /// What the connection's next turn without body bytes does.
     enum Step {
@@ -32,13 +32,13 @@ final class Exchange: Sendable {
         self.budget = budget
     }
 
-    deinit { budget.give(held.withLock { $0 }) }
+    deinit { budget.give(held.withLock { $0 }, for: head.clientAddress) }
 
     /// Takes `bytes` more of the budget, unless the body already holds that much; whether it fits.
-    func hold(upTo bytes: Int) -> Bool {
+    private func hold(upTo bytes: Int) -> Bool {
         held.withLock { held in
             guard bytes > held else { return true }
-            guard budget.take(bytes - held) else { return false }
+            guard budget.take(bytes - held, for: head.clientAddress) else { return false }
             held = bytes
             return true
         }
@@ -81,7 +81,7 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Answered before the body was read (it was announced too large, or past the budget).
+    /// Answered before the body was read (it was announced too large, or screened out).
     func reject() { phase.withLock { $0 = .done } }
 
     /// The handler's answer, for the resumed connection to queue.

@@ -17,31 +17,48 @@ public final class HTTPServer: Sendable {
     private let daemon: DaemonPointer
     private let core: ServerCore
     private let listening: Mutex<Bool> = Mutex(true)
+    private let watchdog: Task<Void, Never>
 
     /// Starts listening; plain HTTP (no `configuration.tls`) only on a loopback address.
     public init(_ configuration: HTTPServerConfiguration, handler: @escaping Handler) throws {
         try configuration.validate()
-        let core = ServerCore(handler: handler, bodyLimit: configuration.bodyLimit, bodyBudget: BodyBudget(capacity: configuration.bodyBudget))
+        let core = ServerCore(handler: handler, screen: configuration.screen, bodyLimit: configuration.bodyLimit,
+                              bodyBudget: BodyBudget(capacity: configuration.bodyBudget,
+                                                      perAddress: configuration.bodyBudgetPerAddress ?? configuration.bodyBudget / 4),
+                              deadlines: ConnectionDeadlines(headerTimeout: configuration.headerTimeout,
+                                                             minimumBodyRate: configuration.minimumBodyRate))
         let context = Unmanaged.passUnretained(core).toOpaque()
         let started: OpaquePointer? = configuration.host.withCString { host in
             withOptionalCString(configuration.tls?.keyPEM) { key in
                 withOptionalCString(configuration.tls?.certificatePEM) { certificate in
-                    var options = mhd_shim_options(
-                        host: host, port: UInt16(configuration.port), tls_key_pem: key, tls_cert_pem: certificate,
-                        connection_limit: UInt32(configuration.connectionLimit), connection_timeout: UInt32(configuration.connectionTimeout),
-                        connection_memory_limit: 64 * 1024, handler: accessHandler, handler_context: context,
-                        completed: requestCompleted, completed_context: nil)
-                    return mhd_shim_start(&options)
+                    configuration.tlsPriorities.withCString { priorities in
+                        var options = mhd_shim_options(
+                            host: host, port: UInt16(configuration.port), tls_key_pem: key, tls_cert_pem: certificate,
+                            tls_priorities: priorities, connection_limit: UInt32(configuration.connectionLimit),
+                            per_ip_connection_limit: UInt32(configuration.connectionsPerAddress),
+                            connection_timeout: UInt32(configuration.connectionTimeout),
+                            connection_memory_limit: 64 * 1024, handler: accessHandler, handler_context: context,
+                            completed: requestCompleted, completed_context: context,
+                            notify_connection: connectionNotified, notify_connection_context: context)
+                        return mhd_shim_start(&options)
+                    }
                 }
             }
         }
         guard let started else {
-            throw HTTPServerError("cannot listen on \(configuration.host):\(configuration.port) (address in use or unusable, or the TLS key or certificate refused)")
+            throw HTTPServerError("cannot listen on \(configuration.host):\(configuration.port) (address in use or unusable, "
+                                  + "or the TLS key, certificate or priorities refused)")
         }
         daemon = DaemonPointer(pointer: started)
         self.core = core
         isTLS = configuration.tls != nil
         port = Int(mhd_shim_port(started))
+        watchdog = Task { [core] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                core.deadlines.endLateConnections()
+            }
+        }
     }
 
     /// Its URL on `host`, the address it listens on (`http://` or `https://`, an IPv6 address in brackets).
@@ -56,11 +73,13 @@ public final class HTTPServer: Sendable {
         while core.inFlight.withLock({ $0 }) > 0 { try? await Task.sleep(for: .milliseconds(20)) }
         // A resumed connection is taken off the suspended list by the polling thread's next turn.
         try? await Task.sleep(for: .milliseconds(100))
+        watchdog.cancel()
         MHD_stop_daemon(daemon.pointer)
         if socket >= 0 { close(socket) }
     }
 
     deinit {
+        watchdog.cancel()
         if listening.withLock({ $0 }) { MHD_stop_daemon(daemon.pointer) }
     }
 }
@@ -73,15 +92,20 @@ private struct DaemonPointer: @unchecked Sendable {
 /// What the C callbacks reach through their context pointer.
 final class ServerCore: Sendable {
     let handler: HTTPServer.Handler
+    let screen: @Sendable (HTTPRequest) -> Screening
     let bodyLimit: @Sendable (String, String) -> Int
     let bodyBudget: BodyBudget
+    let deadlines: ConnectionDeadlines
     /// Requests whose handler is running (their connections suspended).
     let inFlight = Mutex(0)
 
-    init(handler: @escaping HTTPServer.Handler, bodyLimit: @escaping @Sendable (String, String) -> Int, bodyBudget: BodyBudget) {
+    init(handler: @escaping HTTPServer.Handler, screen: @escaping @Sendable (HTTPRequest) -> Screening,
+         bodyLimit: @escaping @Sendable (String, String) -> Int, bodyBudget: BodyBudget, deadlines: ConnectionDeadlines) {
         self.handler = handler
+        self.screen = screen
         self.bodyLimit = bodyLimit
         self.bodyBudget = bodyBudget
+        self.deadlines = deadlines
     }
 }
 

@@ -1,5 +1,6 @@
 import Backends
 import Crypto
+import EventTransport
 import Foundation
 import Kafka
 import RegistrarClient
@@ -90,7 +91,12 @@ public final class LocalInstallation: @unchecked Sendable {
 
     /// A client of this installation, listening for outcomes from now on.
     public func client(name: String) throws -> RegistrarClient {
-        try RegistrarClient(kafka: kafka(clientID: name), publicKey: publicKey, name: name)
+        try RegistrarClient(kafka: kafka(clientID: name), publicKey: publicKey, verifier: outcomeVerifier(), name: name)
+    }
+
+    /// What a client of this installation verifies outcomes with: the public event keys in its key directory.
+    public func outcomeVerifier() throws -> EventVerifier {
+        try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory)
     }
 
     /// Starts (or restarts) the worker `name` with the arguments it was first given.
@@ -153,8 +159,21 @@ public final class LocalInstallation: @unchecked Sendable {
     /// Stops the local broker (losing every topic, offset and message it held in memory) and starts a new
     /// one on the same data directory; it writes its new address where the workers follow it.
     public func restartBroker() async throws {
-        guard case .local(let arguments) = broker else { throw InstallationError("the installation's broker is not its own to restart") }
         await lock.withLock { localBroker?.process }?.stop()
+        try await startBrokerAgain()
+    }
+
+    /// SIGKILLs the local broker (it leaves its old address in `broker.bootstrap`) and waits until it is gone.
+    public func killBroker() async {
+        guard let process = lock.withLock({ localBroker?.process }) else { return }
+        process.send(SIGKILL)
+        _ = await process.waitForExit()
+    }
+
+    /// Starts a new local broker on the same data directory, after `killBroker`: it writes its new address where
+    /// every process that found the old one there follows it.
+    public func startBrokerAgain() async throws {
+        guard case .local(let arguments) = broker else { throw InstallationError("the installation's broker is not its own to restart") }
         let restarted = try await Self.startBroker(binaries: binaries, directory: directory, arguments: arguments)
         lock.withLock { localBroker = restarted }
     }

@@ -3,13 +3,17 @@ import Synchronization
 
 /// Awaits messages by key on a few topics (the outcome topics), with one consumer shared by every
 /// request waiting on it. It reads each partition from its end as it was when the listener was
-/// made, so an outcome published after that cannot be missed; messages nobody awaits are dropped.
+/// made, so an outcome published after that cannot be missed; messages nobody awaits are dropped,
+/// and so are messages `admits` refuses (forged ones): the wait goes on for an admitted one.
 public final class OutcomeListener: Sendable {
     private let consumer: KafkaConsumer
     private let slots = Slots()
+    private let reader: Task<Void, Never>
 
-    /// Starts reading `topics` from their current ends; `timeout` bounds each metadata query.
-    public init(topics: [String], configuration: KafkaConfiguration, timeout: Duration = .seconds(10)) throws {
+    /// Starts reading `topics` from their current ends; `timeout` bounds each metadata query. Only messages
+    /// `admits` takes settle a wait.
+    public init(topics: [String], configuration: KafkaConfiguration, timeout: Duration = .seconds(10),
+                admits: @escaping @Sendable (KafkaMessage) -> Bool) throws {
         consumer = try KafkaConsumer(configuration: configuration, assignment: [])
         do {
             var assignment: [TopicPartitionOffset] = []
@@ -24,18 +28,32 @@ public final class OutcomeListener: Sendable {
             consumer.closeInBackground()
             throw error
         }
-        Task { [consumer, slots] in
+        reader = Task { [consumer, slots] in
             do {
                 for try await message in consumer.messages {
-                    if let key = message.keyString { slots.settle(Slots.Key(topic: message.topic, key: key), with: message) }
+                    guard let key = message.keyString else { continue }
+                    let slot = Slots.Key(topic: message.topic, key: key)
+                    guard slots.isAwaited(slot) else { continue }
+                    guard admits(message) else {
+                        slots.countRefused()
+                        continue
+                    }
+                    slots.settle(slot, with: message)
                 }
             } catch {}
             slots.finish()
         }
     }
 
-    /// Runs `action` (which publishes the request) and returns the first message keyed `key` on
+    /// Returns once the listener stopped reading (closed, or its consumer failed for good).
+    public func ended() async { await reader.value }
+
+    /// How many awaited messages were refused (not admitted) so far.
+    public var refusedCount: Int { slots.refusedCount }
+
+    /// Runs `action` (which publishes the request) and returns the first admitted message keyed `key` on
     /// `topic` that arrives after `action` began, or nil when none came within `timeout` of its end.
+    /// Throws `Closed` when the listener stopped reading meanwhile (closed, or its consumer failed).
     public func message(keyed key: String, on topic: String, within timeout: Duration,
                         after action: () async throws -> Void) async throws -> KafkaMessage? {
         let slot = Slots.Key(topic: topic, key: key)
@@ -51,7 +69,14 @@ public final class OutcomeListener: Sendable {
             slots.settle(slot, with: nil)
         }
         defer { timer.cancel() }
-        return await slots.wait(for: slot)
+        let message = await slots.wait(for: slot)
+        if message == nil, slots.isFinished { throw Closed() }
+        return message
+    }
+
+    /// The listener stopped reading before an awaited message came.
+    public struct Closed: Error, CustomStringConvertible {
+        public var description: String { "the outcome listener was closed (the client was closed or lost its broker)" }
     }
 
     /// Stops reading, waiting at most `limit` for the consumer to close (see `KafkaConsumer.close(within:)`);
@@ -73,6 +98,24 @@ private final class Slots: Sendable {
     }
 
     private let state = Mutex<(slots: [Key: Slot], finished: Bool)>(([:], false))
+
+    private let refused = Atomic<Int>(0)
+
+    func countRefused() { refused.add(1, ordering: .relaxed) }
+    var refusedCount: Int { refused.load(ordering: .relaxed) }
+
+    /// Whether the consumer ended.
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Whether a wait for `key` is under way (so a message for it is worth checking).
+    func isAwaited(_ key: Key) -> Bool {
+        state.withLock { state in
+            switch state.slots[key] {
+            case .expected?, .awaited?: true
+            case .arrived?, nil: false
+            }
+        }
+    }
 
     func expect(_ key: Key) {
         state.withLock { state in

@@ -9,7 +9,7 @@ extension RegistrarClient {
         PasswordChangeRequested(requestId: requestId, email: email,
                                 sealedPassword: seal(password, for: .reauthentication, requestId: requestId, email: email),
                                 sealedNewPassword: seal(newPassword, for: .newPassword, requestId: requestId, email: email),
-                                replyKey: replyKey, locale: locale)
+                                replyKey: replyKey(for: requestId), locale: locale)
     }
 
     /// A password reset, proven by a `reset_password` code.
@@ -17,7 +17,7 @@ extension RegistrarClient {
                               locale: String? = nil, requestId: String = UUID().uuidString.lowercased()) -> PasswordResetRequested {
         PasswordResetRequested(requestId: requestId, email: email, sealedCode: seal(code, for: .code, requestId: requestId, email: email),
                                sealedNewPassword: seal(newPassword, for: .newPassword, requestId: requestId, email: email),
-                               replyKey: replyKey, locale: locale)
+                               replyKey: replyKey(for: requestId), locale: locale)
     }
 
     /// An email change, re-authenticated with `password` and proven by a `change_email` code sent to `newEmail`. `locale`: the
@@ -27,6 +27,6 @@ extension RegistrarClient {
         EmailChangeRequested(requestId: requestId, email: email,
                              sealedPassword: seal(password, for: .reauthentication, requestId: requestId, email: email),
                              newEmail: newEmail, sealedCode: seal(code, for: .code, requestId: requestId, email: email),
-                             replyKey: replyKey, locale: locale)
+                             replyKey: replyKey(for: requestId), locale: locale)
     }
 }

@@ -17,23 +17,32 @@ extension RegistrarClient {
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
                              staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
         RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey,
+                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey(for: id),
                               avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }
 
-    /// Publishes `request` and returns its outcome.
-    public func register(_ request: RegistrationRequested, timeout: Duration) async throws -> RegistrationOutcome {
+    /// Publishes `request` and returns its outcome. A refused registration whose avatar was staged in `objects`
+    /// has its staged object deleted: nothing staged outlives a refusal (a registration that started has had it
+    /// deleted by the image worker already).
+    public func register(_ request: RegistrationRequested, timeout: Duration,
+                         staging objects: (any ObjectStore)? = nil) async throws -> RegistrationOutcome {
         switch try await send(.registrationRequested(request), timeout: timeout) {
-        case .registrationCompleted(let completed): .completed(try open(completed))
-        case .registrationFailed(let failed): .failed(failed)
-        case let other: throw UnexpectedOutcome(type: other.type)
+        case .registrationCompleted(let completed):
+            return .completed(try open(completed))
+        case .registrationFailed(let failed):
+            if case .staged(let key, _, _)? = request.avatar, key == AvatarStep.stagingKey(registrationId: request.registrationId) {
+                try? objects?.delete(key)
+            }
+            return .failed(failed)
+        case let other:
+            throw UnexpectedOutcome(type: other.type)
         }
     }
 
-    /// What a completed registration of this client's tells it: the uid and profile sealed to its reply key.
+    /// What a completed registration of this client's tells it: the uid and profile sealed to its request's reply key.
     public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
-        try replyKeys.open(completed)
+        try replySecret.open(completed)
     }
 
     private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {

@@ -10,10 +10,10 @@ extension RegistrarClient {
                               timeout: Duration) async throws -> (Event, TokenPair?) {
         let request = TokenRequested(requestId: requestId, grantType: grant, email: email,
                                      sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
-                                     replyKey: replyKey)
+                                     replyKey: replyKey(for: requestId))
         let outcome = try await send(.tokenRequested(request), timeout: timeout)
         guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
-        return (outcome, try replyKeys.open(issued.sealedTokens, as: TokenPair.self, "TokenIssued with unreadable tokens"))
+        return (outcome, try replySecret.open(issued.sealedTokens, as: TokenPair.self, answering: requestId))
     }
 }
 
@@ -23,9 +23,9 @@ extension RegistrarClient {
                         timeout: Duration) async throws -> (Event, ProfileView?) {
         let request = ProfileRequested(requestId: requestId,
                                        sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
-                                       replyKey: replyKey)
+                                       replyKey: replyKey(for: requestId))
         let outcome = try await send(.profileRequested(request), timeout: timeout)
         guard case .profileAnswered(let answered) = outcome else { return (outcome, nil) }
-        return (outcome, try replyKeys.open(answered.sealedProfile, as: ProfileView.self, "ProfileAnswered with an unreadable profile"))
+        return (outcome, try replySecret.open(answered.sealedProfile, as: ProfileView.self, answering: requestId))
     }
 }

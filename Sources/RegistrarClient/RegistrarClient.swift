@@ -4,15 +4,17 @@ import EventTransport
 import Foundation
 import Kafka
 
-/// A client of Registrar's public topics, for the CLI, the demo, the chaos run and the tests:
+/// A client of Registrar's public topics, for the CLI, the gateway, the demo, the chaos run and the tests:
 /// publishes requests, awaits each one's outcome by its id, seals secrets to the account worker's
-/// public key, and opens what outcomes seal to its reply key. One producer and one outcome listener
-/// serve every request it makes.
+/// public key, and opens what outcomes seal to each request's own reply key. It takes only genuine
+/// outcomes: signed by the worker role that produces them, with a key `verifier` trusts; anything else
+/// on the outcome topics is ignored and the wait goes on. One producer and one outcome listener serve
+/// every request it makes.
 public final class RegistrarClient: Sendable {
     public let kafka: KafkaConfiguration
     public let publicKey: SealingPublicKey
-    /// The key pair whose public key its requests carry as `replyKey`: outcomes seal their details to it.
-    public let replyKeys: SealingKeyPair
+    /// What each request's reply key pair is derived from: outcomes seal their details to the pair of their request.
+    public let replySecret: ReplySecret
     /// The `producer` header of every message it publishes.
     public let name: String
     private let producer: KafkaProducer
@@ -24,23 +26,25 @@ public final class RegistrarClient: Sendable {
     /// How long `close` waits for the listener and for what is still being published, at most each.
     public static let closeLimit = Duration.seconds(5)
 
-    /// A client of the broker of `kafka`, listening to the outcome topics from now on; `connectTimeout`
-    /// bounds each of the metadata queries that finds where the outcome topics end.
-    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
-                replyKeys: SealingKeyPair = .generate(), connectTimeout: Duration = .seconds(10)) throws {
+    /// A client of the broker of `kafka`, listening to the outcome topics from now on and taking only outcomes
+    /// `verifier` finds signed by their producing role; `connectTimeout` bounds each of the metadata queries that
+    /// finds where the outcome topics end.
+    public init(kafka: KafkaConfiguration, publicKey: SealingPublicKey, verifier: EventVerifier, name: String = "registrar-cli",
+                replySecret: ReplySecret = .generate(), connectTimeout: Duration = .seconds(10)) throws {
         self.kafka = kafka
         self.publicKey = publicKey
-        self.replyKeys = replyKeys
+        self.replySecret = replySecret
         self.name = name
-        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka, timeout: connectTimeout)
+        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka, timeout: connectTimeout,
+                                       admits: verifier.admitsOutcome)
         producer = try KafkaProducer(configuration: kafka)
     }
 
     /// Runs `body` with a new client and closes it afterwards, whether `body` returns or throws.
-    public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, name: String = "registrar-cli",
-                               replyKeys: SealingKeyPair = .generate(), connectTimeout: Duration = .seconds(10),
-                               _ body: (RegistrarClient) async throws -> T) async throws -> T {
-        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, name: name, replyKeys: replyKeys,
+    public static func with<T>(kafka: KafkaConfiguration, publicKey: SealingPublicKey, verifier: EventVerifier,
+                               name: String = "registrar-cli", replySecret: ReplySecret = .generate(),
+                               connectTimeout: Duration = .seconds(10), _ body: (RegistrarClient) async throws -> T) async throws -> T {
+        let client = try RegistrarClient(kafka: kafka, publicKey: publicKey, verifier: verifier, name: name, replySecret: replySecret,
                                          connectTimeout: connectTimeout)
         do {
             let result = try await body(client)
@@ -52,13 +56,16 @@ public final class RegistrarClient: Sendable {
         }
     }
 
-    /// This client's reply key (base64), as its requests carry it.
-    public var replyKey: String { replyKeys.publicKey.base64 }
+    /// The reply key (base64) request `requestId` carries.
+    public func replyKey(for requestId: String) -> String { replySecret.replyKey(for: requestId) }
+
+    /// How many messages for requests of this client's were ignored: not signed by the role that produces them.
+    public var ignoredOutcomes: Int { listener.refusedCount }
 
     /// `secret` sealed to the account worker's public key for `purpose` in request `requestId` of `email`
-    /// (with this client's reply key), base64, as requests carry it.
+    /// (with the request's reply key), base64, as requests carry it.
     public func seal(_ secret: String, for purpose: SealedSecret.Purpose, requestId: String, email: String?) -> String {
-        publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: replyKey))
+        publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: replyKey(for: requestId)))
     }
 
     /// Publishes `event` with the standard headers and returns once the broker has it, with where it put it.
@@ -123,6 +130,9 @@ public final class RegistrarClient: Sendable {
         (try? producer.partitionCount(topic: Topic.codeRequests, timeout: timeout)).map { $0 > 0 } ?? false
     }
 
+    /// Returns once this client stopped listening for outcomes (closed, or its consumer failed for good).
+    public func listeningEnded() async { await listener.ended() }
+
     /// Stops listening and flushes what is still being published, waiting at most `closeLimit` for each:
     /// against a broker that is gone, librdkafka may never finish closing.
     public func close() async {
@@ -156,6 +166,12 @@ public final class RegistrarClient: Sendable {
         public var timeout: Duration
         /// Whether the request is still queued or was consumed; nil when that could not be told.
         public var progress: RequestProgress?
+
+        public init(request: Event, timeout: Duration, progress: RequestProgress? = nil) {
+            self.request = request
+            self.timeout = timeout
+            self.progress = progress
+        }
 
         public var description: String {
             let isRegistration = if case .registrationRequested = request { true } else { false }

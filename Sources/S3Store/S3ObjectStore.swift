@@ -36,6 +36,13 @@ public struct S3ObjectStore: ObjectStore {
         try send(SignedRequest(method: .get, url: try objectURL(key)), missingIs404: true)?.body
     }
 
+    /// A ranged GET (`Range: bytes=0-…`), its body cut to `length` should a server send more.
+    public func prefix(of key: String, length: Int) throws(StoreError) -> [UInt8]? {
+        guard length > 0 else { return try size(of: key).map { _ in [] } }
+        let request = SignedRequest(method: .get, url: try objectURL(key), headers: [("Range", "bytes=0-\(length - 1)")])
+        return try send(request, missingIs404: true).map { Array($0.body.prefix(length)) }
+    }
+
     /// The `Content-Length` of a HEAD.
     public func size(of key: String) throws(StoreError) -> Int? {
         guard let response = try send(SignedRequest(method: .head, url: try objectURL(key)), missingIs404: true) else { return nil }

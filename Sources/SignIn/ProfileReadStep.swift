@@ -44,7 +44,7 @@ public struct ProfileReadStep: EventHandler {
         }
         guard let uid = accessTokens.subject(of: token, at: clock()) else { return invalid(request) }
         guard let profile = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
-        let view = String(decoding: try JSONEncoder().encode(ProfileView(uid: uid, profile: profile)), as: UTF8.self)
+        let view = ProfileView(requestId: request.requestId, uid: uid, profile: profile).sealedJSON
         guard let sealed = vault.seal(view, to: request.replyKey) else {
             return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
         }

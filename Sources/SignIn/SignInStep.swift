@@ -59,6 +59,25 @@ public struct SignInStep: EventHandler {
         }
     }
 
+    /// A token request under a request id answered already: a refresh token presented so, with another reply key
+    /// than the request that rotated it, is a reuse and revokes its family (the request still gets only its first
+    /// answer, which is sealed to the first reply key). Anything else changes nothing.
+    public func repeated(_ event: Event) throws {
+        guard case .tokenRequested(let request) = event, request.grantType == .refreshToken,
+              passwords.vault.isPublicKey(request.replyKey) else { return }
+        let context = SealContext(requestId: request.requestId, email: request.email, replyKey: request.replyKey)
+        guard case .opened(let secrets) = try seals.open([(request.sealedCredential, .refreshToken)], in: context, on: Topic.authRequests,
+                                                         claiming: false),
+              let presented = try tokens.token(digest: issuer.minter.digest(of: secrets[0])) else { return }
+        let now = clock()
+        let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
+        _ = try tokens.rotate(digest: presented.digest, to: next.record, replyKey: request.replyKey) { token in
+            // Never a rotation: the request was answered; only a reuse is acted on.
+            RotationDecision.on(token, requestId: request.requestId, replyKey: request.replyKey, at: now) == .revokeFamily
+                ? .revokeFamily : .refuse(.reused)
+        }
+    }
+
     private func signIn(_ request: TokenRequested) throws -> [Event] {
         if let failure = RequestId.validate(request.requestId) { return [refused(request.requestId, failure)] }
         guard passwords.vault.isPublicKey(request.replyKey) else {

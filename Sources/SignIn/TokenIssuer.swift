@@ -43,7 +43,7 @@ public struct TokenIssuer: Sendable {
                        at now: Date) throws -> Event {
         let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), issuedAt: now,
                                             expiresAt: now.addingTimeInterval(accessLifetime))
-        let pair = String(decoding: try JSONEncoder().encode(TokenPair(uid: uid, accessToken: access, refreshToken: refreshToken)), as: UTF8.self)
+        let pair = TokenPair(requestId: requestId, uid: uid, accessToken: access, refreshToken: refreshToken).sealedJSON
         guard let sealed = vault.seal(pair, to: replyKey) else {
             return .tokenRefused(RequestRefusal(requestId: requestId, reason: .replyKeyInvalid,
                                               message: "The reply key is not an X25519 public key in base64."))
@@ -53,13 +53,18 @@ public struct TokenIssuer: Sendable {
     }
 }
 
-/// What `TokenIssued.sealedTokens` opens to: the account's uid and its tokens.
-public struct TokenPair: Codable, Sendable, Equatable {
+/// What `TokenIssued.sealedTokens` opens to: the request it answers, the account's uid and its tokens.
+public struct TokenPair: SealedAnswer, Equatable {
+    public static let purpose = AnswerPurpose.tokens
+    public var requestId: String
+    public var purpose: AnswerPurpose
     public var uid: String
     public var accessToken: String
     public var refreshToken: String
 
-    public init(uid: String, accessToken: String, refreshToken: String) {
+    public init(requestId: String, uid: String, accessToken: String, refreshToken: String) {
+        self.requestId = requestId
+        purpose = Self.purpose
         self.uid = uid
         self.accessToken = accessToken
         self.refreshToken = refreshToken

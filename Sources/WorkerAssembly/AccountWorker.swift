@@ -73,7 +73,8 @@ public enum AccountWorker: WorkerKind {
         SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers), AnswerOnce(profileRead, memo: answers),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, repeated: { try signIn.repeated($0) }),
+                                   AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()

@@ -16,9 +16,12 @@ public enum ImageWorker: WorkerKind {
     public static let options = BackendOptions.specs + [
         .value("avatar-size", "Side of the stored square avatar in pixels", environment: "REGISTRAR_AVATAR_SIZE", default: "512"),
         .value("jpeg-quality", "JPEG quality of stored avatars, 1–100", environment: "REGISTRAR_JPEG_QUALITY", default: "85"),
+        .value("staging-retention", "Seconds a staged avatar upload is kept (longer than the saga deadline and the seal window, "
+               + "which a request published that long ago has outlived); older ones are deleted", environment: "REGISTRAR_STAGING_RETENTION",
+               default: "600"),
     ]
 
-    /// Reads no time. Waits (throws transiently) while the image store cannot be reached.
+    /// Reads the time for the sweep of staged uploads only. Waits (throws transiently) while the image store cannot be reached.
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         var policy = AvatarPolicy()
@@ -28,6 +31,10 @@ public enum ImageWorker: WorkerKind {
         try images.probe()
         let step = AvatarStep(images: images,
                               imaging: VipsAvatarImaging(processor: AvatarProcessor(policy: policy)), sha256: sha256Hex)
-        return WorkerStack(name: name, routing: RoutingTable([step]))
+        let retention = Double(try parsed.integer("staging-retention") ?? 600)
+        return WorkerStack(name: name, routing: RoutingTable([step]), periodic: {
+            try step.sweepStaged(changedBefore: clock().addingTimeInterval(-retention))
+            return []
+        })
     }
 }

@@ -10,7 +10,7 @@ import Support
 /// including a rotated-out key still in its overlap). Key files are re-read when a rotation replaces or retires
 /// them, so running workers follow a rotation. In embedded mode missing ones are created in `<data>/keys`.
 extension WorkerKeys {
-    static let publicEventKeysVariable = "REGISTRAR_EVENT_PUBLIC_KEYS"
+    static let publicEventKeysVariable = EventKeyDirectory.publicKeysVariable
 
     /// The key options every worker has.
     static let eventSpecs: [CommandSpec.Option] = [
@@ -34,7 +34,7 @@ extension WorkerKeys {
     /// The verifier of the events of `roles`: their public keys only.
     func eventVerifier(trusting roles: Set<WorkerRole>) throws -> EventVerifier {
         if let text = environment[Self.publicEventKeysVariable], !text.isEmpty {
-            let keys = try Self.publicEventKeys(text)
+            let keys = try EventKeyDirectory.publicKeys(parsing: text)
             if let missing = roles.subtracting(keys.keys).sorted().first { throw MissingPublicEventKey(role: missing) }
             return EventVerifier(trusting: keys.filter { roles.contains($0.key) })
         }
@@ -46,20 +46,6 @@ extension WorkerKeys {
         var keys: [WorkerRole: @Sendable () -> [SigningPublicKey]] = [:]
         for role in roles { keys[role] = try directory.reloadingPublicKeys(of: role, creatingMissing: !stores.isProduction) }
         return EventVerifier(roles: roles) { [keys] role in keys[role]?() ?? [] }
-    }
-
-    /// Parses `role=base64` entries separated by spaces, commas or newlines (a role may appear twice during a rotation).
-    static func publicEventKeys(_ text: String) throws -> [WorkerRole: [SigningPublicKey]] {
-        var keys: [WorkerRole: [SigningPublicKey]] = [:]
-        for entry in text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
-            let parts = entry.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let role = WorkerRole(rawValue: String(parts[0])),
-                  let key = try? SigningPublicKey(base64: String(parts[1])) else {
-                throw CryptoError.keyFile(path: "$" + publicEventKeysVariable, reason: "not role=base64 entries")
-            }
-            keys[role, default: []].append(key)
-        }
-        return keys
     }
 }
 

@@ -7,10 +7,13 @@ import RegistrarClient
 import SignIn
 import Support
 
-/// The command-line side of the code, sign-in and account-change commands: one request of a
-/// `RegistrarClient` made from the command's options, its outcome printed.
+/// The command-line side of the code, sign-in and account-change commands: one request made from the command's
+/// options, published through a `ClientSupply` that follows a restarted local broker (publishing the request again
+/// there), its outcome printed.
 struct FlowClient {
+    /// The first client: seals the request (every client of the supply derives the same reply keys).
     var client: RegistrarClient
+    var supply: ClientSupply
     var requestId: String
     var timeout: Duration
     /// The command's secrets, read before connecting (so a prompt comes at once), in the order asked for.
@@ -26,6 +29,7 @@ struct FlowClient {
             .value("request-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
+            OutcomeKeySource.option,
             .value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, e.g. zh-CN,en (default: English)",
                    environment: "REGISTRAR_LOCALE"),
         ] + ConnectionOptions.commandSpecs
@@ -40,24 +44,77 @@ struct FlowClient {
             let requestId = parsed.value("request-id") ?? UUID().uuidString.lowercased()
             let timeout = Duration.seconds(try parsed.integer("timeout") ?? 30)
             let publicKey = try PublicKeySource.load(parsed)
-            return try await connection.explainingBrokerTrouble {
-                try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: publicKey,
-                                               connectTimeout: timeout) { client in
-                    try await body(parsed, FlowClient(client: client, requestId: requestId, timeout: timeout, secrets: values,
-                                                      json: parsed.flag("json"), locale: parsed.value("locale")))
-                }
+            let verifier = try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: EmbeddedBackends(connection.dataDirectory).keysDirectory)
+            return try await following(connection, timeout: timeout) { address, secret in
+                try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
+                                    verifier: verifier, replySecret: secret, connectTimeout: connectTimeout(timeout))
+            } _: { first, supply in
+                try await body(parsed, FlowClient(client: first, supply: supply, requestId: requestId, timeout: timeout, secrets: values,
+                                                  json: parsed.flag("json"), locale: parsed.value("locale")))
             }
         }
     }
 
-    /// Publishes `request` and returns its outcome.
+    /// Runs `body` with the first client of a supply of clients `make` makes for `connection`'s broker (following a
+    /// local broker's moves), all deriving reply keys from one `ReplySecret`. When no client could be made within
+    /// `timeout`, the last failure is explained in one line (`ConnectionOptions.explainingBrokerTrouble`).
+    static func following<T>(_ connection: ConnectionOptions, timeout: Duration, replySecret: ReplySecret = .generate(),
+                             make: @escaping @Sendable (String, ReplySecret) throws -> RegistrarClient,
+                             _ body: (RegistrarClient, ClientSupply) async throws -> T) async throws -> T {
+        var logger = Logger(component: "registrar-cli")
+        // A command says in one line why the broker could not be reached; its retries only with --verbose.
+        if connection.trouble != nil, !connection.isVerbose { logger.minimumLevel = .error }
+        let supply = ClientSupply(logger: logger)
+        let stop = ShutdownSignal(signals: [])
+        let supplying = Task {
+            await supply.supply(from: connection.bootstrapServers, following: connection.bootstrapFile, until: stop) { address in
+                try make(address, replySecret)
+            }
+        }
+        do {
+            let result = try await connection.explainingBrokerTrouble {
+                guard let first = await supply.client(before: .now + timeout) else {
+                    // The first attempt may still be under way: its failure says best why.
+                    let deadline = ContinuousClock.now + timeout
+                    while supply.lastFailure == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+                    throw supply.lastFailure ?? BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
+                }
+                return try await body(first, supply)
+            }
+            stop.trigger()
+            await supplying.value
+            return result
+        } catch {
+            stop.trigger()
+            await supplying.value
+            throw error
+        }
+    }
+
+    /// How long one attempt to reach the broker may block: short enough that a local broker's move, or the next
+    /// try, comes well within the command's `timeout`.
+    static func connectTimeout(_ timeout: Duration) -> Duration { min(timeout, .seconds(5)) }
+
+    /// Publishes `request` (again on a restarted local broker, or after a failed publish) and returns its outcome.
     func send(_ request: Event) async throws -> Event {
-        try await client.send(request, timeout: timeout)
+        try await attempt(request) { client, left in try await client.send(request, timeout: left) }
+    }
+
+    /// Runs `body` through the supply until the timeout; `TimedOut` for `request` when no client took it.
+    private func attempt<T>(_ request: Event, _ body: (RegistrarClient, Duration) async throws -> T) async throws -> T {
+        guard let result = try await supply.attempt(until: .now + timeout, body) else {
+            throw RegistrarClient.TimedOut(request: request, timeout: timeout)
+        }
+        return result
     }
 
     /// Requests tokens and prints them (to standard output only) or the refusal.
     func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        switch try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: timeout) {
+        let request = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
+                                                          replyKey: client.replyKey(for: requestId)))
+        switch try await attempt(request, { client, left in
+            try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: left)
+        }) {
         case (.tokenIssued(let issued), let pair?):
             if json {
                 JSONOutput.print(["requestId": requestId, "outcome": "signed_in", "uid": pair.uid, "accountCreated": issued.accountCreated,
@@ -98,4 +155,11 @@ struct FlowClient {
         }
         return .failure
     }
+}
+
+/// No client could reach the broker in time.
+struct BrokerUnreachable: Error, CustomStringConvertible {
+    var address: String
+    var timeout: Duration
+    var description: String { "cannot reach the broker at \(address) within \(timeout)" }
 }

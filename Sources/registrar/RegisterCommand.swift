@@ -19,7 +19,9 @@ enum RegisterCommand {
             .value("registration-id", "Idempotency key; default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
-            .value("reply-key-file", "Keep the reply key pair the outcome is sealed to in this file (0600, in any directory), for `registrar status`; default: in memory only"),
+            .value("reply-key-file", "Keep the secret the request's reply key pair is derived from in this file (0600, in any directory), "
+                   + "for `registrar status`; default: in memory only"),
+            OutcomeKeySource.option,
         ] + Secret.password.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
@@ -37,15 +39,21 @@ enum RegisterCommand {
             let (email, name) = (try parsed.required("email"), try parsed.required("name"))
             let password = try Secret.read(Secret.password, from: parsed)[0]
             let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
-            let replyKeys = try parsed.value("reply-key-file").map { try SealingKeyPair.loadOrCreateReplyKeys(at: $0) } ?? .generate()
+            let replySecret = try parsed.value("reply-key-file").map { ReplySecret(try SealingKeyPair.loadOrCreateReplyKeys(at: $0)) } ?? .generate()
             let publicKey = try PublicKeySource.load(parsed)
-            let outcome = try await connection.explainingBrokerTrouble {
-                try await RegistrarClient.with(kafka: connection.kafka(clientID: "registrar-cli"), publicKey: publicKey,
-                                               replyKeys: replyKeys, connectTimeout: .seconds(timeout)) { client in
-                    try await client.register(try client.registration(id: registrationId, email: email, password: password, name: name,
-                                                                      avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects),
-                                              timeout: .seconds(timeout))
-                }
+            let verifier = try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: EmbeddedBackends(connection.dataDirectory).keysDirectory)
+            let outcome = try await FlowClient.following(connection, timeout: .seconds(timeout), replySecret: replySecret) { address, secret in
+                try RegistrarClient(kafka: connection.kafka(clientID: "registrar-cli", bootstrapServers: address), publicKey: publicKey,
+                                    verifier: verifier, replySecret: secret,
+                                    connectTimeout: FlowClient.connectTimeout(.seconds(timeout)))
+            } _: { first, supply in
+                let request = try first.registration(id: registrationId, email: email, password: password, name: name, avatar: avatar,
+                                                     isMapLocationEnabled: mapLocation, staging: objects)
+                // Published again on a restarted local broker (the staged avatar stays where it is).
+                guard let outcome = try await supply.attempt(until: .now + .seconds(timeout), { client, left in
+                    try await client.register(request, timeout: left, staging: objects)
+                }) else { throw RegistrarClient.TimedOut(request: .registrationRequested(request), timeout: .seconds(timeout)) }
+                return outcome
             }
             switch outcome {
             case .completed(let completed):

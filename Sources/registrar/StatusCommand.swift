@@ -10,7 +10,7 @@ enum StatusCommand {
         name: "registrar status", summary: "show where a registration stands",
         usage: "<registration-id> [--reply-key-file F] [--json] [--timeout S] [options]",
         options: [
-            .value("reply-key-file", "The reply key pair `registrar register --reply-key-file` kept: shows the uid and profile image"),
+            .value("reply-key-file", "The reply secret `registrar register --reply-key-file` kept: shows the uid and profile image"),
             PartialAnswer.timeoutOption("the topics"),
             JSONOutput.option,
         ] + ConnectionOptions.commandSpecs)
@@ -24,7 +24,7 @@ enum StatusCommand {
                 try await SagaPath.read(registrationId, kafka: connection.kafka(clientID: "registrar-status"), timeout: timeout)
             }
             let result = try path.completed.flatMap { completed in
-                try parsed.value("reply-key-file").map { try SealingKeyPair.loadReplyKeys(from: $0).open(completed) }
+                try parsed.value("reply-key-file").map { try ReplySecret(SealingKeyPair.loadReplyKeys(from: $0)).open(completed) }
             }
             if parsed.flag("json") {
                 var answer: [String: Any] = ["registrationId": registrationId, "found": !path.steps.isEmpty, "standing": path.standing,

@@ -53,6 +53,17 @@ import Testing
         try await LiveSystem.shared(by: "AdversarialTests") { try await Attacks.theOutcomeTopicsCarryNoPersonalData(on: $0) }
     }
 
+    // Issue 21 points 1 and 9: genuine outcomes only; a request id reused with another reply key
+    @Test func forgedOutcomesReachNoClient() async throws {
+        try await LiveSystem.shared(by: "AdversarialTests") { try await Attacks.forgedOutcomesReachNoClient(on: $0) }
+    }
+
+    @Test func aRequestIdReusedWithAnotherReplyKeyOpensNothingAndRevokesTheFamily() async throws {
+        try await LiveSystem.shared(by: "AdversarialTests") {
+            try await Attacks.aRequestIdReusedWithAnotherReplyKeyOpensNothingAndRevokesTheFamily(on: $0)
+        }
+    }
+
     // Point 8's variants (all of them run in process: AttackVariantTests); two tables on the real binaries, attack 5 among them
     @Test func everyReplyForNoSagaIsUnknown() async throws {
         try await LiveSystem.with { try await Attacks.everyReplyForNoSagaIsUnknown(on: $0) }

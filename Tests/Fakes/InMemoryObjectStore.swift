@@ -22,6 +22,10 @@ public final class InMemoryObjectStore: ObjectStore {
         return objects.withLock { $0[key] }
     }
 
+    public func prefix(of key: String, length: Int) throws(StoreError) -> [UInt8]? {
+        try get(key).map { Array($0.prefix(length)) }
+    }
+
     public func size(of key: String) throws(StoreError) -> Int? {
         try ObjectKey.validate(key)
         return objects.withLock { $0[key]?.count }

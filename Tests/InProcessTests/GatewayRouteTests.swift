@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Gateway
+import HTTPServer
 import Kafka
 import RegistrarClient
 import Testing
@@ -15,8 +16,11 @@ import Testing
         #expect(answer.header("Strict-Transport-Security") != nil && answer.header("X-Content-Type-Options") == "nosniff")
     }
 
-    @Test func readyzAnswersReadyWhileTheBrokerAnswers() async throws {
-        let answer = await try Routes.gateway().get("/readyz")
+    @Test func readyzAnswersReadyOnceTheProbeReachedTheBroker() async throws {
+        let routes = try await Routes.gateway()
+        #expect(await routes.get("/readyz").status == 503, "ready before the broker was ever reached")
+        await routes.gateway.probeBrokerOnce()
+        let answer = await routes.get("/readyz")
         #expect(answer.status == 200 && answer.json["status"] as? String == "ready", "\(answer)")
     }
 
@@ -25,15 +29,23 @@ import Testing
         let cluster = try MockCluster(brokers: 1)
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
         let client = try RegistrarClient(kafka: .init(bootstrapServers: cluster.bootstrapServers, clientID: "route-down"),
-                                         publicKey: routes.system.publicKey, name: "route-down")
-        let gateway = Gateway(client: client, staging: nil, configuration: routes.configuration)
+                                         publicKey: routes.system.publicKey, verifier: try routes.system.outcomeVerifier(), name: "route-down")
+        var configuration = routes.configuration
+        configuration.brokerLiveness = .zero
+        let gateway = Gateway(clients: ClientSupply(serving: client), replySecret: client.replySecret, staging: nil, configuration: configuration)
+        await gateway.probeBrokerOnce()
+        #expect(Routes.Answer(await gateway.handle(.init(method: "GET", path: "/readyz"))).status == 200)
         try cluster.setBrokerDown(1)
+        await gateway.probeBrokerOnce()
         let answer = Routes.Answer(await gateway.handle(.init(method: "GET", path: "/readyz")))
+        let health = Routes.Answer(await gateway.handle(.init(method: "GET", path: "/healthz")))
         await client.close()
         #expect(answer.status == 503 && answer.error == "broker_unreachable", "\(answer)")
+        #expect(health.status == 503 && health.error == "broker_unreachable", "past the liveness bound: \(health)")
     }
 
     @Test func theJWKSIsServedAsPublished() async throws {
+        // (`ServedKeySet` re-reads it on a rotation: GatewayAttackTests.theGatewayServesTheCurrentKeySet)
         let routes = try await Routes.gateway()
         let answer = await routes.get("/.well-known/jwks.json")
         #expect(answer.status == 200 && answer.header("Cache-Control") == "public, max-age=300")
@@ -221,11 +233,18 @@ import Testing
         #expect(answer.status == 503 && answer.error == "temporarily_unavailable" && answer.header("Retry-After") == "1", "\(answer)")
     }
 
-    @Test func anOutcomeThatNeverComesIs504() async throws {
-        let routes = try await Routes.gateway { $0.outcomeTimeout = .zero }
-        let answer = await routes.post("/oauth/token", form: [("grant_type", "password"), ("username", Routes.email("late")), ("password", "whatever it is")]
-                                       + Routes.clientFields)
-        #expect(answer.status == 504 && answer.error == "outcome_timeout", "\(answer)")
+    /// Issue 23 point 1: an outcome that does not come within the gateway's listening window is never an answer: a
+    /// token request gets 503 with Retry-After, a code request 202 with its status URL, each time, nothing cached.
+    @Test func anOutcomeThatNeverComesIsNeverAnAnswer() async throws {
+        let routes = try await Routes.gateway { $0.listening = .zero; $0.wait = .seconds(5) }
+        let key = [("Idempotency-Key", UUID().uuidString.lowercased())]
+        let fields = [("grant_type", "password"), ("username", Routes.email("late")), ("password", "whatever it is")] + Routes.clientFields
+        for _ in 0..<2 {
+            let answer = await routes.post("/oauth/token", form: fields, headers: key)
+            #expect(answer.status == 503 && answer.error == "temporarily_unavailable" && answer.header("Retry-After") == "1", "\(answer)")
+            let code = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("late")), ("type", "2")], headers: key)
+            #expect(code.status == 202 && code.header("Location") != nil, "\(code)")
+        }
     }
 
     static let basic = "Basic " + Data("\(Routes.clientID):\(Routes.clientSecret)".utf8).base64EncodedString()
@@ -282,15 +301,22 @@ import Testing
 
     // MARK: Idempotency-Key
 
-    @Test func anIdempotencyKeyGivesOneAnswerAndIsRefusedForAnotherRequest() async throws {
+    /// Issue 21 point 7: a key with the same fields, as a form or as JSON, is one request; with other fields another,
+    /// answered on its own; a multipart registration retried with another boundary gets the first answer.
+    @Test func anIdempotencyKeyGivesOneAnswerPerRequestWhateverItsEncoding() async throws {
         let routes = try await Routes.gateway()
         let key = [("Idempotency-Key", UUID().uuidString.lowercased())]
         let email = Routes.email("idem")
         let first = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: key)
-        let again = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: key)
+        let again = await routes.post("/email/getCode", body: Array(#"{"type":"2","emailAddress":"\#(email)"}"#.utf8), type: "application/json",
+                                      headers: key)
         #expect(first.status == 200 && again.text == first.text, "\(first) / \(again)")
         let other = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("other")), ("type", "2")], headers: key)
-        #expect(other.status == 422 && other.error == "idempotency_key_reused")
+        #expect(other.status == 200 && other.json["requestId"] as? String != first.json["requestId"] as? String, "\(other)")
+        let registration = [("name", "Idem"), ("email", Routes.email("idem-signup")), ("password", "idempotent signup password")]
+        let signedUp = await routes.postMultipart("/accounts", registration, headers: key)
+        let retried = await routes.postMultipart("/accounts", registration, headers: key)
+        #expect(signedUp.status == 201 && retried.text == signedUp.text, "\(signedUp) / \(retried)")
         let malformed = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: [("Idempotency-Key", "bad key!")])
         #expect(malformed.status == 400 && malformed.error == "invalid_request")
     }
@@ -377,5 +403,43 @@ import Testing
         try await routes.system.blankProfileImage(of: uid)
         let answer = await routes.get("/me", headers: [("Authorization", "Bearer \(tokens.access)")])
         #expect(answer.status == 403 && answer.error == ReasonCode.profileIncomplete.rawValue, "\(answer)")
+    }
+
+    // MARK: Issue 21, points 6 and 7, in the route tier
+
+    @Test func aBrowserOfAnotherOriginIs403AndPublishesNothingAndAnAllowedOneGetsCORS() async throws {
+        let routes = try await Routes.gateway { $0.allowedOrigins = ["https://app.example"] }
+        let email = Routes.email("origin")
+        let refused = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: [("Origin", "https://evil.example")])
+        #expect(refused.status == 403 && refused.error == "origin_not_allowed", "\(refused)")
+        #expect(try routes.system.emails(kind: "code").allSatisfy { !$0.contains(email) })
+        let allowed = await routes.post("/email/getCode", form: [("emailAddress", email), ("type", "2")], headers: [("Origin", "https://app.example")])
+        #expect(allowed.status == 200 && allowed.header("Access-Control-Allow-Origin") == "https://app.example", "\(allowed)")
+    }
+
+    @Test func forwardedAddressesCountOnlyFromATrustedProxy() async throws {
+        let routes = try await Routes.gateway { $0.requestsPerMinutePerAddress = 1; $0.trustedProxies = [AddressRange("192.0.2.0/24")!] }
+        let peer = "198.51.100.\(UInt8.random(in: 1...254))"
+        func health(from peer: String, forwardedFor client: String) async -> Int {
+            await routes.gateway.respond(to: HTTPRequest(method: "GET", path: "/healthz", headers: HTTPHeaders([("X-Forwarded-For", client)]),
+                                                         clientAddress: peer)).status
+        }
+        #expect(await health(from: peer, forwardedFor: "203.0.113.1") == 200)
+        #expect(await health(from: peer, forwardedFor: "203.0.113.2") == 429, "an untrusted peer chose its address")
+        let proxy = "192.0.2.\(UInt8.random(in: 1...254))"
+        let client = "203.0.113.\(UInt8.random(in: 1...254))"
+        #expect(await health(from: proxy, forwardedFor: client) == 200)
+        #expect(await health(from: proxy, forwardedFor: client) == 429)
+        #expect(await health(from: proxy, forwardedFor: "2001:db8::\(UInt8.random(in: 1...254))") == 200, "another client behind the proxy")
+    }
+
+    @Test func theStatusURLIsACapabilityNotTheRequestId() async throws {
+        let routes = try await Routes.gateway { $0.wait = .zero }
+        let answer = await routes.postMultipart("/accounts", [("name", "Capable"), ("email", Routes.email("capable")), ("password", "capable password")])
+        let location = try #require(answer.header("Location"), "\(answer)")
+        let requestId = try #require(answer.json["requestId"] as? String)
+        #expect(!location.contains(requestId))
+        #expect(await routes.get("/requests/" + requestId).status == 404)
+        #expect(await routes.get("/registrations/" + requestId).status == 404)
     }
 }

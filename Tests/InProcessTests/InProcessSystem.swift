@@ -1,5 +1,6 @@
 import Backends
 import Crypto
+import EventTransport
 import Domain
 import Fakes
 import Foundation
@@ -76,7 +77,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
         let publicKey = try KeySet.ensure(in: EmbeddedBackends(directory).keysDirectory)
         client = try RegistrarClient(kafka: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test"),
-                                     publicKey: publicKey, name: "e2e-test")
+                                     publicKey: publicKey, verifier: try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory),
+                                     name: "e2e-test")
         backends = try StoreLocation.make(for: directory)
     }
 
@@ -101,6 +103,21 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         let clock = clock
         workers[kind.name] = (shutdown, Task { try await kind.run(parsed, until: shutdown, clock: clock.closure, every: .milliseconds(100)) })
     }
+
+    /// What a client of this system verifies outcomes with: the public event keys in its key directory.
+    func outcomeVerifier() throws -> EventVerifier {
+        try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory)
+    }
+
+    /// Stops the worker `name` as SIGTERM would.
+    func hold(_ name: String) async throws {
+        guard let worker = workers.removeValue(forKey: name) else { return }
+        worker.shutdown.trigger()
+        _ = await worker.run.result
+    }
+
+    /// Starts the worker `name` again.
+    func resume(_ name: String) async throws { try startWorker(name) }
 
     /// Stops every worker as SIGTERM would and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool = false) async {

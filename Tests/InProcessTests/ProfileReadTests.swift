@@ -14,7 +14,7 @@ import Testing
             let tokens = try #require(try await system.signIn(.password, email: "reader@example.com", secret: "reader password").1)
             let (outcome, view) = try await system.client.profile(accessToken: tokens.accessToken, timeout: .seconds(60))
             guard case .profileAnswered(let answered) = outcome else { Issue.record("not answered: \(outcome)"); return }
-            #expect(view == ProfileView(uid: uid, profile: try #require(try system.backends.profiles().profile(uid: uid))))
+            #expect(view == ProfileView(requestId: answered.requestId, uid: uid, profile: try #require(try system.backends.profiles().profile(uid: uid))))
             #expect(view?.email == "reader@example.com")
             // The outcome on the topic carries nothing readable without the reply key.
             let wire = String(decoding: EventCodec.encode(outcome), as: UTF8.self)
@@ -64,7 +64,7 @@ import Testing
             }
             // The genuine token's seal copied into another request (another id, another reply key) is refused.
             let sealed = system.client.seal(genuine.accessToken, for: .accessToken, requestId: "me-1", email: nil)
-            let copied = ProfileRequested(requestId: "me-2", sealedAccessToken: sealed, replyKey: system.client.replyKey)
+            let copied = ProfileRequested(requestId: "me-2", sealedAccessToken: sealed, replyKey: system.client.replyKey(for: "me-2"))
             #expect(reason(try await system.send(.profileRequested(copied))) == .invalidCredentials)
             #expect(try system.counts() == counts)
             #expect(try system.audit().isEmpty)

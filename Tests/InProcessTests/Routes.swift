@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import Gateway
 import HTTPServer
+import RegistrarClient
 import Registration
 import StoreTesting
 import Testing
@@ -28,25 +29,27 @@ struct Routes {
         if !FileManager.default.fileExists(atPath: clients) {
             try #"{"clients":[{"id":"\#(clientID)","secret":"\#(clientSecret)"}]}"#.write(toFile: clients, atomically: true, encoding: .utf8)
         }
-        var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: clients),
-                                                 jwks: try String(contentsOfFile: system.directory + "/keys/jwks.json", encoding: .utf8), tls: true)
+        let jwks = try String(contentsOfFile: system.directory + "/keys/jwks.json", encoding: .utf8)
+        var configuration = GatewayConfiguration(clients: try OAuthClients.load(from: clients), jwks: { jwks }, tls: true)
         // Answers wait for their outcome however loaded the machine is; the tests of the 202 and 503 answers set their own.
-        configuration.wait = configuration.outcomeTimeout
+        configuration.wait = configuration.listening
         configure(&configuration)
-        let gateway = Gateway(client: system.client, staging: try system.backends.objects(), configuration: configuration)
+        let gateway = Gateway(clients: ClientSupply(serving: system.client), replySecret: system.client.replySecret,
+                              staging: try system.backends.objects(), configuration: configuration)
         return Routes(system: system, gateway: gateway, configuration: configuration, address: "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))")
     }
 
     /// A fresh email for this test.
     static func email(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefix(8).lowercased())@example.com" }
 
+    /// A GET, screened and answered as the server would (`Gateway.respond(to:)`).
     func get(_ path: String, headers: [(String, String)] = []) async -> Answer {
         await send("GET", path, headers: headers)
     }
 
     /// A request of `method` without a body.
     func send(_ method: String, _ path: String, headers: [(String, String)] = []) async -> Answer {
-        Answer(await gateway.handle(HTTPRequest(method: method, path: path, headers: HTTPHeaders(headers), clientAddress: address)))
+        Answer(await gateway.respond(to: HTTPRequest(method: method, path: path, headers: HTTPHeaders(headers), clientAddress: address)))
     }
 
     /// A form-encoded POST of `fields`.
@@ -58,11 +61,12 @@ struct Routes {
     /// A POST of `body` as `type`.
     func post(_ path: String, body: [UInt8], type: String?, headers: [(String, String)] = []) async -> Answer {
         let all = (type.map { [("Content-Type", $0)] } ?? []) + headers
-        return Answer(await gateway.handle(HTTPRequest(method: "POST", path: path, headers: HTTPHeaders(all), body: body, clientAddress: address)))
+        return Answer(await gateway.respond(to: HTTPRequest(method: "POST", path: path, headers: HTTPHeaders(all), body: body, clientAddress: address)))
     }
 
-    /// `fields` and `files` as `multipart/form-data`.
-    func postMultipart(_ path: String, _ fields: [(String, String)], files: [(name: String, bytes: [UInt8])] = []) async -> Answer {
+    /// `fields` and `files` as `multipart/form-data`, with a boundary of its own each time (as an app's HTTP library does).
+    func postMultipart(_ path: String, _ fields: [(String, String)], files: [(name: String, bytes: [UInt8])] = [],
+                       headers: [(String, String)] = []) async -> Answer {
         let boundary = "route-\(UUID().uuidString)"
         var body: [UInt8] = []
         for (name, value) in fields {
@@ -73,7 +77,7 @@ struct Routes {
             body += file.bytes + Array("\r\n".utf8)
         }
         body += Array("--\(boundary)--\r\n".utf8)
-        return await post(path, body: body, type: "multipart/form-data; boundary=\(boundary)")
+        return await post(path, body: body, type: "multipart/form-data; boundary=\(boundary)", headers: headers)
     }
 
     /// The client's credentials as `client_id` and `client_secret` fields.

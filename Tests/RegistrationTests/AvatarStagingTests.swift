@@ -18,12 +18,20 @@ import Testing
         let objects = InMemoryObjectStore()
         private let lock = NSLock()
         private var readCount = 0
+        private var largestRead = 0
         var reads: Int { lock.withLock { readCount } }
+        /// The most bytes any read asked for (a whole object counts as its size).
+        var largestReadLength: Int { lock.withLock { largestRead } }
 
         func put(_ bytes: [UInt8], key: String, contentType: String) throws(StoreError) { try objects.put(bytes, key: key, contentType: contentType) }
         func get(_ key: String) throws(StoreError) -> [UInt8]? {
-            lock.withLock { readCount += 1 }
-            return try objects.get(key)
+            let bytes = try objects.get(key)
+            lock.withLock { readCount += 1; largestRead = max(largestRead, bytes?.count ?? 0) }
+            return bytes
+        }
+        func prefix(of key: String, length: Int) throws(StoreError) -> [UInt8]? {
+            lock.withLock { readCount += 1; largestRead = max(largestRead, length) }
+            return try objects.prefix(of: key, length: length)
         }
         func size(of key: String) throws(StoreError) -> Int? { try objects.size(of: key) }
         func delete(_ key: String) throws(StoreError) { try objects.delete(key) }
@@ -48,6 +56,24 @@ import Testing
         #expect(try store("staging/r-1") == [.avatarStored(AvatarStored(registrationId: "r-1", imageId: "i-1", url: "memory://ProfileImages/i-1.jpg"))])
         #expect(try objects.get("ProfileImages/i-1.jpg") == [1, 2, 3])
         #expect(try !objects.contains("staging/r-1"))
+    }
+
+    /// Issue 21 point 4: the staged object is read no further than the size that was checked (one byte more, to
+    /// tell an object that grew), never whole.
+    @Test func theStagedReadIsBoundedByTheCheckedSize() throws {
+        try objects.put([1, 2, 3], key: AvatarStep.stagingKey(registrationId: "r-1"), contentType: "")
+        _ = try store("staging/r-1")
+        #expect(objects.largestReadLength == 4)
+    }
+
+    /// Issue 21 point 4: the sweep deletes staged uploads changed before its cutoff, and nothing outside `staging/`.
+    @Test func theSweepDeletesOnlyStagedUploadsOlderThanItsCutoff() throws {
+        try objects.put([1], key: "staging/refused", contentType: "")
+        try objects.put([2], key: "ProfileImages/kept.jpg", contentType: "image/jpeg")
+        #expect(try step.sweepStaged(changedBefore: .distantPast) == 0)
+        #expect(try objects.contains("staging/refused"))
+        #expect(try step.sweepStaged(changedBefore: Date()) == 1)
+        #expect(try !objects.contains("staging/refused") && objects.contains("ProfileImages/kept.jpg"))
     }
 
     @Test func aKeyOutsideStagingIsNeitherReadNorDeleted() throws {

@@ -143,30 +143,38 @@ import Testing
 
     @Test func perAddressLimitsAndIdempotencyKeys() async throws {
         try await LiveSystem.shared { system in
-            try await GatewayProcess.with(system, arguments: ["--requests-per-minute", "4"]) { gateway in
+            try await GatewayProcess.with(system, arguments: ["--requests-per-minute", "5"]) { gateway in
                 let email = "idem-\(UUID().uuidString.prefix(8))@example.com"
                 let key = "idem-\(UUID().uuidString.prefix(8))"
                 let first = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "1")], ["-H", "Idempotency-Key: \(key)"])
                 let retry = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "1")], ["-H", "Idempotency-Key: \(key)"])
                 #expect(first.status == 200 && retry.status == 200 && first.body == retry.body, "\(first.body) \(retry.body)")
-                // The request id is the key scoped to the request (not the key itself): one code sent.
+                // The request id is derived from the key and the request (not the key itself): one code sent.
                 let id = try #require(GatewayProcess.json(first)["requestId"] as? String)
                 #expect(id != key && id.count == 64)
                 #expect(try system.emails(kind: "code").filter { $0.contains("code.\(id)@") }.count == 1)
+                // The same key with other fields is another request, answered on its own (no one learns which keys are in use).
                 let other = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "2")], ["-H", "Idempotency-Key: \(key)"])
-                #expect(other.status == 422 && GatewayProcess.json(other)["error"] as? String == "idempotency_key_reused", "\(other.body)")
-                // The fourth request of this address this minute is let through, the fifth is not.
-                let fourth = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "2")])
-                #expect(fourth.status == 200, "\(fourth.body)")
+                #expect(other.status == 200 && GatewayProcess.json(other)["requestId"] as? String != id, "\(other.body)")
+                // Five requests of this address this minute are let through, the sixth is not, whatever the endpoint.
+                let health = try await gateway.curl("/healthz")
+                #expect(health.status == 200)
+                let jwks = try await gateway.curl("/.well-known/jwks.json")
+                #expect(jwks.status == 200 && jwks.body.contains("\"OKP\"") && jwks.header("Strict-Transport-Security") == nil)
                 let limited = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "3")])
                 #expect(limited.status == 429 && Int(limited.header("Retry-After") ?? "") != nil, "\(limited.body)")
                 #expect(GatewayProcess.json(limited)["error"] as? String == "rate_limited")
-                let health = try await gateway.curl("/healthz")
-                #expect(health.status == 200)
-                let ready = try await gateway.curl("/readyz")
+                #expect(try await gateway.curl("/readyz").status == 429)
+            }
+            try await GatewayProcess.with(system) { gateway in
+                // Ready once its probe reached the broker (once a second).
+                var ready = try await gateway.curl("/readyz")
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ready.status != 200, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    ready = try await gateway.curl("/readyz")
+                }
                 #expect(ready.status == 200, "\(ready.body)")
-                let jwks = try await gateway.curl("/.well-known/jwks.json")
-                #expect(jwks.status == 200 && jwks.body.contains("\"OKP\"") && jwks.header("Strict-Transport-Security") == nil)
             }
         }
     }

@@ -54,7 +54,10 @@ import Testing
 
     /// Runs `registrar` with `input` on standard input, killed after `hangBound`; its exit status and both outputs.
     private static func run(_ arguments: [String], input: [String]) async throws -> (Int32, String) {
-        let process = try ChildProcess(Binaries.path("registrar"), arguments, input: .pipe, errors: .standardOutput)
+        // The outcome roles' public keys, as the sealing key is given: only the broker is missing.
+        let eventKeys = ["account", "code-dispatch"].map { "\($0)=\(SigningKeyPair.generate().publicKey.base64)" }.joined(separator: " ")
+        let process = try ChildProcess(Binaries.path("registrar"), arguments, environment: ["REGISTRAR_EVENT_PUBLIC_KEYS": eventKeys],
+                                       input: .pipe, errors: .standardOutput)
         process.write(Array(input.map { $0 + "\n" }.joined().utf8))
         process.closeInput()
         let killer = Task {

@@ -139,6 +139,22 @@ import Verification
         #expect(tokens.tokens.allSatisfy { $0.uid == uid })
     }
 
+    /// Issue 21 point 9: a request id answered already (the memo gives its first answer again) presenting the token
+    /// it rotated, sealed for another reply key, revokes the family; the same request again with its own key, or any
+    /// other token, changes nothing.
+    @Test func aRotatedTokenPresentedAgainUnderItsRequestIdWithAnotherReplyKeyRevokesTheFamily() throws {
+        _ = try account("ada@example.com", password: "ada password")
+        let pair = try opened(try step.handle(request(.password, "ada@example.com", "ada password", id: "p-1"))).tokens
+        let rotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1")
+        let rotated = try opened(try step.handle(rotation)).tokens
+        try step.repeated(rotation)
+        try step.repeated(request(.refreshToken, nil, rotated.refreshToken, id: "rotate-1", replyKey: "key:attacker"))
+        #expect(!tokens.tokens.contains { $0.familyRevoked }, "a redelivery, or a token this request did not rotate, changes nothing")
+        try step.repeated(request(.refreshToken, nil, pair.refreshToken, id: "rotate-1", replyKey: "key:attacker"))
+        #expect(tokens.tokens.allSatisfy { $0.familyRevoked }, "the reuse revoked the family")
+        #expect(refusal(try step.handle(request(.refreshToken, nil, rotated.refreshToken, id: "rotate-2")))?.reason == .invalidCredentials)
+    }
+
     @Test func aCodeForANewEmailRegistersTheAccountAndIsAnsweredWhenItCompletes() throws {
         codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
         let signIn = request(.email, "New.Person@example.com", "123456", id: "signup-1")
@@ -228,7 +244,7 @@ import Verification
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)
-        let victimResult = RegistrationResult(uid: victim.uid, profile: profile).encoded
+        let victimResult = RegistrationResult(registrationId: command.registrationId, uid: victim.uid, profile: profile).encoded
         func forged(_ registrationId: String) -> Event {
             .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: FakeVault().seal(victimResult, to: replyKey)!))
         }

@@ -35,6 +35,10 @@ public struct FileObjectStore: ObjectStore {
         try FileSystem.contents(of: path(of: key))
     }
 
+    public func prefix(of key: String, length: Int) throws(StoreError) -> [UInt8]? {
+        try FileSystem.contents(of: path(of: key), upTo: length)
+    }
+
     public func size(of key: String) throws(StoreError) -> Int? {
         try FileSystem.size(of: path(of: key))
     }

@@ -52,7 +52,7 @@ enum FileSystem {
     }
 
     /// The bytes of the regular file at `path`, or nil when there is none.
-    static func contents(of path: String) throws(StoreError) -> [UInt8]? {
+    static func contents(of path: String, upTo limit: Int = .max) throws(StoreError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -63,15 +63,17 @@ enum FileSystem {
         guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
         guard isRegular(info) else { return nil }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
+        bytes.reserveCapacity(min(Int(info.st_size), limit))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        while bytes.count < limit {
+            let wanted = min(chunk.count, limit - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw failure("read", path) }
             if count == 0 { return bytes }
             bytes += chunk[..<count]
         }
+        return bytes
     }
 
     /// Whether a regular file exists at `path`.

@@ -17,13 +17,17 @@ struct mhd_shim_options {
     uint16_t port;                /* 0: any free port */
     const char *tls_key_pem;
     const char *tls_cert_pem;
+    const char *tls_priorities;   /* GnuTLS priority string; NULL for libmicrohttpd's default */
     unsigned int connection_limit;
+    unsigned int per_ip_connection_limit; /* 0: none */
     unsigned int connection_timeout; /* seconds */
     size_t connection_memory_limit;  /* bytes for a connection's headers and buffers */
     MHD_AccessHandlerCallback handler;
     void *handler_context;
     MHD_RequestCompletedCallback completed;
     void *completed_context;
+    MHD_NotifyConnectionCallback notify_connection; /* NULL: none */
+    void *notify_connection_context;
 };
 
 /* Starts a daemon with its own polling thread (epoll) and suspend/resume; NULL when it failed
@@ -32,6 +36,9 @@ struct MHD_Daemon *mhd_shim_start(const struct mhd_shim_options *options);
 
 /* The port the daemon listens on; 0 when unknown. */
 uint16_t mhd_shim_port(struct MHD_Daemon *daemon);
+
+/* The connection's socket; -1 when unknown. */
+int mhd_shim_connection_fd(struct MHD_Connection *connection);
 
 /* The peer's numeric address into `buffer` (NUL-terminated); 0 on success. */
 int mhd_shim_client_address(struct MHD_Connection *connection, char *buffer, size_t size);

@@ -21,6 +21,9 @@ public protocol ObjectStore: Sendable {
     func put(_ bytes: [UInt8], key: String, contentType: String) throws(StoreError)
     /// The object's bytes, or nil when there is none.
     func get(_ key: String) throws(StoreError) -> [UInt8]?
+    /// The object's first `length` bytes at most (all of it when it is shorter), or nil when there is none: a read
+    /// bounded whatever the object's size.
+    func prefix(of key: String, length: Int) throws(StoreError) -> [UInt8]?
     /// The object's size in bytes (a stat or HEAD, not a read), or nil when there is none.
     func size(of key: String) throws(StoreError) -> Int?
     /// Deletes the object; deleting a missing object succeeds.

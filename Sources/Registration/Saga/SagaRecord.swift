@@ -63,7 +63,7 @@ public struct SagaRecord: Sendable, Equatable {
     }
 
     /// What its completed outcome tells the requester.
-    public var result: RegistrationResult { RegistrationResult(uid: uid, profile: profile) }
+    public var result: RegistrationResult { RegistrationResult(registrationId: registrationId, uid: uid, profile: profile) }
 
     /// This record moved to `stage` at `date`, with the next version.
     func moved(to stage: SagaStage, at date: Date, failure: Failure? = nil) -> SagaRecord {

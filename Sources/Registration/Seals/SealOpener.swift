@@ -30,8 +30,10 @@ public struct SealOpener: Sendable {
     }
 
     /// Opens `seals` (each sealed value with the purpose of the field it came in) of the message `context`, which
-    /// arrived on `topic` (each request topic has its own request ids).
-    public func open(_ seals: [(sealed: String, purpose: SealedSecret.Purpose)], in context: SealContext, on topic: String) throws -> Outcome {
+    /// arrived on `topic` (each request topic has its own request ids). `claiming` false checks the seals without
+    /// claiming the request id (a request answered already, which no seal of it may do anything for but be recognised).
+    public func open(_ seals: [(sealed: String, purpose: SealedSecret.Purpose)], in context: SealContext, on topic: String,
+                     claiming: Bool = true) throws -> Outcome {
         var secrets: [SealedSecret] = []
         for seal in seals {
             guard let plaintext = vault.unseal(seal.sealed), let secret = SealedSecret.decode(plaintext) else { return .unsealable }
@@ -47,7 +49,7 @@ public struct SealOpener: Sendable {
                   abs(now.timeIntervalSince1970 - Double(secret.sealedAt)) <= maximumAge else { return .refused }
         }
         let digest = vault.digest(Array(seals.map(\.sealed).joined(separator: "\n").utf8))
-        guard try ledger.claim(requestId: "\(topic)/\(context.requestId)", digest: digest, at: now) else { return .refused }
+        if claiming, !(try ledger.claim(requestId: "\(topic)/\(context.requestId)", digest: digest, at: now)) { return .refused }
         return .opened(secrets.map(\.secret))
     }
 

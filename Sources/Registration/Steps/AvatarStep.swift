@@ -89,11 +89,22 @@ public struct AvatarStep: EventHandler {
             guard stored <= ContractLimits.avatarBytes else {
                 return .failure(Failure(.imageTooLarge, "The staged avatar is larger than \(ContractLimits.avatarBytes) bytes."))
             }
-            guard stored == size, let bytes = try images.get(staged), bytes.count == size, sha256(bytes) == digest.lowercased() else {
+            // Read no more than the size checked: an object grown since is caught by its length, never read whole.
+            guard stored == size, let bytes = try images.prefix(of: staged, length: size + 1), bytes.count == size,
+                  sha256(bytes) == digest.lowercased() else {
                 return .failure(Failure(.imageCorrupt, "The staged avatar does not match its size and checksum."))
             }
             return .success(bytes)
         }
+    }
+
+    /// Deletes the staged uploads last changed before `cutoff` (the periodic sweep): those of registrations refused
+    /// before they started, or whose clients gave up, which no step will read. Returns how many.
+    @discardableResult
+    public func sweepStaged(changedBefore cutoff: Date) throws -> Int {
+        let stale = try images.list(prefix: Self.stagingKey(registrationId: "")).filter { $0.modifiedAt < cutoff }
+        for object in stale { try images.delete(object.key) }
+        return stale.count
     }
 
     /// Deletes the command's staged upload, which is only ever at its own staging key.

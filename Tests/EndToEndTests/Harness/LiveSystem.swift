@@ -89,6 +89,12 @@ final class LiveSystem: TestSystem {
     /// SIGKILLs a worker (no clean-up at all) and waits until it is gone.
     func kill(_ name: String) async { await installation.kill(name) }
 
+    /// Freezes the worker `name` (SIGSTOP).
+    func hold(_ name: String) async throws { installation.send(SIGSTOP, to: name) }
+
+    /// Thaws the worker `name` (SIGCONT).
+    func resume(_ name: String) async throws { installation.send(SIGCONT, to: name) }
+
     /// Whether every started worker is still running.
     var allWorkersRunning: Bool { installation.stoppedWorkers.isEmpty }
 

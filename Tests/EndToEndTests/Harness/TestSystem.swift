@@ -21,6 +21,10 @@ protocol TestSystem: AnyObject, Sendable {
     var now: Date { get }
     /// Stops every worker and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool) async
+    /// Holds the worker `name` (frozen, or stopped): it takes nothing until `resume`.
+    func hold(_ name: String) async throws
+    /// Lets a held worker go on (thawed, or started again).
+    func resume(_ name: String) async throws
 }
 
 extension TestSystem {

@@ -123,9 +123,9 @@ extension Attacks {
         let staleId = UUID().uuidString
         let stale = system.publicKey.sealedBase64(
             victim.password, for: .signInPassword,
-            in: SealContext(requestId: staleId, email: victim.email, replyKey: system.client.replyKey), at: Date().addingTimeInterval(-600))
+            in: SealContext(requestId: staleId, email: victim.email, replyKey: system.client.replyKey(for: staleId)), at: Date().addingTimeInterval(-600))
         let outcome = try await system.send(.tokenRequested(TokenRequested(
-            requestId: staleId, grantType: .password, email: victim.email, sealedCredential: stale, replyKey: system.client.replyKey)))
+            requestId: staleId, grantType: .password, email: victim.email, sealedCredential: stale, replyKey: system.client.replyKey(for: staleId))))
         #expect(reason(outcome) == .invalidCredentials)
 
         let signInId = UUID().uuidString

@@ -26,7 +26,7 @@ extension Attacks {
         let newPassword = "victim's new password"
         let change = PasswordChangeRequested(
             requestId: changeId, email: victim.email, sealedPassword: victimSeal(victim.password, .reauthentication, changeId, victim, system),
-            sealedNewPassword: victimSeal(newPassword, .newPassword, changeId, victim, system), replyKey: system.client.replyKey)
+            sealedNewPassword: victimSeal(newPassword, .newPassword, changeId, victim, system), replyKey: system.client.replyKey(for: changeId))
         guard case .accountChangeCompleted = try await system.send(.passwordChangeRequested(change)) else {
             throw HarnessError("the victim's own password change failed")
         }
@@ -97,6 +97,6 @@ extension Attacks {
 
     /// `secret` sealed by the victim's own client for request `id`.
     static func victimSeal(_ secret: String, _ purpose: SealedSecret.Purpose, _ id: String, _ victim: Victim, _ system: some TestSystem) -> String {
-        system.publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: id, email: victim.email, replyKey: system.client.replyKey))
+        system.publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: id, email: victim.email, replyKey: system.client.replyKey(for: id)))
     }
 }
