@@ -1,5 +1,5 @@
-import Domain
 import Crypto
+import Domain
 import Foundation
 import HTTPServer
 import RegistrarClient
