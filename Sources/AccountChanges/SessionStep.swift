@@ -90,7 +90,7 @@ public struct SessionStep: EventHandler {
     private func signOutEverywhere(_ account: Account, requestId: String, at now: Date) throws -> Event {
         let record = AccountChangeRecord(requestId: requestId, uid: account.uid, kind: .signOutEverywhere, oldEmail: account.email,
                                          newEmail: account.email, stage: .completed, updatedAt: now)
-        switch try accounts.begin(record, applying: AccountUpdate(endsSessionsAt: account.sessionCutoff(changedAt: now))) {
+        switch try accounts.begin(record, applying: .email(account.email)) {
         case .started:
             try tokens.revokeAll(uid: account.uid)
         case .existing(let existing) where existing.kind == .signOutEverywhere && existing.uid == account.uid:
@@ -113,7 +113,7 @@ public struct SessionStep: EventHandler {
         let sessions = try tokens.liveFamilies(uid: caller.account.uid, at: now).map {
             SessionView(id: $0.id, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, clientId: $0.clientId, current: $0.id == caller.session)
         }
-        let list = String(decoding: try JSONEncoder().encode(SessionList(uid: caller.account.uid, sessions: sessions)), as: UTF8.self)
+        let list = SessionList(requestId: id, uid: caller.account.uid, sessions: sessions).sealedJSON
         guard let sealed = seals.vault.seal(list, to: request.replyKey) else { return refused(id, Self.replyKeyInvalid) }
         return .sessionsAnswered(SessionsAnswered(requestId: id, sealedSessions: sealed))
     }

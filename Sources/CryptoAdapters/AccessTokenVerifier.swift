@@ -30,7 +30,7 @@ public struct AccessTokenVerifier: Sendable {
 }
 
 extension AccessTokenVerifier: AccessTokenCheck {
-    public func subject(of token: String, at now: Date) -> String? {
-        try? verify(token, now: now).sub
+    public func subject(of token: String, at now: Date) -> AccessTokenSubject? {
+        (try? verify(token, now: now)).map { AccessTokenSubject(uid: $0.sub, issuedAt: $0.iat, session: $0.sid) }
     }
 }

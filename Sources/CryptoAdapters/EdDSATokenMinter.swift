@@ -20,11 +20,11 @@ public struct EdDSATokenMinter: TokenMinter {
         self.init(key: { key }, audience: audience)
     }
 
-    public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
+    public func accessToken(subject: String, id: String, session: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         // NumericDates in whole seconds, as most verifiers expect.
         let claims = AccessClaims(iss: audience.issuer, aud: audience.audience, sub: subject,
                                   iat: Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down)),
-                                  exp: Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down)), jti: id)
+                                  exp: Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down)), jti: id, sid: session)
         let key = key()
         return try JSONWebToken.sign(claims, keyID: key.publicKey.keyID, with: key)
     }
@@ -38,7 +38,8 @@ public struct EdDSATokenMinter: TokenMinter {
     }
 }
 
-/// The claims of an access token.
+/// The claims of an access token. `sid` names its session, the refresh-token family it was minted with (as OpenID
+/// Connect's session id does): a session signed out refuses its access tokens at once, not when they expire.
 public struct AccessClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var aud: String
@@ -46,4 +47,5 @@ public struct AccessClaims: Codable, Sendable, Equatable {
     public var iat: Date
     public var exp: Date
     public var jti: String
+    public var sid: String?
 }

@@ -81,12 +81,18 @@ public struct SessionsAnswered: RequestMessage, Equatable {
     }
 }
 
-/// What `SessionsAnswered.sealedSessions` opens to: the account's live sessions, newest first. No secret.
-public struct SessionList: Codable, Sendable, Equatable {
+/// What `SessionsAnswered.sealedSessions` opens to: the request it answers, the account's live sessions, newest first.
+/// No secret.
+public struct SessionList: SealedAnswer, Equatable {
+    public static let purpose = AnswerPurpose.sessions
+    public var requestId: String
+    public var purpose: AnswerPurpose
     public var uid: String
     public var sessions: [SessionView]
 
-    public init(uid: String, sessions: [SessionView]) {
+    public init(requestId: String, uid: String, sessions: [SessionView]) {
+        self.requestId = requestId
+        purpose = Self.purpose
         self.uid = uid
         self.sessions = sessions
     }

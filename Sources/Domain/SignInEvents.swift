@@ -18,13 +18,16 @@ public struct TokenRequested: RequestMessage, Equatable {
     public var email: String?
     public var sealedCredential: String
     public var replyKey: String
+    /// The OAuth client the gateway authenticated (as a Kafka client names itself): what the session lists.
+    public var clientId: String?
 
-    public init(requestId: String, grantType: GrantType, email: String?, sealedCredential: String, replyKey: String) {
+    public init(requestId: String, grantType: GrantType, email: String?, sealedCredential: String, replyKey: String, clientId: String? = nil) {
         self.requestId = requestId
         self.grantType = grantType
         self.email = email
         self.sealedCredential = sealedCredential
         self.replyKey = replyKey
+        self.clientId = clientId
     }
 }
 

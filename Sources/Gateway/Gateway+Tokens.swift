@@ -43,7 +43,7 @@ extension Gateway {
         return await idempotent(request, scope: .client(clientID), fields: fields, shown: false) { [self] id in
             await answering {
                 guard let (outcome, pair) = try await outcome({ client, left in
-                    try await client.requestTokens(grant, email: email, credential: credential, requestId: id, timeout: left)
+                    try await client.requestTokens(grant, email: email, credential: credential, clientId: clientID, requestId: id, timeout: left)
                 }) else { return nil }
                 switch (outcome, pair) {
                 case (.tokenIssued(let issued), let pair?):

@@ -16,8 +16,8 @@ extension RegistrarClient {
                         requestId: String = UUID().uuidString.lowercased()) -> SignOutRequested {
         SignOutRequested(requestId: requestId, scope: scope,
                          sealedToken: publicKey.sealedBase64(token, for: scope.sealPurpose, in: SealContext(
-                             requestId: requestId, email: nil, replyKey: replyKey, sessionId: sessionId)),
-                         sessionId: sessionId, replyKey: replyKey, locale: locale)
+                             requestId: requestId, email: nil, replyKey: replyKey(for: requestId), sessionId: sessionId)),
+                         sessionId: sessionId, replyKey: replyKey(for: requestId), locale: locale)
     }
 
     /// Lists the live sessions of the account `accessToken` names; returns the outcome and, when answered, the opened list.
@@ -25,9 +25,9 @@ extension RegistrarClient {
                          timeout: Duration) async throws -> (Event, SessionList?) {
         let request = SessionsRequested(requestId: requestId,
                                         sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
-                                        replyKey: replyKey)
+                                        replyKey: replyKey(for: requestId))
         let outcome = try await send(.sessionsRequested(request), timeout: timeout)
         guard case .sessionsAnswered(let answered) = outcome else { return (outcome, nil) }
-        return (outcome, try replyKeys.open(answered.sealedSessions, as: SessionList.self, "SessionsAnswered with an unreadable list"))
+        return (outcome, try replySecret.open(answered.sealedSessions, as: SessionList.self, answering: requestId))
     }
 }

@@ -6,11 +6,12 @@ import SignIn
 /// Sign-ins: the credential sealed, the tokens sealed back to the client's reply key.
 extension RegistrarClient {
     /// Requests tokens; returns the outcome and, when issued, the opened tokens.
-    public func requestTokens(_ grant: GrantType, email: String?, credential: String, requestId: String = UUID().uuidString.lowercased(),
-                              timeout: Duration) async throws -> (Event, TokenPair?) {
+    /// `clientId`: the OAuth client its session is listed with.
+    public func requestTokens(_ grant: GrantType, email: String?, credential: String, clientId: String? = nil,
+                              requestId: String = UUID().uuidString.lowercased(), timeout: Duration) async throws -> (Event, TokenPair?) {
         let request = TokenRequested(requestId: requestId, grantType: grant, email: email,
                                      sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
-                                     replyKey: replyKey(for: requestId))
+                                     replyKey: replyKey(for: requestId), clientId: clientId)
         let outcome = try await send(.tokenRequested(request), timeout: timeout)
         guard case .tokenIssued(let issued) = outcome else { return (outcome, nil) }
         return (outcome, try replySecret.open(issued.sealedTokens, as: TokenPair.self, answering: requestId))

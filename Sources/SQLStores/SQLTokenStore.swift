@@ -101,9 +101,9 @@ public struct SQLTokenStore: TokenStore {
     public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         try database.withSession { (db) throws(SQLError) in
             try db.execute("""
-                INSERT INTO pending_sign_ins (request_id, registration_id, email, reply_key, created_at)
-                VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """, [signIn.requestId, signIn.registrationId, signIn.email, signIn.replyKey, signIn.createdAt])
+                INSERT INTO pending_sign_ins (request_id, registration_id, email, reply_key, created_at, client_id)
+                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """, [signIn.requestId, signIn.registrationId, signIn.email, signIn.replyKey, signIn.createdAt, signIn.clientId])
             return try Self.pending("request_id", signIn.requestId, in: db)
         }
     }
@@ -119,10 +119,10 @@ public struct SQLTokenStore: TokenStore {
     /// The pending sign-in whose `column` (`request_id` or `registration_id`) is `value`. Rows from
     /// before registration ids were the server's have no email, so they match no registration.
     private static func pending(_ column: String, _ value: String, in db: SQLSession) throws(SQLError) -> PendingSignIn? {
-        let sql = "SELECT request_id, registration_id, email, reply_key, created_at FROM pending_sign_ins WHERE \(column) = ?"
+        let sql = "SELECT request_id, registration_id, email, reply_key, created_at, client_id FROM pending_sign_ins WHERE \(column) = ?"
         return try db.query(sql, [value]) { (row) throws(SQLError) in
             PendingSignIn(requestId: try row[0], registrationId: try row[1], email: try row[2] ?? "",
-                          replyKey: try row[3], createdAt: try row[4])
+                          replyKey: try row[3], createdAt: try row[4], clientId: try row[5])
         }.first
     }
 
@@ -214,11 +214,13 @@ public struct SQLTokenStore: TokenStore {
             Self.sessions(type: "DOUBLE PRECISION"),
         ])
 
-    /// Migration 5: a family is a session its owner sees (`GET /me/sessions`): the client it signed in with, when it
-    /// signed in and when it was last refreshed (for earlier families, their first and latest tokens' issue times).
+    /// Migration 5: a family is a session its owner sees (`GET /me/sessions`): the client it signed in with (kept by a
+    /// pending sign-in until its registration ends), when it signed in and when it was last refreshed (for earlier
+    /// families, their first and latest tokens' issue times).
     private static func sessions(type: String) -> String {
         """
         ALTER TABLE token_families ADD COLUMN client_id TEXT;
+        ALTER TABLE pending_sign_ins ADD COLUMN client_id TEXT;
         ALTER TABLE token_families ADD COLUMN created_at \(type);
         ALTER TABLE token_families ADD COLUMN last_used_at \(type);
         UPDATE token_families SET

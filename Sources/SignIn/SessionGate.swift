@@ -26,8 +26,7 @@ public struct SessionGate: Sendable {
 
     /// The caller of `token` at `now`, or nil when the token does not count (for whatever reason).
     public func caller(of token: String, at now: Date) throws -> Caller? {
-        guard let subject = accessTokens.subject(of: token, at: now), let account = try accounts.account(uid: subject.uid),
-              account.admitsSession(issuedAt: subject.issuedAt) else { return nil }
+        guard let subject = accessTokens.subject(of: token, at: now), let account = try accounts.account(uid: subject.uid) else { return nil }
         if let session = subject.session {
             // A family is stored before its first access token is minted: one not found was forgotten, so is over.
             guard let family = try tokens.family(session), family.uid == account.uid, !family.revoked else { return nil }

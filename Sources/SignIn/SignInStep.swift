@@ -47,7 +47,8 @@ public struct SignInStep: EventHandler {
             guard completed.sealedResult == saga.sealedResult else {
                 throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) is not the saga's outcome")
             }
-            return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
+            return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, clientId: pending.clientId,
+                              accountCreated: true)]
         case .registrationFailed:
             guard let pending = try tokens.pending(registrationId: event.registrationId) else { return [] }
             let saga = try saga(of: pending, reported: event, stage: .failed)
@@ -96,7 +97,7 @@ public struct SignInStep: EventHandler {
         switch request.grantType {
         case .password:
             guard let account = try passwords.authenticate(email: email, password: secret, at: now) else { return [invalid(request)] }
-            return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
+            return [try grant(uid: account.uid, request, accountCreated: false)]
         case .email:
             return try signIn(request, email: email, code: secret, at: now)
         case .refreshToken:
@@ -112,12 +113,12 @@ public struct SignInStep: EventHandler {
         guard rejection == nil else { return [invalid(request)] }
         switch account {
         case let account? where account.status == .active:
-            return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
+            return [try grant(uid: account.uid, request, accountCreated: false)]
         default:
             // A redelivered request finds its own pending sign-in and registration again; a new one
             // registers under a fresh id, unless another registration of this email is in flight.
             let fresh = PendingSignIn(requestId: request.requestId, registrationId: UUID().uuidString.lowercased(),
-                                      email: email, replyKey: request.replyKey, createdAt: now)
+                                      email: email, replyKey: request.replyKey, createdAt: now, clientId: request.clientId)
             let recorded = try tokens.pending(requestId: request.requestId) ?? (account == nil ? try tokens.recordPending(fresh) : nil)
             guard let pending = recorded, pending.email == email,
                   account == nil || account?.registrationId == pending.registrationId,
@@ -150,14 +151,20 @@ public struct SignInStep: EventHandler {
             RotationDecision.on($0, requestId: request.requestId, replyKey: request.replyKey, at: now)
         }
         guard decision == .rotate else { return invalid(request) }
-        return try issuer.answer(uid: presented.uid, requestId: request.requestId, replyKey: request.replyKey,
+        return try issuer.answer(uid: presented.uid, session: presented.family, requestId: request.requestId, replyKey: request.replyKey,
                                  refreshToken: next.token, accountCreated: false, at: now)
     }
 
+    /// Tokens for `uid` answering `request`, if its profile passes the guard.
+    private func grant(uid: String, _ request: TokenRequested, accountCreated: Bool) throws -> Event {
+        try grant(uid: uid, requestId: request.requestId, replyKey: request.replyKey, clientId: request.clientId, accountCreated: accountCreated)
+    }
+
     /// Tokens for `uid` if its profile passes the guard.
-    private func grant(uid: String, requestId: String, replyKey: String, accountCreated: Bool) throws -> Event {
+    private func grant(uid: String, requestId: String, replyKey: String, clientId: String?, accountCreated: Bool) throws -> Event {
         if let failure = try profileGuard(uid: uid) { return refused(requestId, failure) }
-        return try issuer.signIn(uid: uid, requestId: requestId, replyKey: replyKey, accountCreated: accountCreated, at: clock())
+        return try issuer.signIn(uid: uid, requestId: requestId, replyKey: replyKey, clientId: clientId, accountCreated: accountCreated,
+                                 at: clock())
     }
 
     /// The login guard's refusal of `uid`, if any.

@@ -102,13 +102,16 @@ public struct PendingSignIn: Sendable, Equatable {
     public var email: String
     public var replyKey: String
     public var createdAt: Date
+    /// The OAuth client of the token request, which its session keeps.
+    public var clientId: String?
 
-    public init(requestId: String, registrationId: String, email: String, replyKey: String, createdAt: Date) {
+    public init(requestId: String, registrationId: String, email: String, replyKey: String, createdAt: Date, clientId: String? = nil) {
         self.requestId = requestId
         self.registrationId = registrationId
         self.email = email
         self.replyKey = replyKey
         self.createdAt = createdAt
+        self.clientId = clientId
     }
 }
 

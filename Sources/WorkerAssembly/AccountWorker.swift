@@ -20,9 +20,9 @@ public enum AccountWorker: WorkerKind {
 
     public static let name = "account-worker"
     public static let role = WorkerRole.account
-    public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
+    public static let summary = "create accounts, drive the registration saga, sign in, sign out and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
-                                                            AnswerOnce<AccountChangeStep>.self]
+                                                            AnswerOnce<SessionStep>.self, AnswerOnce<AccountChangeStep>.self]
     public static let letters = AccountChangeStep.letters
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
@@ -60,21 +60,24 @@ public enum AccountWorker: WorkerKind {
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
                                maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
+        let mailer = MeteredMailer(mailer: try stores.mailer())
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
-                                        mailer: MeteredMailer(mailer: try stores.mailer()), mail: mail,
-                                        seals: seals, rules: rules, clock: clock)
+                                        mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,
                                 issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
                                 clock: clock)
-        let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
-                                      loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
+        let gate = SessionGate(accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience), accounts: accounts,
+                               tokens: tokens)
+        let profileRead = ProfileReadStep(seals: seals, gate: gate, loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
+        let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
         let answers = try stores.answerMemo(of: name)
         SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
             name: name,
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, repeated: { try signIn.repeated($0) }),
                                    AnswerOnce(profileRead, memo: answers),
+                                   AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()

@@ -122,7 +122,7 @@ public final class FakeMinter: TokenMinter {
 
     public init() {}
 
-    public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
+    public func accessToken(subject: String, id: String, session: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         "access:\(subject):\(Int(expiresAt.timeIntervalSince(issuedAt)))"
     }
 
