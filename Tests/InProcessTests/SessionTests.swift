@@ -28,6 +28,7 @@ import Testing
                 Issue.record("the other session was signed out too")
                 return
             }
+            system.clock.advance(by: 5)
             let refreshed = try #require(try await system.signIn(.refreshToken, email: nil, secret: tablet.refreshToken).1)
             let remaining = try #require(try await system.client.sessions(accessToken: refreshed.accessToken, timeout: .seconds(60)).1)
             #expect(remaining.sessions.count == 1 && remaining.sessions[0].current)
