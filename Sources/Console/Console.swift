@@ -5,6 +5,7 @@ import HTTPServer
 import Kafka
 import Registration
 import Support
+import Synchronization
 
 /// The operator console's answers, for operators only (`ConsoleGuard`: a host name of the console's, an operator's
 /// credentials): the overview on `GET /`, rendered from what `ConsoleReader` keeps up to date in the background,
@@ -34,24 +35,61 @@ public final class Console: Sendable {
         }
     }
 
-    let kafka: KafkaConfiguration
     let settings: Settings
-    let reader: ConsoleReader
+    /// The broker the console reads and replays to now, and the reader of its topics (both replaced when a local
+    /// broker moves: see `run(following:)`).
+    private let session: Mutex<(kafka: KafkaConfiguration, reader: ConsoleReader)>
+    private let audit: RegistrationAudit
     private let access: ConsoleGuard
     private let tokens = FormTokens()
     private let logger = Logger(component: "console")
 
     public init(kafka: KafkaConfiguration, audit: RegistrationAudit, settings: Settings) throws {
-        self.kafka = kafka
         self.settings = settings
+        self.audit = audit
         access = ConsoleGuard(operators: settings.operators, hostNames: settings.hostNames)
-        reader = try ConsoleReader(kafka: kafka, audit: audit, settings: ConsoleReader.Settings(
+        session = Mutex((kafka, try ConsoleReader(kafka: kafka, audit: audit, settings: ConsoleReader.Settings(
             perPartition: settings.perPartition, refresh: .seconds(settings.refresh), auditEvery: .seconds(settings.auditEvery),
-            grace: settings.grace, isLocalBroker: settings.isLocalBroker))
+            grace: settings.grace, isLocalBroker: settings.isLocalBroker))))
     }
 
-    /// Keeps what the console shows up to date until cancelled.
-    public func run() async { await reader.run() }
+    var kafka: KafkaConfiguration { session.withLock { $0.kafka } }
+    var reader: ConsoleReader { session.withLock { $0.reader } }
+
+    /// Keeps what the console shows up to date until cancelled. With `bootstrapFile`, the address file of the local
+    /// broker the console found its broker in, it follows that broker across restarts as the workers do: on a new
+    /// address a new reader reads the new broker's topics (and replays go there).
+    public func run(following bootstrapFile: String? = nil) async {
+        guard let bootstrapFile else { return await reader.run() }
+        let stop = ShutdownSignal(signals: [])
+        await withTaskCancellationHandler {
+            try? await BrokerFollower(file: bootstrapFile).run(from: kafka.bootstrapServers, until: stop, logger: logger) { address, moved in
+                do {
+                    let reader = try self.reader(on: address)
+                    let reading = Task { await reader.run() }
+                    await moved.wait()
+                    reading.cancel()
+                    await reading.value
+                } catch {
+                    logger.error("cannot read the moved broker; waiting for its next address", ["broker": address, "error": String(describing: error)])
+                    await moved.wait()
+                }
+            }
+        } onCancel: {
+            stop.trigger()
+        }
+    }
+
+    /// The reader of the broker at `address`: the current one, or a new one (and the broker replays go to) if it moved.
+    private func reader(on address: String) throws -> ConsoleReader {
+        try session.withLock { session in
+            guard session.kafka.bootstrapServers != address else { return session.reader }
+            var kafka = session.kafka
+            kafka.bootstrapServers = address
+            session = (kafka, try ConsoleReader(kafka: kafka, audit: audit, settings: session.reader.settings))
+            return session.reader
+        }
+    }
 
     /// Refreshes what the console shows once, now (as the reader does on its schedule).
     public func refresh() async { await reader.refresh() }

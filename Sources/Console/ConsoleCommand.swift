@@ -60,7 +60,7 @@ public enum ConsoleCommand {
             let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
                                       settings: settings)
             let shutdown = ShutdownSignal()
-            let reading = Task { await console.run() }
+            let reading = Task { await console.run(following: connection.bootstrapFile) }
             let server = try HTTPServer(configuration, handler: console.handle)
             FileHandle.standardOutput.write(Data((server.url(on: host) + "/\n").utf8))
             await shutdown.wait()

@@ -247,6 +247,36 @@ import Testing
         }
     }
 
+    /// Issue 23 point 2: a publish that fails (the broker gone longer than the delivery timeout, as on a real cluster) is
+    /// published again once the broker is back, never kept as the answer: the status URL of the 202 shows the workers' answer.
+    @Test func aFailedPublishIsTriedAgainNeverKept() async throws {
+        let shared = try await Routes.gateway()
+        try await InProcessSystem.with { system in
+            var kafka = system.kafka
+            kafka.deliveryTimeout = .seconds(1)
+            let client = try RegistrarClient(kafka: kafka, publicKey: system.publicKey, verifier: try system.outcomeVerifier(), name: "route-failing")
+            var configuration = shared.configuration
+            configuration.wait = .seconds(2)
+            let gateway = Gateway(clients: ClientSupply(serving: client), replySecret: client.replySecret, staging: nil, configuration: configuration)
+            let routes = Routes(system: system, gateway: gateway, configuration: configuration, address: "10.23.2.1")
+            try system.cluster.setBrokerDown(1)
+            let accepted = await routes.post("/email/getCode", form: [("emailAddress", Routes.email("republished")), ("type", "1")])
+            let location = try #require(accepted.header("Location"), "\(accepted)")
+            #expect(accepted.status == 202)
+            try await Task.sleep(for: .seconds(2))
+            #expect(await routes.get(location).status == 202, "a failed publish ended the request")
+            try system.cluster.setBrokerUp(1)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var found = await routes.get(location)
+            while found.status == 202, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                found = await routes.get(location)
+            }
+            await client.close()
+            #expect(found.status == 200, "\(found)")
+        }
+    }
+
     static let basic = "Basic " + Data("\(Routes.clientID):\(Routes.clientSecret)".utf8).base64EncodedString()
 
     // MARK: POST /accounts

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 23 points 1 and 2 on the real binaries: the gateway's answer is the workers' answer — a request outliving the
 /// gateway's wait and its listening window is never answered with a timeout, and its retry gets the genuine outcome
-/// once the workers give it — and the gateway, like a waiting CLI command, follows a SIGKILLed and restarted local broker
+/// once the workers give it — and the gateway, like the console and a waiting CLI command, follows a SIGKILLed and restarted local broker
 /// as the workers do.
 @Suite(.serialized) struct GatewayOutageTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
@@ -68,10 +68,13 @@ import Testing
         }
     }
 
+    /// The gateway, the console and a waiting CLI command follow a SIGKILLed local broker to its new address.
     @Test func theGatewayFollowsARestartedLocalBroker() async throws {
         try await LiveSystem.with { system in
             let email = "broker-\(UUID().uuidString.prefix(8))@example.com"
             _ = try await system.register(email, password: "broker passphrase")
+            let console = try await Self.startConsole(system)
+            defer { console.process.send(SIGTERM) }
             try await GatewayProcess.with(system, arguments: ["--broker-liveness", "4", "--wait", "3"]) { gateway in
                 let signIn = [("grant_type", "password"), ("username", email), ("password", "broker passphrase")]
                 #expect(try await Self.poll(gateway, "/readyz", until: 200))
@@ -101,8 +104,43 @@ import Testing
                 #expect(gateway.logText.contains("the local broker moved"))
                 let cli = try await command.value
                 #expect(cli.status == 0 && cli.output.contains("sent"), "\(cli.output)")
+
+                // The console reads the new broker: a registration made there is on its page.
+                let registered = try await system.registrar(["register", "--email", "after-\(email)", "--name", "After"], input: ["after passphrase"])
+                let registrationId = try #require(registered.output.split(separator: " ").dropFirst().first.map { String($0.dropLast()) },
+                                                  "\(registered.output)")
+                #expect(registered.status == 0 && registered.output.hasPrefix("completed"), "\(registered.output)")
+                let shown = try await Self.poll(console.url, showing: registrationId)
+                let log = (try? String(contentsOfFile: system.logs + "/console.log", encoding: .utf8)) ?? ""
+                #expect(shown, "the console never read the restarted broker: \(log.suffix(3000))")
             }
         }
+    }
+
+    static let operatorCredentials = "ops:correct horse battery staple"
+
+    /// A console on `system` refreshing every second, with an operator of `operatorCredentials`.
+    static func startConsole(_ system: LiveSystem) async throws -> (process: ChildProcess, url: String) {
+        let operators = system.directory + "/console-operators"
+        let add = try ChildProcess(Binaries.path("registrar"), ["console", "add-operator", "ops", "--operators", operators], input: .pipe)
+        add.write(Array((Self.operatorCredentials.split(separator: ":", maxSplits: 1)[1] + "\n").utf8))
+        add.closeInput()
+        while await add.nextLine() != nil {}
+        #expect(await add.waitForExit() == 0)
+        let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "127.0.0.1:0", "--refresh", "1",
+                                                                    "--data-dir", system.directory, "--operators", operators],
+                                       environment: system.backends.environment, errors: .file("\(system.logs)/console.log"))
+        return (console, try #require(await console.nextLine()))
+    }
+
+    /// Whether the console's page at `url` shows `text` within a minute.
+    static func poll(_ url: String, showing text: String) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if (try? runCommand("/usr/bin/curl", ["-s", "-u", Self.operatorCredentials, url]))?.contains(text) == true { return true }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return false
     }
 
     /// Whether `path` answers `status` within a minute.

@@ -107,4 +107,22 @@ public enum TLSHandshake {
         let lines = text.split(separator: "\n").filter { $0.contains("Protocol") || $0.contains("Cipher") || $0.contains("error") || $0.contains("alert") }
         return Result(succeeded: status == 0 && text.contains("CONNECTION ESTABLISHED"), summary: lines.joined(separator: "; "))
     }
+
+    /// Headless Chromium (BoringSSL, the TLS stack of Android) loading `https://127.0.0.1:port/path`, the certificate's
+    /// issuer not checked (the handshake still needs a key exchange and signature Chromium supports): the page it
+    /// rendered, or why the load failed.
+    public static func chromium(port: Int, path: String) throws -> Result {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output); try? FileManager.default.removeItem(atPath: output + ".err") }
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-profile-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let status = try ChildProcess("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                                            "--user-data-dir=" + profile, "--ignore-certificate-errors", "--dump-dom",
+                                                            "https://127.0.0.1:\(port)\(path)"],
+                                      output: .file(output), errors: .file(output + ".err")).waitUntilExit()
+        let page = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let failure = ((try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? "").split(separator: "\n")
+            .first { $0.contains("Page load failed") }.map(String.init)
+        return Result(succeeded: status == 0 && failure == nil && !page.isEmpty, summary: failure ?? page)
+    }
 }
