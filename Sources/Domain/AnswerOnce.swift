@@ -89,7 +89,7 @@ extension Event {
     var isRequest: Bool {
         switch self {
         case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested,
-             .signOutRequested, .sessionsRequested: true
+             .signOutRequested, .sessionsRequested, .exportRequested: true
         default: false
         }
     }

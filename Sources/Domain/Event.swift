@@ -36,6 +36,8 @@ public enum Event: Sendable, Equatable {
     case signedOut(SignedOut)
     case sessionsRequested(SessionsRequested)
     case sessionsAnswered(SessionsAnswered)
+    case exportRequested(ExportRequested)
+    case exportAnswered(ExportAnswered)
 
     /// The schema version this build writes and reads.
     public static let version = 1
@@ -79,6 +81,8 @@ public enum Event: Sendable, Equatable {
         case .signedOut: .signedOut
         case .sessionsRequested: .sessionsRequested
         case .sessionsAnswered: .sessionsAnswered
+        case .exportRequested: .exportRequested
+        case .exportAnswered: .exportAnswered
         }
     }
 

@@ -139,6 +139,8 @@ public enum EventCodec {
         "SignedOut": entry(Event.signedOut),
         "SessionsRequested": entry(Event.sessionsRequested),
         "SessionsAnswered": entry(Event.sessionsAnswered),
+        "ExportRequested": entry(Event.exportRequested),
+        "ExportAnswered": entry(Event.exportAnswered),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -196,6 +198,8 @@ extension Event {
         case .signedOut(let e): e
         case .sessionsRequested(let e): e
         case .sessionsAnswered(let e): e
+        case .exportRequested(let e): e
+        case .exportAnswered(let e): e
         }
     }
 }

@@ -34,6 +34,8 @@ extension Event {
         case signedOut = "SignedOut"
         case sessionsRequested = "SessionsRequested"
         case sessionsAnswered = "SessionsAnswered"
+        case exportRequested = "ExportRequested"
+        case exportAnswered = "ExportAnswered"
 
         /// The topic events of this type are published to.
         public var topic: String {
@@ -46,8 +48,8 @@ extension Event {
             case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
             case .codeRequested: Topic.codeRequests
             case .codeSent, .codeRefused: Topic.codeOutcomes
-            case .tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested: Topic.authRequests
-            case .tokenIssued, .tokenRefused, .profileAnswered, .signedOut, .sessionsAnswered: Topic.authOutcomes
+            case .tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested, .exportRequested: Topic.authRequests
+            case .tokenIssued, .tokenRefused, .profileAnswered, .signedOut, .sessionsAnswered, .exportAnswered: Topic.authOutcomes
             case .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: Topic.accountRequests
             case .profileEmailUpdated, .profileEmailRejected: Topic.accountReplies
             case .accountChangeCompleted, .accountChangeFailed: Topic.accountOutcomes

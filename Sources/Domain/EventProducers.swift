@@ -4,11 +4,11 @@ extension Event.Kind {
     public var producers: Set<WorkerRole> {
         switch self {
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
-             .emailChangeRequested, .signOutRequested, .sessionsRequested:
+             .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested:
             []
         case .storeAvatar, .deleteAvatar, .writeProfile, .deleteProfile, .updateProfileEmail, .registrationCompleted,
              .registrationFailed, .tokenIssued, .tokenRefused, .profileAnswered, .accountChangeCompleted, .accountChangeFailed,
-             .signedOut, .sessionsAnswered:
+             .signedOut, .sessionsAnswered, .exportAnswered:
             [.account]
         case .avatarStored, .avatarRejected, .avatarDeleted:
             [.image]

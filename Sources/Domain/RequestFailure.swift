@@ -28,7 +28,7 @@ public enum RequestFailure {
         switch topic {
         case Topic.registrationRequests: [.registrationRequested]
         case Topic.codeRequests: [.codeRequested]
-        case Topic.authRequests: [.tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested]
+        case Topic.authRequests: [.tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested, .exportRequested]
         case Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested]
         default: []
         }

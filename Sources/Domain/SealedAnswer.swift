@@ -12,6 +12,8 @@ public enum AnswerPurpose: String, Codable, Sendable, CaseIterable {
     case profile
     /// `SessionsAnswered.sealedSessions`: a ``SessionList``.
     case sessions
+    /// `ExportAnswered.sealedExport`: an ``AccountExport``.
+    case export
 }
 
 /// A payload sealed to a request's reply key: its JSON carries `requestId` (a registration's id) and `purpose`.

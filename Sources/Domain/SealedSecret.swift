@@ -25,6 +25,8 @@ public struct SealedSecret: Codable, Sendable, Equatable {
         case signOut = "sign_out"
         /// `SignOutRequested.sealedToken` (an access token) ending every session of its account.
         case signOutEverywhere = "sign_out_everywhere"
+        /// `ExportRequested.sealedAccessToken`.
+        case export
     }
 
     public var purpose: Purpose

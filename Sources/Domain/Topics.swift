@@ -17,9 +17,10 @@ public enum Topic {
     /// Public output of the code dispatch worker: `CodeSent` or `CodeRefused`, one per request.
     public static let codeOutcomes = "code.outcomes"
     /// Public input of the account worker's sign-in and sessions: `TokenRequested`, `ProfileRequested`, `SignOutRequested`,
-    /// `SessionsRequested`.
+    /// `SessionsRequested`, `ExportRequested`.
     public static let authRequests = "auth.requests"
-    /// Public output of sign-in: `TokenIssued`, `ProfileAnswered`, `SignedOut`, `SessionsAnswered` or `TokenRefused`, one per request.
+    /// Public output of sign-in: `TokenIssued`, `ProfileAnswered`, `SignedOut`, `SessionsAnswered`, `ExportAnswered` or
+    /// `TokenRefused`, one per request.
     public static let authOutcomes = "auth.outcomes"
     /// Public input of account changes: `PasswordChangeRequested`, `PasswordResetRequested`, `EmailChangeRequested`.
     public static let accountRequests = "account.requests"

@@ -124,7 +124,7 @@ extension Gateway {
 
     /// A refused request with a Bearer token: `401` and the challenge for a token that does not count, `404` for an
     /// unknown session, else `400`.
-    private static func refusal(_ refused: RequestRefusal) -> HTTPResponse {
+    static func refusal(_ refused: RequestRefusal) -> HTTPResponse {
         switch refused.reason {
         case .invalidCredentials: bearerChallenge(error: "invalid_token", "The access token is expired, revoked or not ours.")
         case .sessionUnknown: Answer.error(404, refused.reason.rawValue, refused.message)

@@ -144,6 +144,7 @@ public final class Gateway: Sendable {
             "/me/sign-out": ("POST", signOutSession),
             "/me/sign-out-everywhere": ("POST", signOutEverywhere),
             Self.sessionsPath: ("GET", listSessions),
+            "/me/export": ("GET", exportAccount),
         ]
         if request.method == "GET", request.path.hasPrefix(Self.statusPrefix) {
             return status(capability: String(request.path.dropFirst(Self.statusPrefix.count)))

@@ -16,7 +16,7 @@ enum GatewayMetrics {
     /// The endpoints counted by path; any other path is counted as `other`, so clients cannot grow the series.
     static let endpoints: Set<String> = ["/healthz", "/readyz", "/.well-known/jwks.json", "/email/getCode", "/oauth/token", "/accounts",
                                          "/me", "/me/password", "/password/reset", "/me/email", "/oauth/revoke", "/me/sign-out",
-                                         "/me/sign-out-everywhere", "/me/sessions"]
+                                         "/me/sign-out-everywhere", "/me/sessions", "/me/export"]
     /// The series of each endpoint exported from the start: the success and the answers alerts watch (limits, failures).
     static let declaredStatuses = ["200", "429", "502", "503", "504"]
 

@@ -1,7 +1,8 @@
 import Domain
 import Foundation
 
-/// Sessions: sign-out, revocation and the list of live sessions, each token sealed for the request that carries it.
+/// Sessions and export: sign-out, revocation, the list of live sessions and the account's data, each token sealed for the
+/// request that carries it.
 extension RegistrarClient {
     /// Ends the sessions `scope` names with `token` (an access token; for a revocation, a refresh or an access token);
     /// returns the outcome, `SignedOut` or `TokenRefused`.
@@ -29,5 +30,18 @@ extension RegistrarClient {
         let outcome = try await send(.sessionsRequested(request), timeout: timeout)
         guard case .sessionsAnswered(let answered) = outcome else { return (outcome, nil) }
         return (outcome, try replySecret.open(answered.sealedSessions, as: SessionList.self, answering: requestId))
+    }
+}
+
+extension RegistrarClient {
+    /// A copy of everything Registrar stores about the account `accessToken` names (its session signed in recently);
+    /// returns the outcome and, when answered, the opened export.
+    public func export(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
+                       timeout: Duration) async throws -> (Event, AccountExport?) {
+        let request = ExportRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .export, requestId: requestId, email: nil),
+                                      replyKey: replyKey(for: requestId))
+        let outcome = try await send(.exportRequested(request), timeout: timeout)
+        guard case .exportAnswered(let answered) = outcome else { return (outcome, nil) }
+        return (outcome, try replySecret.open(answered.sealedExport, as: AccountExport.self, answering: requestId))
     }
 }

@@ -22,7 +22,8 @@ public enum AccountWorker: WorkerKind {
     public static let role = WorkerRole.account
     public static let summary = "create accounts, drive the registration saga, sign in, sign out and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
-                                                            AnswerOnce<SessionStep>.self, AnswerOnce<AccountChangeStep>.self]
+                                                            AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
+                                                            AnswerOnce<AccountChangeStep>.self]
     public static let letters = AccountChangeStep.letters
     public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
@@ -32,6 +33,8 @@ public enum AccountWorker: WorkerKind {
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
         .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
+        .value("reauthentication-window", "Seconds after its sign-in that a session may export the account's data",
+               environment: "REGISTRAR_REAUTHENTICATION_WINDOW", default: "300"),
     ] + MailOptions.specs
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
@@ -71,6 +74,8 @@ public enum AccountWorker: WorkerKind {
                                tokens: tokens)
         let profileRead = ProfileReadStep(seals: seals, gate: gate, loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
         let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
+        let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals,
+                                reauthenticationWindow: Double(try parsed.integer("reauthentication-window") ?? 300), clock: clock)
         let answers = try stores.answerMemo(of: name)
         SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
@@ -78,6 +83,7 @@ public enum AccountWorker: WorkerKind {
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, repeated: { try signIn.repeated($0) }),
                                    AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
+                                   AnswerOnce(export, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()

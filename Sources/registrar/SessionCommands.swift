@@ -88,3 +88,25 @@ extension FlowClient {
         }
     }
 }
+
+/// `registrar export`: everything Registrar stores about an account, for its owner (a recent sign-in's access token).
+enum ExportCommand {
+    static let spec = CommandSpec(
+        name: "registrar export", summary: "print everything Registrar stores about the access token's account as JSON",
+        usage: "[--access-token-file F]   (else the access token on standard input or prompted; its session signed in recently)",
+        options: FlowClient.options(Secret.accessToken.options))
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.accessToken] }) { _, flow in
+            switch try await flow.client.export(accessToken: flow.secrets[0], requestId: flow.requestId, timeout: flow.timeout) {
+            case (.exportAnswered, let export?):
+                print(String(decoding: export.document, as: UTF8.self))
+                return .success
+            case (.tokenRefused(let refused), _):
+                return flow.refused(refused.reason, refused.message)
+            case (let other, _):
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
+            }
+        }
+    }
+}

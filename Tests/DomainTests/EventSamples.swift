@@ -49,6 +49,8 @@ enum EventSamples {
         .signedOut(SignedOut(requestId: "q-1")),
         .sessionsRequested(SessionsRequested(requestId: "q-1", sealedAccessToken: "c2Vh", replyKey: "a2V5")),
         .sessionsAnswered(SessionsAnswered(requestId: "q-1", sealedSessions: "c2Vz")),
+        .exportRequested(ExportRequested(requestId: "q-1", sealedAccessToken: "c2Vh", replyKey: "a2V5")),
+        .exportAnswered(ExportAnswered(requestId: "q-1", sealedExport: "ZXhw")),
         .passwordChangeRequested(PasswordChangeRequested(requestId: "q-1", email: "ada@example.com", sealedPassword: "cA==",
                                                          sealedNewPassword: "bg==", replyKey: "a2V5")),
         .passwordResetRequested(PasswordResetRequested(requestId: "q-1", email: "ada@example.com", sealedCode: "Yw==",

@@ -130,6 +130,12 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
+    public func changes(uid: String) throws(StoreError) -> [AccountChangeRecord] {
+        state.withLock { state in
+            state.changes.values.filter { $0.uid == uid }.sorted { ($0.updatedAt, $0.requestId) < ($1.updatedAt, $1.requestId) }
+        }
+    }
+
     /// Adds the active account `uid` of `email` that a completed registration at `date` leaves.
     public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date) {
         let saga = SagaRecord(registrationId: "reg-" + uid, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
