@@ -85,19 +85,15 @@ public struct SessionStep: EventHandler {
         return try tokens.family(session)
     }
 
-    /// Ends every session of `account`: its cut-off moves past every token minted so far and every family is revoked, in
-    /// one transaction with the record of the change (a redelivery finds the record and ends nothing twice).
+    /// Ends every session of `account`: every family is revoked (and with it every access token naming one), in one
+    /// transaction with the record of the change, which its notice is mailed from.
     private func signOutEverywhere(_ account: Account, requestId: String, at now: Date) throws -> Event {
-        let record = AccountChangeRecord(requestId: requestId, uid: account.uid, kind: .signOutEverywhere, oldEmail: account.email,
-                                         newEmail: account.email, stage: .completed, updatedAt: now)
-        switch try accounts.begin(record, applying: .email(account.email)) {
-        case .started:
-            try tokens.revokeAll(uid: account.uid)
-        case .existing(let existing) where existing.kind == .signOutEverywhere && existing.uid == account.uid:
-            break
-        case .existing, .emailTaken:
+        if let existing = try accounts.change(requestId: requestId), existing.kind != .signOutEverywhere || existing.uid != account.uid {
             return refused(requestId, Failure(.requestInvalid, "This request id was used by another request."))
         }
+        try accounts.save(AccountChangeRecord(requestId: requestId, uid: account.uid, kind: .signOutEverywhere, oldEmail: account.email,
+                                              newEmail: account.email, stage: .completed, updatedAt: now), applying: nil)
+        try tokens.revokeAll(uid: account.uid)
         return .signedOut(SignedOut(requestId: requestId))
     }
 

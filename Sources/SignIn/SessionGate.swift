@@ -2,10 +2,10 @@ import Domain
 import Foundation
 import Registration
 
-/// Whether a Bearer access token still counts, and for whom: it verifies (``AccessTokenCheck``), its account admits
-/// a session issued when it was (``Account/admitsSession(issuedAt:)``: no credential change or sign-out everywhere
-/// since), and its session — the refresh-token family its `sid` names — was not signed out. Every step that acts on
-/// an access token asks here, so a session ended anywhere is ended everywhere at once, not when its token expires.
+/// Whether a Bearer access token still counts, and for whom: it verifies (``AccessTokenCheck``), its account exists,
+/// and its session — the refresh-token family its `sid` names — was not ended (signed out, revoked, or every session
+/// revoked by a credential change or a sign-out everywhere). Every step that acts on an access token asks here, so a
+/// session ended anywhere is ended everywhere at once, not when its token expires.
 public struct SessionGate: Sendable {
     public var accessTokens: any AccessTokenCheck
     public var accounts: any AccountStore

@@ -33,14 +33,14 @@ import Testing
         }
     }
 
-    /// An older session's token (past the re-authentication window), a signed-out one, or a token whose seal is copied
-    /// into another request: no export, and each only ever of the token's own account.
+    /// An older session's token (past the re-authentication window, a minute here), a signed-out one, or a token whose
+    /// seal is copied into another request: no export, and each only ever of the token's own account.
     @Test func anOlderOrSignedOutSessionOrACopiedSealExportsNothing() async throws {
-        try await InProcessSystem.with { system in
+        try await InProcessSystem.with(extraArguments: ["account-worker": ["--reauthentication-window", "60"]]) { system in
             _ = try await system.register("stale@example.com", password: "stale password")
             _ = try await system.register("other@example.com", password: "other password")
             let stale = try #require(try await system.signIn(.password, email: "stale@example.com", secret: "stale password").1)
-            system.clock.advance(by: 301)
+            system.clock.advance(by: 61)
             let (late, none) = try await system.client.export(accessToken: stale.accessToken, timeout: .seconds(60))
             #expect(reason(late) == .reauthenticationRequired && none == nil)
 
