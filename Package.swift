@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// Layers, bottom up:
 /// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`,
-///   `CPwquality`, `CMicroHTTPD` + `MicroHTTPDShim`):
+///   `CPwquality`, `CZxcvbn`, `CMicroHTTPD` + `MicroHTTPDShim`):
 ///   thin wrappers, nothing else.
 /// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions.
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
@@ -22,7 +22,7 @@ import PackageDescription
 ///   steps and ports, like `Registration`. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
 /// - `ImagingAdapters`: the libvips implementation of the registration flow's `AvatarImaging` port.
-/// - `PasswordQuality`: the libpwquality implementation of `Domain`'s `PasswordBlocklist` port.
+/// - `PasswordQuality`: the libpwquality and zxcvbn implementations of `Domain`'s `PasswordBlocklist` port.
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`; `SQLiteDriver` and `PostgresDriver` implement the seam.
 /// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
@@ -68,6 +68,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CPwquality", pkgConfig: "pwquality", providers: [.apt(["libpwquality-dev", "libcrack2-dev", "cracklib-runtime"])]),
+        // zxcvbn-c ships no pkg-config file: its module map links it by name.
+        .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "MicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
@@ -85,11 +87,11 @@ let package = Package(
         .target(name: "Registration", dependencies: ["Domain"]),
         .target(name: "Courier", dependencies: ["Domain"], exclude: ["Templates"], plugins: ["EmbedFiles"]),
         .target(name: "Verification", dependencies: ["Domain", "Courier"]),
-        .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification"]),
+        .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification", "Courier"]),
         .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
-        .target(name: "PasswordQuality", dependencies: ["CPwquality", "Domain"]),
+        .target(name: "PasswordQuality", dependencies: ["CPwquality", "CZxcvbn", "Domain"]),
         .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier", "Support"]),
         // SQL stores, written once over a driver seam; one thin driver per database.
         .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
@@ -171,7 +173,7 @@ let package = Package(
             "RegistrarClient", "Support", "SQLStores",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
-            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration",
+            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration", "SignIn",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
             "S3Store", "Curl", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",

@@ -6,7 +6,8 @@ import SignIn
 import Verification
 
 /// The account worker's account-change step: password change (re-authenticated), password reset
-/// (by code), and the email change saga (re-authenticated, new address proven by code).
+/// (by code), and the email change saga (re-authenticated, new address proven by code). A change re-authenticated by
+/// password needs an account whose mailbox is proven (`email_unverified` otherwise); a reset proves it.
 ///
 /// Each change is recorded with its request id in the same transaction as its account update, so a
 /// redelivered request repeats the answer (and the idempotent side effects) and changes nothing twice.
@@ -67,9 +68,8 @@ public struct AccountChangeStep: EventHandler {
             throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
         }
         let transition = EmailChangeSaga.on(reply, change: change, at: clock())
-        guard let record = transition.record else { return try effects(of: change) }
-        try accounts.save(record, applying: transition.update)
-        return try effects(of: record)
+        guard let record = transition.record else { return EmailChangeSaga.events(of: change) }
+        return EmailChangeSaga.events(of: try accounts.save(record, applying: transition.update))
     }
 
     /// Undoes every email change that has waited for its profile since before `deadline`.
@@ -77,8 +77,7 @@ public struct AccountChangeStep: EventHandler {
         var events: [Event] = []
         for change in try accounts.changes(in: .awaitingProfile, updatedBefore: deadline) {
             guard let transition = EmailChangeSaga.expire(change, at: clock()), let record = transition.record else { continue }
-            try accounts.save(record, applying: transition.update)
-            events += transition.events
+            events += EmailChangeSaga.events(of: try accounts.save(record, applying: transition.update))
         }
         return events
     }
@@ -91,7 +90,7 @@ public struct AccountChangeStep: EventHandler {
             guard change.kind != .signOutEverywhere else {
                 return [failed(requestId, Failure(.requestInvalid, "This request id was used by another request."))]
             }
-            return try effects(of: change)
+            return EmailChangeSaga.events(of: change)
         }
         return try body()
     }
@@ -105,10 +104,13 @@ public struct AccountChangeStep: EventHandler {
         if let failure = rules.validate(password: new, email: email) { return [failed(request.requestId, failure)] }
         // Hashed before any write, so never inside the transaction of a unit of work.
         let hash = try passwords.vault.hash(new)
-        guard let account = try passwords.authenticate(email: email, password: old, at: clock()) else {
+        let now = clock()
+        guard let account = try passwords.authenticate(email: email, password: old, at: now) else {
             return [invalid(request.requestId)]
         }
-        return try begin(.changePassword, request.requestId, account, newEmail: account.email, update: .passwordHash(hash))
+        guard account.isVerified else { return [unverified(request.requestId)] }
+        return try begin(.changePassword, request.requestId, account, newEmail: account.email,
+                         update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now)))
     }
 
     private func resetPassword(_ request: PasswordResetRequested) throws -> [Event] {
@@ -126,7 +128,9 @@ public struct AccountChangeStep: EventHandler {
         guard rejection == nil, let account, account.status == .active else {
             return [invalid(request.requestId)]
         }
-        return try begin(.resetPassword, request.requestId, account, newEmail: account.email, update: .passwordHash(hash))
+        // The code proves the mailbox: an account made before registrations needed one is proven now.
+        return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
+                         update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now))
     }
 
     private func changeEmail(_ request: EmailChangeRequested) throws -> [Event] {
@@ -139,33 +143,31 @@ public struct AccountChangeStep: EventHandler {
         if let failure = rules.validate(email: newEmail) { return [failed(request.requestId, failure)] }
         if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
         let now = clock()
-        guard let account = try passwords.authenticate(email: email, password: password, at: now),
-              try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
+        guard let account = try passwords.authenticate(email: email, password: password, at: now) else { return [invalid(request.requestId)] }
+        guard account.isVerified else { return [unverified(request.requestId)] }
+        guard try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
                                    requestId: request.requestId, at: now) == nil else {
             return [invalid(request.requestId)]
         }
-        return try begin(.changeEmail, request.requestId, account, newEmail: newEmail, update: .email(newEmail))
+        return try begin(.changeEmail, request.requestId, account, newEmail: newEmail,
+                         update: AccountUpdate(email: newEmail, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now))
     }
 
-    /// Records the change with its account update, then performs what its stage asks for.
+    /// Records the change with its account update — which ends every session issued before it: the account's
+    /// not-before time, and every refresh-token family revoked in the same unit of work — then performs what its
+    /// stage asks for.
     private func begin(_ kind: AccountChangeKind, _ requestId: String, _ account: Account, newEmail: String,
                        update: AccountUpdate) throws -> [Event] {
         let record = AccountChangeRecord(requestId: requestId, uid: account.uid, kind: kind, oldEmail: account.email,
                                          newEmail: newEmail, stage: kind == .changeEmail ? .awaitingProfile : .completed,
                                          updatedAt: clock())
         switch try accounts.begin(record, applying: update) {
-        case .started: return try effects(of: record)
-        case .existing(let existing): return try effects(of: existing)
+        case .started(let started):
+            try tokens.revokeAll(uid: started.uid)
+            return EmailChangeSaga.events(of: started)
+        case .existing(let existing): return EmailChangeSaga.events(of: existing)
         case .emailTaken: return [failed(requestId, Failure(.emailTaken, "This email address is already in use."))]
         }
-    }
-
-    /// The events of the change's stage, after the side effects of a completed change, which are
-    /// idempotent and so repeated on redelivery: a password change signs every session out. The
-    /// notice follows the commit (``notify(_:)``).
-    private func effects(of change: AccountChangeRecord) throws -> [Event] {
-        if change.stage == .completed, change.kind != .changeEmail { try tokens.revokeAll(uid: change.uid) }
-        return EmailChangeSaga.events(of: change)
     }
 
     /// Mails the account's (old) address the notice of the change `event` is about, once the change
@@ -187,6 +189,13 @@ public struct AccountChangeStep: EventHandler {
     private func refusal(_ outcome: SealOpener.Outcome, _ requestId: String) -> Event {
         guard outcome == .unsealable else { return invalid(requestId) }
         return failed(requestId, Failure(.credentialUnsealable, "A secret could not be unsealed; seal it with the account worker's public key."))
+    }
+
+    /// The refusal of a change re-authenticated by the right password of an account whose mailbox was never proven:
+    /// whoever set that password may not own the address (a reset by code, or one sign-in with a code, proves it).
+    private func unverified(_ requestId: String) -> Event {
+        failed(requestId, Failure(.emailUnverified, "This account's email address was never confirmed: sign in once with the password "
+                                                    + "and a login code, or reset the password, then change it."))
     }
 
     private func invalid(_ requestId: String) -> Event {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Registration
 import SignIn
 
 /// Where an account change stands. Password changes are recorded completed at once; an email
@@ -26,9 +27,11 @@ public struct AccountChangeRecord: Sendable, Equatable {
     public var stage: AccountChangeStage
     public var failure: Failure?
     public var updatedAt: Date
+    /// The account revision the command of its stage carries (``SagaCommand``); 0 for a change that sends none.
+    public var revision: Int
 
     public init(requestId: String, uid: String, kind: AccountChangeKind, oldEmail: String, newEmail: String,
-                stage: AccountChangeStage, failure: Failure? = nil, updatedAt: Date) {
+                stage: AccountChangeStage, failure: Failure? = nil, updatedAt: Date, revision: Int = 0) {
         self.requestId = requestId
         self.uid = uid
         self.kind = kind
@@ -37,18 +40,17 @@ public struct AccountChangeRecord: Sendable, Equatable {
         self.stage = stage
         self.failure = failure
         self.updatedAt = updatedAt
+        self.revision = revision
     }
-}
 
-/// What an account change writes to the account.
-public enum AccountUpdate: Sendable, Equatable {
-    case passwordHash(String)
-    case email(String)
+    /// Whether its stage sends the profile worker a command, which takes the account's next revision.
+    public var sendsCommand: Bool { stage == .awaitingProfile || stage == .compensating }
 }
 
 /// The result of recording a new account change.
 public enum AccountChangeStart: Sendable, Equatable {
-    case started
+    /// The record as stored (with the revision its command carries).
+    case started(AccountChangeRecord)
     /// A change with this request id exists (a redelivered request); nothing was written.
     case existing(AccountChangeRecord)
     /// Another account has the new email; nothing was written.
@@ -58,10 +60,13 @@ public enum AccountChangeStart: Sendable, Equatable {
 /// Accounts with their change records, in one store so that a record and its account update commit together.
 public protocol AccountChangeStore: CredentialStore {
     func change(requestId: String) throws(StoreError) -> AccountChangeRecord?
-    /// Atomically inserts `record` and applies `update` to the account `record.uid`.
+    /// Atomically inserts `record` and applies `update` to the account `record.uid`; a record that sends a command
+    /// takes the account's next revision as its `revision`.
     func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart
-    /// Atomically replaces the stored record and applies `update`, if any.
-    func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError)
+    /// Atomically replaces the stored record and applies `update`, if any; a record that sends a command in a new
+    /// stage takes the account's next revision as its `revision`. Returns the record as stored.
+    @discardableResult
+    func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord
     /// Changes in `stage` last updated before `date` (stuck sagas).
     func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord]
     /// The changes of the account `uid`, oldest first (its export).

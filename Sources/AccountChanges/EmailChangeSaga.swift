@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Registration
 
 /// The pure logic of the email change saga: what a profile worker's reply (or a deadline) does to a change.
 ///
@@ -7,23 +8,24 @@ import Foundation
 /// profile worker refuses, the account gets its old email back; if it does not answer in time, the
 /// profile is set back to the old email first (ordered after the forward command on the same key),
 /// then the account.
+/// A transition names the record to save (nil: nothing changes) and the account update; the events to publish
+/// are those of the record as saved (``events(of:)``), whose command carries the revision the store gave it.
 public struct EmailChangeSaga: Sendable, Equatable {
     public var record: AccountChangeRecord?
     public var update: AccountUpdate?
-    public var events: [Event]
 
     /// The transition for `reply` on `change`, at `date`.
     public static func on(_ reply: Event, change: AccountChangeRecord, at date: Date) -> EmailChangeSaga {
         switch (reply, change.stage) {
-        case (.profileEmailUpdated(let updated), .awaitingProfile) where updated.email == change.newEmail:
+        case (.profileEmailUpdated(let updated), .awaitingProfile) where updated.email == change.newEmail && updated.revision == change.revision:
             return advance(change, to: .completed, at: date)
-        case (.profileEmailUpdated(let updated), .compensating) where updated.email == change.oldEmail:
-            return advance(change, to: .failed, at: date, update: .email(change.oldEmail))
+        case (.profileEmailUpdated(let updated), .compensating) where updated.email == change.oldEmail && updated.revision == change.revision:
+            return advance(change, to: .failed, at: date, update: AccountUpdate(email: change.oldEmail))
         case (.profileEmailRejected(let rejected), .awaitingProfile):
-            return advance(change, to: .failed, at: date, update: .email(change.oldEmail),
+            return advance(change, to: .failed, at: date, update: AccountUpdate(email: change.oldEmail),
                            failure: Failure(rejected.reason, rejected.message))
         default:
-            return EmailChangeSaga(record: nil, update: nil, events: events(of: change))
+            return EmailChangeSaga(record: nil, update: nil)
         }
     }
 
@@ -34,13 +36,16 @@ public struct EmailChangeSaga: Sendable, Equatable {
                        failure: Failure(.deadlineExceeded, "The email change did not finish in time and was undone."))
     }
 
-    /// What a change in its stage asks for (published again on redelivery).
+    /// What a change in its stage asks for (published again on redelivery): a command carries the stage and the
+    /// revision the record took for it.
     public static func events(of change: AccountChangeRecord) -> [Event] {
         switch change.stage {
         case .awaitingProfile:
-            [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.newEmail))]
+            [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.newEmail,
+                                              step: change.stage.rawValue, revision: change.revision))]
         case .compensating:
-            [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.oldEmail))]
+            [.updateProfileEmail(ProfileEmail(requestId: change.requestId, uid: change.uid, email: change.oldEmail,
+                                              step: change.stage.rawValue, revision: change.revision))]
         case .completed:
             [.accountChangeCompleted(AccountChangeCompleted(requestId: change.requestId, change: change.kind))]
         case .failed:
@@ -56,6 +61,6 @@ public struct EmailChangeSaga: Sendable, Equatable {
         next.stage = stage
         next.failure = failure ?? change.failure
         next.updatedAt = date
-        return EmailChangeSaga(record: next, update: update, events: events(of: next))
+        return EmailChangeSaga(record: next, update: update)
     }
 }

@@ -1,7 +1,8 @@
 import Domain
 import Registration
 
-/// The profile worker's part of the email change saga: sets the email of `users/<uid>` (idempotent).
+/// The profile worker's part of the email change saga: sets the email of `users/<uid>` (idempotent). A command older
+/// than the last one applied to the uid (``SagaCommand``) is refused as stale, changing nothing.
 public struct ProfileEmailStep: EventHandler {
     public var profiles: any ProfileStore
 
@@ -13,18 +14,25 @@ public struct ProfileEmailStep: EventHandler {
 
     public func handle(_ event: Event) throws -> [Event] {
         guard case .updateProfileEmail(let command) = event else { unrouted(event) }
-        guard var profile = try profiles.profile(uid: command.uid) else {
-            return [.profileEmailRejected(ProfileEmailRejected(requestId: command.requestId, uid: command.uid, reason: .profileInvalid,
-                                                               message: "The account has no profile to update."))]
-        }
-        profile.email = command.email
+        let updated: Bool?
         do {
-            try profiles.write(profile, uid: command.uid)
+            updated = try profiles.apply(revision: command.revision, uid: command.uid) { profile in
+                guard profile != nil else { return false }
+                profile?.email = command.email
+                return true
+            }
         } catch {
             guard error.kind == .permanent else { throw error }
-            return [.profileEmailRejected(ProfileEmailRejected(requestId: command.requestId, uid: command.uid, reason: .profileStoreRejected,
-                                                               message: "The profile store refused the email: \(error.message)"))]
+            return [rejected(command, .profileStoreRejected, "The profile store refused the email: \(error.message)")]
         }
-        return [.profileEmailUpdated(ProfileEmail(requestId: command.requestId, uid: command.uid, email: command.email))]
+        switch updated {
+        case nil: throw UntrustedEvent.stale(event, command, than: "the profile")
+        case false?: return [rejected(command, .profileInvalid, "The account has no profile to update.")]
+        case true?: return [.profileEmailUpdated(command)]
+        }
+    }
+
+    private func rejected(_ command: ProfileEmail, _ reason: ReasonCode, _ message: String) -> Event {
+        .profileEmailRejected(ProfileEmailRejected(requestId: command.requestId, uid: command.uid, reason: reason, message: message))
     }
 }

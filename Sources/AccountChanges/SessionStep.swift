@@ -85,15 +85,20 @@ public struct SessionStep: EventHandler {
         return try tokens.family(session)
     }
 
-    /// Ends every session of `account`: every family is revoked (and with it every access token naming one), in one
-    /// transaction with the record of the change, which its notice is mailed from.
+    /// Ends every session of `account` through its sessions cut-off (``Account/sessionCutoff(changedAt:)``: every refresh
+    /// and access token minted so far is refused) and by revoking every family, in one transaction with the record of
+    /// the change, which its notice is mailed from (a redelivery finds the record and ends nothing twice).
     private func signOutEverywhere(_ account: Account, requestId: String, at now: Date) throws -> Event {
-        if let existing = try accounts.change(requestId: requestId), existing.kind != .signOutEverywhere || existing.uid != account.uid {
+        let record = AccountChangeRecord(requestId: requestId, uid: account.uid, kind: .signOutEverywhere, oldEmail: account.email,
+                                         newEmail: account.email, stage: .completed, updatedAt: now)
+        switch try accounts.begin(record, applying: AccountUpdate(endsSessionsAt: account.sessionCutoff(changedAt: now))) {
+        case .started:
+            try tokens.revokeAll(uid: account.uid)
+        case .existing(let existing) where existing.kind == .signOutEverywhere && existing.uid == account.uid:
+            break
+        case .existing, .emailTaken:
             return refused(requestId, Failure(.requestInvalid, "This request id was used by another request."))
         }
-        try accounts.save(AccountChangeRecord(requestId: requestId, uid: account.uid, kind: .signOutEverywhere, oldEmail: account.email,
-                                              newEmail: account.email, stage: .completed, updatedAt: now), applying: nil)
-        try tokens.revokeAll(uid: account.uid)
         return .signedOut(SignedOut(requestId: requestId))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import AccountChanges
 import Domain
 import EmbeddedStores
@@ -31,9 +32,9 @@ extension BackendOptions {
     }
 
     /// The answers `worker` gave to requests, kept in the account database so that every replica of
-    /// the worker gives a request the same one answer.
-    public func answerMemo(of worker: String) throws -> any AnswerMemo {
-        try SQLAnswerMemo(database: accountDatabase(), worker: worker)
+    /// the worker gives a request the same one answer; `clock` stamps them (the sweep forgets old ones).
+    public func answerMemo(of worker: String, clock: @escaping @Sendable () -> Date = Date.init) throws -> any AnswerMemo {
+        try SQLAnswerMemo(database: accountDatabase(), worker: worker, clock: clock)
     }
 
     /// The request ids whose seals were used, in the account database so that every replica refuses a reused one.

@@ -80,6 +80,10 @@ public struct BackendOptions: Sendable {
 
     /// The mail option alone, for workers that send email.
     public static let mailSpecs = specs.filter { $0.name == "mail" }
+    /// The image store's option alone (the image worker's: it holds no other store's credentials).
+    public static let imagesSpecs = specs.filter { $0.name == "images" }
+    /// The profile store's option alone (the profile worker's).
+    public static let profilesSpecs = specs.filter { $0.name == "profiles" }
 
     /// The mailer of code and notification emails.
     public func mailer() throws -> any Mailer {

@@ -5,8 +5,8 @@ import Darwin
 #endif
 import Support
 
-/// Key files: one line of standard base64. A secret file holds the secret (mode 0600, in a 0700
-/// directory; one open to group or others is refused, see `PrivateFiles`); its public companion
+/// Key files: one line of standard base64. A secret file holds the secret (created 0600 in a 0700 directory,
+/// see `PrivateFiles`; read only when `SecretFileRule` allows it); its public companion
 /// `<path>.pub` holds the public key (mode 0644). Writes go through a temporary file in the same
 /// directory, so readers never see a partial key.
 enum KeyFile {
@@ -18,10 +18,10 @@ enum KeyFile {
         path + ".pub"
     }
 
-    /// Reads the secret key at `path`, which must decode to exactly `count` bytes. The file must be private, and so
-    /// must its directory when `inPrivateDirectory` (a user's own key file in an ordinary directory is checked alone).
+    /// Reads the secret key at `path`, which must decode to exactly `count` bytes, when `SecretFileRule` lets this
+    /// process read it; with `inPrivateDirectory` false (a user's own key file in an ordinary directory) the file alone.
     static func readSecret(at path: String, count: Int, inPrivateDirectory: Bool = true) throws -> SecretBytes {
-        if inPrivateDirectory { try PrivateFiles.checkFile(path) } else { try PrivateFiles.check(path) }
+        if inPrivateDirectory { try SecretFileRule.current.check(path) } else { try SecretFileRule.current.checkFile(path) }
         var text = try readFile(path)
         defer { wipe(&text) }
         return try decodeSecret(text, count: count, source: path)

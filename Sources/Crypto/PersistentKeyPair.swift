@@ -32,16 +32,18 @@ extension PersistentKeyPair {
     }
 
     /// Reads the key at `path`, or generates and stores one if there is none; concurrent callers all end
-    /// up with the same key. Rewrites `<path>.pub` if it is missing or stale. See `KeyFile` for `inPrivateDirectory`.
+    /// up with the same key. Rewrites `<path>.pub` if it is missing or stale; a key handed in on a read-only
+    /// mount (a Kubernetes Secret, a directory mounted `:ro`) is used without its companion. See `KeyFile` for
+    /// `inPrivateDirectory`.
     static func readOrCreateKeyFiles(at path: String, inPrivateDirectory: Bool = true) throws -> Self {
-        let pair: Self
         if KeyFile.exists(path) {
-            pair = try readKeyFile(at: path, inPrivateDirectory: inPrivateDirectory)
-        } else {
-            let generated = generate()
-            pair = try KeyFile.createSecret(generated.storedSecret, at: path, inPrivateDirectory: inPrivateDirectory)
-                ? generated : readKeyFile(at: path, inPrivateDirectory: inPrivateDirectory)
+            let pair = try readKeyFile(at: path, inPrivateDirectory: inPrivateDirectory)
+            try? KeyFile.writePublic(pair.publicKeyBytes, to: KeyFile.publicPath(for: path))
+            return pair
         }
+        let generated = generate()
+        let pair = try KeyFile.createSecret(generated.storedSecret, at: path, inPrivateDirectory: inPrivateDirectory)
+            ? generated : readKeyFile(at: path, inPrivateDirectory: inPrivateDirectory)
         try KeyFile.writePublic(pair.publicKeyBytes, to: KeyFile.publicPath(for: path))
         return pair
     }

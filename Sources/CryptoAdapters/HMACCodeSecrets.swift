@@ -23,9 +23,18 @@ public struct HMACCodeSecrets: CodeSecrets {
     }
 
     /// HOTP's truncation of the HMAC of `code|<nonce>`: six digits as unpredictable as the nonce to
-    /// anyone without the server secret. (Digest messages start with a purpose, never `code`.)
+    /// anyone without the server secret. (Digest messages start with a purpose, never `code` or `recovery`.)
     public func code(from nonce: String) -> String {
         authenticator.decimalCode(for: Array("code|\(nonce)".utf8), digits: 6)
+    }
+
+    /// The first 100 bits of the HMAC of `recovery|<nonce>`, in base32: as unpredictable as the nonce.
+    public func recoveryCode(from nonce: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        let bits = authenticator.tag(Array("recovery|\(nonce)".utf8)).flatMap { byte in (0..<8).map { (byte >> (7 - $0)) & 1 } }
+        return String((0..<CodeForm.recoveryLength).map { index in
+            alphabet[bits[(index * 5)..<(index * 5 + 5)].reduce(0) { Int($0) << 1 | Int($1) }]
+        })
     }
 
     public func digest(of code: String, purpose: CodePurpose, email: String) -> String {

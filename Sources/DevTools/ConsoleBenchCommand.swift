@@ -95,7 +95,7 @@ public enum ConsoleBenchCommand {
         for index in 0..<count {
             let id = "bench-\(index)"
             let request = Event.registrationRequested(RegistrationRequested(
-                registrationId: id, email: "bench-\(index)@example.com", name: "Bench \(index)", sealedPassword: String(repeating: "A", count: 120),
+                registrationId: id, email: "bench-\(index)@example.com", name: "Bench \(index)", sealedPassword: String(repeating: "A", count: 120), sealedCode: nil,
                 replyKey: String(repeating: "B", count: 44), avatar: nil, isMapLocationEnabled: false))
             try await producer.enqueue(OutgoingMessage(topic: topic, key: id, value: EventCodec.encode(request)))
         }

@@ -50,11 +50,14 @@ public enum DemoCommand {
             ("with a corrupt avatar", "carol@example.com", "Carol", Array(photo.prefix(photo.count / 3))),
             ("with an email already used (other letter case)", "ALICE@example.com", "Alice Again", nil),
         ]
+        let mail = MailedCodes(directory: installation.directory + "/outbox")
         for sample in samples {
             let id = UUID().uuidString.lowercased()
             print("• \(sample.name) <\(sample.email)> \(sample.label) — registration \(id)")
+            // The register code mailed to the address proves the registrant reads it (the outbox stands for the mailbox).
+            let code = try await mail.code(for: sample.email, .register, with: client)
             let outcome = try await client.register(try client.registration(
-                id: id, email: sample.email, password: "demo-password-\(id.prefix(8))", name: sample.name, avatar: sample.avatar,
+                id: id, email: sample.email, password: "demo-password-\(id.prefix(8))", code: code, name: sample.name, avatar: sample.avatar,
                 isMapLocationEnabled: true, staging: objects), timeout: .seconds(60))
             switch outcome {
             case .completed(let completed): print("  completed: uid \(completed.uid), image \(completed.profile.profileImage)")

@@ -5,7 +5,8 @@ import RegistrarClient
 import SignIn
 
 /// The demo's sign-in part: a code sign-in that registers its account, a resend refused by the
-/// cooldown, a password sign-in, and a refresh token rotated and then reused (which revokes its family).
+/// cooldown, a registration with its register code, a password sign-in, and a refresh token rotated and then reused
+/// (which revokes its family).
 enum DemoSignIn {
     static func run(_ installation: LocalInstallation, client: RegistrarClient) async throws {
         let timeout = Duration.seconds(60)
@@ -21,11 +22,13 @@ enum DemoSignIn {
         let codeRequest = try await requestCode()
         let code = try codeFromOutbox(installation.directory, requestId: codeRequest.id)
         print("  code emailed: outbox/code.\(codeRequest.id)@registrar.local.eml")
+        show("another code at once (the outstanding one is mailed again, at most once a minute)", (try await requestCode().outcome, nil))
         show("code sign-in", try await signIn(.email, "dora@example.com", code))
-        show("another code at once", (try await requestCode().outcome, nil))
 
-        print("\n• Erin registers with a password, signs in, refreshes, and an old refresh token comes back")
-        _ = try await client.register(try client.registration(email: "erin@example.com", password: "erin's demo password", name: "Erin"),
+        print("\n• Erin registers with a password and the register code mailed to her, signs in, refreshes, and an old refresh token comes back")
+        let erinsCode = try await MailedCodes(directory: installation.directory + "/outbox").code(for: "erin@example.com", .register, with: client)
+        _ = try await client.register(try client.registration(email: "erin@example.com", password: "erin's demo password", code: erinsCode,
+                                                              name: "Erin"),
                                       timeout: timeout)
         let (signedIn, first) = try await signIn(.password, "erin@example.com", "erin's demo password")
         show("password sign-in", (signedIn, first))

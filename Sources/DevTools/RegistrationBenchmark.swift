@@ -74,8 +74,12 @@ public struct RegistrationBenchmark: Sendable {
         return try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-bench"), publicKey: installation.publicKey,
                                               verifier: try installation.outcomeVerifier(), name: "registrar-bench") { client in
             let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+            func email(_ index: Int) -> String { "bench-\(runID)-\(index)@bench.example" }
+            // Each registration carries the register code mailed to its address, requested before the clock starts.
+            let indices = Array(-2 * settings.accountReplicas..<settings.count)
+            let codes = try await MailedCodes(directory: installation.directory + "/outbox").codes(for: indices.map(email), .register, with: client)
             func request(_ index: Int) throws -> RegistrationRequested {
-                try client.registration(email: "bench-\(runID)-\(index)@bench.example", password: "bench \(runID) password \(index)",
+                try client.registration(email: email(index), password: "bench \(runID) password \(index)", code: codes[email(index)],
                                         name: "Bench \(index)", avatar: avatar)
             }
             // Every process connected and warm: one registration per account worker, one after the other.

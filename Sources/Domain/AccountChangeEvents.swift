@@ -74,16 +74,21 @@ public struct EmailChangeRequested: RequestMessage, Equatable {
 }
 
 /// The email of `users/<uid>` in the email change saga: `UpdateProfileEmail` asks the profile
-/// worker to set it (forward or compensating), `ProfileEmailUpdated` says it is set.
-public struct ProfileEmail: RequestMessage, Equatable {
+/// worker to set it (forward or compensating), `ProfileEmailUpdated` says it is set, echoing the command's
+/// `step` and `revision`.
+public struct ProfileEmail: RequestMessage, SagaCommand, Equatable {
     public var requestId: String
     public var uid: String
     public var email: String
+    public var step: String
+    public var revision: Int
 
-    public init(requestId: String, uid: String, email: String) {
+    public init(requestId: String, uid: String, email: String, step: String, revision: Int) {
         self.requestId = requestId
         self.uid = uid
         self.email = email
+        self.step = step
+        self.revision = revision
     }
 }
 

@@ -1,14 +1,36 @@
-/// Remembers the answer given to each request, so that a request is answered once whatever happens.
+import Foundation
+
+/// A request as the answer memo knows it: its id on its request topic. Each request topic has its own ids, so an id
+/// reused on another flow is another request, answered on its own.
+public struct AnswerKey: Hashable, Sendable, CustomStringConvertible {
+    /// The request topic (`code.requests`, `auth.requests`, `account.requests`).
+    public var topic: String
+    public var id: String
+
+    public init(topic: String, id: String) {
+        self.topic = topic
+        self.id = id
+    }
+
+    public var description: String { "\(topic)/\(id)" }
+}
+
+/// Remembers the answer given to each request, so that a request is answered once whatever happens, for as long as
+/// its topics keep requests that could be redelivered or replayed (by default ``Topic/flowRetention``); then the
+/// worker's sweep forgets it.
 public protocol AnswerMemo: Sendable {
-    /// The answer (encoded event) already given to `requestId`, if any.
-    func answer(to requestId: String) throws(StoreError) -> [UInt8]?
-    /// Keeps `answer` for `requestId` unless one is kept already.
+    /// The answer (encoded event) already given to `request`, if any.
+    func answer(to request: AnswerKey) throws(StoreError) -> [UInt8]?
+    /// Keeps `answer` for `request` unless one is kept already.
     /// - Returns: The answer kept before, or nil when `answer` is now the one kept.
-    func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8]?
+    func keep(_ answer: [UInt8], for request: AnswerKey) throws(StoreError) -> [UInt8]?
     /// Runs `work` as one unit of work with the memo: the writes of the stores sharing the memo's
     /// database and the answers kept commit together when it returns, and none of them when it throws.
     func atomically<T: Sendable>(_ work: () throws -> T) throws -> T
+    /// Forgets the answers kept before `date` (the worker's periodic sweep); returns how many.
+    func forget(answeredBefore date: Date) throws(StoreError) -> Int
 }
+
 
 /// A step whose answers (on the code, sign-in and account-change outcome topics) are given once
 /// per request id: a redelivered request, or an event that answers it again, republishes the first
@@ -51,15 +73,15 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
     }
 
     private func answers(to event: Event) throws -> [Event] {
-        if event.isRequest, let answer = try memo.answer(to: event.key) {
+        if event.isRequest, let answer = try memo.answer(to: AnswerKey(topic: event.topic, id: event.key)) {
             try repeated(event)
             return [try EventCodec.decode(answer)]
         }
         do {
             return try memo.atomically {
                 try step.handle(event).map { output in
-                    guard Self.answerTopics.contains(output.topic) else { return output }
-                    if let earlier = try memo.keep(EventCodec.encode(output), for: output.key) { throw Answered(earlier) }
+                    guard Self.answerTopics.contains(output.topic), let request = output.answerKey else { return output }
+                    if let earlier = try memo.keep(EventCodec.encode(output), for: request) { throw Answered(earlier) }
                     return output
                 }
             }
@@ -70,8 +92,9 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
 
     /// Keeps `failure` as the request's answer, unless it was answered already: then that answer.
     public func answer(deadLettered failure: Event) throws -> [Event] {
+        guard let request = failure.answerKey else { return [failure] }
         let encoded = EventCodec.encode(failure)
-        return [try EventCodec.decode(try memo.keep(encoded, for: failure.key) ?? encoded)]
+        return [try EventCodec.decode(try memo.keep(encoded, for: request) ?? encoded)]
     }
 }
 
@@ -85,6 +108,11 @@ private struct Answered: Error {
 }
 
 extension Event {
+    /// The request this event answers, when it is an answer on an outcome topic.
+    var answerKey: AnswerKey? {
+        Topic.requests(answeredOn: topic).map { AnswerKey(topic: $0, id: key) }
+    }
+
     /// Whether this event is a client's request that is answered on an outcome topic.
     var isRequest: Bool {
         switch self {

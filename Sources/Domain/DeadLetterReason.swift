@@ -23,13 +23,16 @@ public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStri
     public static let unknownSaga = DeadLetterReason(rawValue: "unknown_saga")
     /// A reply or outcome whose ids (uid, image id) or state differ from the record of its saga.
     public static let replyMismatch = DeadLetterReason(rawValue: "reply_mismatch")
+    /// A saga command older than what its worker's record already reflects (a replay, or a redelivery
+    /// overtaken by a later step): applying it would undo that step or bring back what compensation removed.
+    public static let staleCommand = DeadLetterReason(rawValue: "stale_command")
     /// An event on an internal route without a valid signature by a worker role the route takes
     /// (missing, invalid, from an unknown key id, or by another role; see ``Route/producers``).
     public static let unauthenticated = DeadLetterReason(rawValue: "unauthenticated")
 
     /// Every reason a worker dead-letters with.
     public static let all = UndecodableMessage.Kind.allCases.map(DeadLetterReason.init)
-        + [unexpectedType, keyMismatch, stepFailed, unknownSaga, replyMismatch, unauthenticated]
+        + [unexpectedType, keyMismatch, stepFailed, unknownSaga, replyMismatch, staleCommand, unauthenticated]
 
     public var description: String { rawValue }
 }

@@ -20,6 +20,13 @@ extension Event.Kind {
     }
 }
 
+extension WorkerRole {
+    /// The roles whose events answer public requests on the outcome topics: the public event keys a client (the
+    /// gateway, the CLI) checks outcomes with.
+    public static let outcomeProducers: Set<WorkerRole> = Set(
+        Event.Kind.allCases.filter { Topic.outcomes.contains($0.topic) }.flatMap(\.producers))
+}
+
 extension Route {
     /// The worker roles whose signed events this route takes: a message for it must carry a valid
     /// signature by a key of one of them, else it is dead-lettered `unauthenticated`. Empty for a

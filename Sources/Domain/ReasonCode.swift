@@ -11,6 +11,8 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case passwordTooCommon = "password_too_common"
     case passwordUnsealable = "password_unsealable"
     case registrationIdInvalid = "registration_id_invalid"
+    /// A password registration without a `register` code: the code proves the registrant reads the mailbox.
+    case codeRequired = "code_required"
     // Business rules
     case emailTaken = "email_taken"
     // Later steps
@@ -35,6 +37,9 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case replyKeyInvalid = "reply_key_invalid"
     case profileIncomplete = "profile_incomplete"
     case emailUnchanged = "email_unchanged"
+    /// The password was right, but the account's mailbox was never proven (an account made before registrations
+    /// needed a code): sign in once with the password and a `login` code mailed to the address.
+    case emailUnverified = "email_unverified"
     /// A request's `locale` is not a language tag or a list of them.
     case localeInvalid = "locale_invalid"
     /// A sign-out names a session the caller's account does not have (or no longer has).

@@ -1,23 +1,27 @@
 import Foundation
 
-/// Published by a client to `registration.requests`. The password is sealed to the account
-/// worker's public key (a ``SealedSecret``, libsodium sealed box, base64): it never travels in plaintext.
+/// Published by a client to `registration.requests`. The password and the `register` code mailed to `email`
+/// (the proof that the registrant reads the mailbox) are sealed to the account worker's public key (each a
+/// ``SealedSecret``, libsodium sealed box, base64): neither travels in plaintext. Without a code the registration
+/// fails `code_required`, with a wrong, expired or used one `invalid_credentials`; nothing is created.
 /// `replyKey` is the client's X25519 public key (base64), to which the outcome's details are sealed.
 public struct RegistrationRequested: Codable, Sendable, Equatable {
     public var registrationId: String
     public var email: String
     public var name: String
     public var sealedPassword: String
+    public var sealedCode: String?
     public var replyKey: String
     public var avatar: AvatarSource?
     public var isMapLocationEnabled: Bool
 
-    public init(registrationId: String, email: String, name: String, sealedPassword: String, replyKey: String,
+    public init(registrationId: String, email: String, name: String, sealedPassword: String, sealedCode: String?, replyKey: String,
                 avatar: AvatarSource?, isMapLocationEnabled: Bool) {
         self.registrationId = registrationId
         self.email = email
         self.name = name
         self.sealedPassword = sealedPassword
+        self.sealedCode = sealedCode
         self.replyKey = replyKey
         self.avatar = avatar
         self.isMapLocationEnabled = isMapLocationEnabled
@@ -25,26 +29,34 @@ public struct RegistrationRequested: Codable, Sendable, Equatable {
 }
 
 /// Asks the image worker to process and store an avatar (the default image when `avatar` is nil).
-public struct StoreAvatar: Codable, Sendable, Equatable {
+public struct StoreAvatar: SagaCommand, Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
     public var avatar: AvatarSource?
+    public var step: String
+    public var revision: Int
 
-    public init(registrationId: String, imageId: String, avatar: AvatarSource?) {
+    public init(registrationId: String, imageId: String, avatar: AvatarSource?, step: String, revision: Int) {
         self.registrationId = registrationId
         self.imageId = imageId
         self.avatar = avatar
+        self.step = step
+        self.revision = revision
     }
 }
 
 /// Asks the image worker to delete a stored avatar (compensation).
-public struct DeleteAvatar: Codable, Sendable, Equatable {
+public struct DeleteAvatar: SagaCommand, Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
+    public var step: String
+    public var revision: Int
 
-    public init(registrationId: String, imageId: String) {
+    public init(registrationId: String, imageId: String, step: String, revision: Int) {
         self.registrationId = registrationId
         self.imageId = imageId
+        self.step = step
+        self.revision = revision
     }
 }
 
@@ -88,26 +100,34 @@ public struct AvatarDeleted: Codable, Sendable, Equatable {
 }
 
 /// Asks the profile worker to write `users/<uid>`.
-public struct WriteProfile: Codable, Sendable, Equatable {
+public struct WriteProfile: SagaCommand, Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
     public var profile: Profile
+    public var step: String
+    public var revision: Int
 
-    public init(registrationId: String, uid: String, profile: Profile) {
+    public init(registrationId: String, uid: String, profile: Profile, step: String, revision: Int) {
         self.registrationId = registrationId
         self.uid = uid
         self.profile = profile
+        self.step = step
+        self.revision = revision
     }
 }
 
 /// Asks the profile worker to delete `users/<uid>` (compensation).
-public struct DeleteProfile: Codable, Sendable, Equatable {
+public struct DeleteProfile: SagaCommand, Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
+    public var step: String
+    public var revision: Int
 
-    public init(registrationId: String, uid: String) {
+    public init(registrationId: String, uid: String, step: String, revision: Int) {
         self.registrationId = registrationId
         self.uid = uid
+        self.step = step
+        self.revision = revision
     }
 }
 

@@ -8,7 +8,8 @@ public struct RegistrationRules: Sendable {
     public var maximumNameLength = ContractLimits.nameCharacters
     /// In UTF-8 bytes.
     public var maximumEmailLength = ContractLimits.emailBytes
-    /// Common passwords, refused for new passwords (registration, change, reset); none when nil.
+    /// Common passwords, refused for new passwords (registration, change, reset, all through ``validate(password:email:)``);
+    /// none when nil.
     public var blocklist: (any PasswordBlocklist)?
 
     public init(minimumPasswordLength: Int = ContractLimits.minimumPasswordCharacters, blocklist: (any PasswordBlocklist)? = nil) {
@@ -59,10 +60,15 @@ public struct RegistrationRules: Sendable {
         if Self.normalizedEmail(password) == Self.normalizedEmail(email) {
             return Failure(.passwordEqualsEmail, "The password must not be the email address.")
         }
-        if blocklist?.isCommon(password) == true {
+        if blocklist?.isCommon(password, related: Self.relatedWords(of: email)) == true {
             return Failure(.passwordTooCommon, "The password is too common; a few unrelated words make a good one.")
         }
         return nil
+    }
+
+    /// The words of an email an attacker tries first in its password: the local part and the domain's labels.
+    static func relatedWords(of email: String) -> [String] {
+        normalizedEmail(email).split(whereSeparator: { $0 == "@" || $0 == "." }).map(String.init)
     }
 
     /// A practical subset of RFC 5321/5322 addresses: `local@domain` with a dotted domain of

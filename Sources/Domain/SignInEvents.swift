@@ -10,22 +10,28 @@ public enum GrantType: String, Codable, Sendable, CaseIterable {
 
 /// Published by a client to `auth.requests`. `sealedCredential` is the password, the code or the
 /// refresh token (per `grantType`) sealed to the account worker's public key; `replyKey` is a fresh
-/// X25519 public key (base64) of the client, to which the issued tokens are sealed.
+/// X25519 public key (base64) of the client, to which the issued tokens are sealed. A `password` grant
+/// may carry `sealedCode`, a `login` code mailed to the address: an account whose mailbox was never proven
+/// (made before registrations needed a code) answers its right password with `email_unverified` until a
+/// sign-in brings one.
 public struct TokenRequested: RequestMessage, Equatable {
     public var requestId: String
     public var grantType: GrantType
     /// The account's email; not used by `refresh_token`.
     public var email: String?
     public var sealedCredential: String
+    public var sealedCode: String?
     public var replyKey: String
     /// The OAuth client the gateway authenticated (as a Kafka client names itself): what the session lists.
     public var clientId: String?
 
-    public init(requestId: String, grantType: GrantType, email: String?, sealedCredential: String, replyKey: String, clientId: String? = nil) {
+    public init(requestId: String, grantType: GrantType, email: String?, sealedCredential: String, sealedCode: String? = nil,
+                replyKey: String, clientId: String? = nil) {
         self.requestId = requestId
         self.grantType = grantType
         self.email = email
         self.sealedCredential = sealedCredential
+        self.sealedCode = sealedCode
         self.replyKey = replyKey
         self.clientId = clientId
     }

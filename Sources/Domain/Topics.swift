@@ -49,6 +49,18 @@ public enum Topic {
     /// The public outcome topics: one answer per request, read by clients.
     public static let outcomes = [registrationOutcomes, codeOutcomes, authOutcomes, accountOutcomes]
 
+    /// Each public request topic and the outcome topic its requests are answered on.
+    public static let answers = [registrationRequests: registrationOutcomes, codeRequests: codeOutcomes, authRequests: authOutcomes,
+                                 accountRequests: accountOutcomes]
+
+    /// The request topic whose requests `outcomeTopic` answers.
+    public static func requests(answeredOn outcomeTopic: String) -> String? {
+        answers.first { $0.value == outcomeTopic }?.key
+    }
+
+    /// How long the flows keep their messages: a request or an answer older than this is gone from its topic.
+    public static var flowRetention: TopicSpec.Retention { all.first { $0.name == registrationRequests }!.retention }
+
     /// The dead-letter topic of `topic`: messages that could not be processed at all, with the reason.
     public static func deadLetters(of topic: String) -> String { topic + ".dlq" }
 }

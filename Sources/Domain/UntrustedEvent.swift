@@ -15,5 +15,10 @@ public struct UntrustedEvent: Error, Sendable, Equatable, CustomStringConvertibl
         UntrustedEvent(reason: .replyMismatch, message: message)
     }
 
+    /// A saga command older than the version its worker's record reflects.
+    public static func staleCommand(_ message: String) -> UntrustedEvent {
+        UntrustedEvent(reason: .staleCommand, message: message)
+    }
+
     public var description: String { "\(reason): \(message)" }
 }

@@ -86,7 +86,13 @@ public struct ConnectionOptions: Sendable {
     }
 
     /// The properties of a `--kafka-properties-file`: one `name=value` a line, blank lines and `#` comments skipped.
+    /// The file holds credentials, so it is read only when `SecretFileRule` allows it.
     static func properties(inFile path: String) throws(UsageError) -> [String: String] {
+        do throws(PrivateFileError) {
+            try SecretFileRule.current.check(path)
+        } catch {
+            throw .invalid("--kafka-properties-file: \(error)", "")
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw .invalid("cannot read --kafka-properties-file \(path)", "") }
         let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
         let entries = lines.filter { let text = $0.trimmingCharacters(in: .whitespaces); return !text.isEmpty && !text.hasPrefix("#") }

@@ -4,13 +4,15 @@ import HTTPServer
 import RegistrarClient
 
 /// `POST /oauth/token` (RFC 6749 §3.2): the client authenticated per §2.3.1, grants `email` (`email` +
-/// `code`), `password` (`username` or `email` + `password`) and `refresh_token`; answers per §5.1 and §5.2.
+/// `code`), `password` (`username` or `email` + `password`, and `code` for an account whose mailbox was never proven,
+/// answered `403 email_unverified` without it) and `refresh_token`; answers per §5.1 and §5.2.
 extension Gateway {
     @Sendable func issueTokens(_ request: HTTPRequest) async -> HTTPResponse {
         let clientID: String
         let grant: GrantType
         let email: String?
         let credential: String
+        var code: String?
         do {
             let body = try RequestBody.parse(request, accepting: [RequestBody.form])
             switch try authenticatedClient(request, body) {
@@ -25,6 +27,7 @@ extension Gateway {
                 let name = try body.value("username") ?? body.value("email")
                 guard let name else { return Self.oauthError(400, "invalid_request", "username is required.") }
                 (grant, email, credential) = (.password, name, try Self.required("password", body))
+                code = try body.value("code").flatMap { $0.isEmpty ? nil : $0 }
             case "refresh_token":
                 (grant, email, credential) = (.refreshToken, nil, try Self.required("refresh_token", body))
             default:
@@ -39,11 +42,13 @@ extension Gateway {
             return Self.oauthError(400, "invalid_request", "The request is malformed.")
         }
         if let email, let wait = signInLimiter.admit(Self.limitKey(email)) { return Answer.tooManyRequests(retryAfter: wait) }
-        let fields = [("grant_type", grant.rawValue), ("email", email ?? ""), ("credential", credential)]
-        return await idempotent(request, scope: .client(clientID), fields: fields, shown: false) { [self] id in
+        let fields = [("grant_type", grant.rawValue), ("email", email ?? ""), ("credential", credential), ("code", code ?? "")]
+        let locale = Self.locale(of: request)
+        return await idempotent(request, scope: .client(clientID), fields: fields, shown: false) { [self, code] id in
             await answering {
                 guard let (outcome, pair) = try await outcome({ client, left in
-                    try await client.requestTokens(grant, email: email, credential: credential, clientId: clientID, requestId: id, timeout: left)
+                    try await client.requestTokens(grant, email: email, credential: credential, code: code, clientId: clientID, requestId: id,
+                                                   timeout: left)
                 }) else { return nil }
                 switch (outcome, pair) {
                 case (.tokenIssued(let issued), let pair?):
@@ -53,6 +58,13 @@ extension Gateway {
                     return Self.oauthError(400, "invalid_grant", "The credential is wrong, expired or used.")
                 case (.tokenRefused(let refused), _) where refused.reason == .profileIncomplete:
                     return Self.oauthError(403, refused.reason.rawValue, refused.message)
+                case (.tokenRefused(let refused), _) where refused.reason == .emailUnverified:
+                    // The right password of an account whose mailbox was never proven: a login code is mailed there (an
+                    // outstanding one again), to be sent back with the password, once.
+                    let mailed = Event.codeRequested(CodeRequested(requestId: "\(id).code", email: email ?? "", purpose: .login, locale: locale))
+                    _ = try? await self.outcome({ client, left in try await client.send(mailed, timeout: left) })
+                    return Self.oauthError(403, refused.reason.rawValue,
+                                           "This account's email address was never confirmed: a code was sent there; repeat the request with it as code.")
                 case (.tokenRefused(let refused), _):
                     return Self.oauthError(400, "invalid_request", refused.message)
                 case (let other, _):

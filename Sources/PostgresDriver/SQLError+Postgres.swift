@@ -39,11 +39,12 @@ extension StoreError.Kind {
     /// 40P01), operator intervention (57P: the server shutting down, crashing or starting up, a
     /// database dropped under the connection), insufficient resources (class 53, e.g. 53100 disk full),
     /// a lock not available (55P03) and a write refused by a read-only server (25006: a failover or
-    /// maintenance in progress). Permanent, everything else, among them integrity constraint
+    /// maintenance in progress), and a privilege the role lacks (42501: a grant missing for a worker's role, see
+    /// `DatabaseAccess`, waits for the operator rather than dead-lettering requests). Permanent, everything else, among them integrity constraint
     /// violations (class 23), which the stores handle where they expect them.
     init(sqlState: String) {
         let transientClasses = ["08", "53", "57P"]
-        let transient: Set<String> = ["40001", "40P01", "55P03", "25006"]
+        let transient: Set<String> = ["40001", "40P01", "55P03", "25006", "42501"]
         self = transientClasses.contains(where: sqlState.hasPrefix) || transient.contains(sqlState) ? .transient : .permanent
     }
 }

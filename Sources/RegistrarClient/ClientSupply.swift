@@ -35,8 +35,9 @@ public final class ClientSupply: Sendable {
     static let retry = Backoff(attempts: 8, initialDelay: .milliseconds(200), maxDelay: .seconds(5))
 
     /// Runs `body` with the current client and the time left until `deadline`, again on the next client when the
-    /// broker moved (its listener closed), and after a back-off when publishing or staging failed; nil when no client
-    /// came before `deadline` (or the supply finished). Other errors (no outcome in time, an unexpected one) are thrown.
+    /// broker moved (its listener closed) or its producer failed for good, and after a back-off when publishing or
+    /// staging failed; nil when no client came before `deadline` (or the supply finished). Other errors (no outcome in
+    /// time, an unexpected one) are thrown.
     public func attempt<T>(until deadline: ContinuousClock.Instant,
                            _ body: (RegistrarClient, Duration) async throws -> T) async throws -> T? {
         var failures = 0
@@ -47,6 +48,12 @@ public final class ClientSupply: Sendable {
                 // The client stopped listening (its broker moved, or it was closed): not to be used again.
                 state.withLock { if $0.current === client { $0.current = nil } }
                 continue
+            } catch let error as KafkaError where error.isFatal {
+                // Its producer can publish no more (an idempotent producer's fatal error): closed, so that `supply`
+                // makes the next client, on which the request is published again.
+                logger.error("the client can publish no more; replacing it", ["error": String(describing: error)])
+                state.withLock { if $0.current === client { $0.current = nil } }
+                await client.close()
             } catch let error where Self.isTransient(error) {
                 failures += 1
                 logger.warning("a request could not be published; trying again", ["error": String(describing: error), "attempt": failures])

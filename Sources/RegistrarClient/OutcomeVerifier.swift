@@ -7,8 +7,7 @@ import Kafka
 /// worker, the code dispatch worker), with one of the public event keys it is configured with.
 extension EventVerifier {
     /// The roles whose events answer public requests.
-    public static let outcomeRoles: Set<WorkerRole> = Set(
-        Event.Kind.allCases.filter { RegistrarClient.outcomeTopics.contains($0.topic) }.flatMap(\.producers))
+    public static var outcomeRoles: Set<WorkerRole> { WorkerRole.outcomeProducers }
 
     /// Verifies outcomes with the public event keys of the outcome roles in `directory` (`events-<role>.ed25519.pub`,
     /// and a rotated-out `events-<role>.previous.pub`), re-read when a rotation replaces one; throws when one is missing.

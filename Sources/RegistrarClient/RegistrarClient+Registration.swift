@@ -11,13 +11,15 @@ extension RegistrarClient {
         case failed(RegistrationFailed)
     }
 
-    /// A registration request as this client publishes it: the password sealed, the avatar inline,
-    /// or staged in `objects` (a claim check) when it is given and the avatar too large for a message.
-    public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, name: String,
+    /// A registration request as this client publishes it: the password and the `register` code mailed to `email`
+    /// sealed (without a code the registration fails `code_required`), the avatar inline, or staged in `objects`
+    /// (a claim check) when it is given and the avatar too large for a message.
+    public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, code: String?, name: String,
                              avatar: [UInt8]? = nil, isMapLocationEnabled: Bool = false,
                              staging objects: (any ObjectStore)? = nil) throws -> RegistrationRequested {
         RegistrationRequested(registrationId: id, email: email, name: name,
-                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email), replyKey: replyKey(for: id),
+                              sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email),
+                              sealedCode: code.map { seal($0, for: .code, requestId: id, email: email) }, replyKey: replyKey(for: id),
                               avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }

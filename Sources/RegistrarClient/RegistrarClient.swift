@@ -21,7 +21,7 @@ public final class RegistrarClient: Sendable {
     private let listener: OutcomeListener
 
     /// The topics the outcomes of public requests come on.
-    public static let outcomeTopics = [Topic.registrationOutcomes, Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes]
+    public static let outcomeTopics = Topic.outcomes
 
     /// How long `close` waits for the listener and for what is still being published, at most each.
     public static let closeLimit = Duration.seconds(5)

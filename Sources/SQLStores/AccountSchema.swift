@@ -2,7 +2,8 @@ import Domain
 import Registration
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
-/// `code_failures`) and account changes, the answers given to requests, and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
+/// `code_failures`) and account changes, the answers given to requests (by request topic and id, with their time),
+/// and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
 let accountSchema = SQLSchema(
     name: "accounts",
@@ -79,6 +80,9 @@ let accountSchema = SQLSchema(
         ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
         """,
         "CREATE INDEX used_seals_by_time ON used_seals (used_at);",
+        accountOwnership(real: "REAL", integer: "INTEGER"),
+        answersByTopic(table: "STRICT", real: "REAL", collation: "", answerType: "json_extract(answer, '$.type')",
+                       now: "CAST(strftime('%s', 'now') AS REAL)"),
     ],
     postgres: [
         """
@@ -153,18 +157,69 @@ let accountSchema = SQLSchema(
         ALTER TABLE sagas ADD COLUMN sealed_result TEXT;
         """,
         "CREATE INDEX used_seals_by_time ON used_seals (used_at);",
+        accountOwnership(real: "DOUBLE PRECISION", integer: "BIGINT"),
+        answersByTopic(table: "", real: "DOUBLE PRECISION", collation: #" COLLATE "C""#, answerType: "(answer::json ->> 'type')",
+                       now: "extract(epoch FROM now())"),
     ])
+
+/// Migration 9: each answer is kept by its request's topic and id (an id reused on another flow is another request)
+/// with the time it was given, so that answers older than the flows' retention are forgotten. Earlier answers get
+/// their request topic from their type, and the migration's time.
+private func answersByTopic(table: String, real: String, collation: String, answerType: String, now: String) -> String {
+    """
+    CREATE TABLE answers_by_topic (
+        worker TEXT\(collation) NOT NULL,
+        topic TEXT\(collation) NOT NULL,
+        request_id TEXT\(collation) NOT NULL,
+        answer TEXT NOT NULL,
+        answered_at \(real) NOT NULL,
+        PRIMARY KEY (worker, topic, request_id)
+    ) \(table);
+    INSERT INTO answers_by_topic (worker, topic, request_id, answer, answered_at)
+        SELECT worker, CASE \(answerType) WHEN 'CodeSent' THEN 'code.requests' WHEN 'CodeRefused' THEN 'code.requests'
+                       WHEN 'AccountChangeCompleted' THEN 'account.requests' WHEN 'AccountChangeFailed' THEN 'account.requests'
+                       ELSE 'auth.requests' END,
+               request_id, answer, \(now)
+        FROM answers;
+    DROP TABLE answers;
+    ALTER TABLE answers_by_topic RENAME TO answers;
+    CREATE INDEX answers_by_time ON answers (answered_at);
+    """
+}
+
+/// Migration 8: an account's proven mailbox (when, and by which request when not at its creation), its sessions'
+/// cut-off and its saga revision (and the revision an email change's command carries). Accounts made before count as
+/// unproven, except those whose mailbox a code proved since: made by code sign-in (no password), or whose password
+/// was reset or whose email was changed by a code. Locks of earlier builds that held for good (year 3000 and later)
+/// are lifted: no lock outlasts its policy's maximum now.
+private func accountOwnership(real: String, integer: String) -> String {
+    """
+    ALTER TABLE accounts ADD COLUMN verified_at \(real);
+    ALTER TABLE accounts ADD COLUMN verified_by TEXT;
+    ALTER TABLE accounts ADD COLUMN not_before \(real);
+    ALTER TABLE accounts ADD COLUMN revision \(integer) NOT NULL DEFAULT 0;
+    ALTER TABLE account_changes ADD COLUMN revision \(integer) NOT NULL DEFAULT 0;
+    UPDATE accounts SET verified_at = created_at WHERE password_hash = ''
+        OR uid IN (SELECT uid FROM account_changes WHERE stage = 'completed' AND kind IN ('reset_password', 'change_email'));
+    UPDATE sign_in_failures SET locked_until = NULL WHERE locked_until > 32503680000;
+    UPDATE code_failures SET locked_until = NULL WHERE locked_until > 32503680000;
+    """
+}
 
 extension Account: TableRecord {
     static let table = "accounts"
-    static let columns = ["uid", "email", "password_hash", "status", "registration_id", "created_at"]
+    static let columns = ["uid", "email", "password_hash", "status", "registration_id", "created_at", "verified_at", "not_before", "revision",
+                          "verified_by"]
 
     init(row: SQLRow) throws(SQLError) {
         self.init(uid: try row[0], email: try row[1], passwordHash: try row[2], status: try row[3],
-                  registrationId: try row[4], createdAt: try row[5])
+                  registrationId: try row[4], createdAt: try row[5], verifiedAt: try row[6], verifiedBy: try row[9], notBefore: try row[7],
+                  revision: try row[8])
     }
 
-    var values: [any SQLValueConvertible] { [uid, email, passwordHash, status, registrationId, createdAt] }
+    var values: [any SQLValueConvertible] {
+        [uid, email, passwordHash, status, registrationId, createdAt, verifiedAt, notBefore, revision, verifiedBy]
+    }
 }
 
 extension SagaRecord: TableRecord {

@@ -1,6 +1,7 @@
 import AccountChanges
 import Domain
 import Foundation
+import Registration
 import SignIn
 
 /// Sign-in failures (tables `sign_in_failures` and `code_failures`) and account changes (table
@@ -51,18 +52,25 @@ extension SQLAccountStore: AccountChangeStore {
             } catch where error.isUniqueViolation {
                 return .emailTaken
             }
-            guard try db.execute(AccountChangeRecord.insertOrIgnore, record.values) == 1 else {
+            var stored = record
+            if record.sendsCommand { stored.revision = try Self.nextRevision(of: record.uid, in: db) }
+            guard try db.execute(AccountChangeRecord.insertOrIgnore, stored.values) == 1 else {
                 // This request began concurrently (a redelivery): undo, and the retry finds its record.
                 throw SQLError(.transient, "account change \(record.requestId) was begun concurrently")
             }
-            return .started
+            return .started(stored)
         }
     }
 
-    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) {
-        try database.inTransaction { (db) throws(SQLError) in
-            try db.execute(AccountChangeRecord.upsert, record.values)
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
+        try database.inTransaction { (db) throws(SQLError) -> AccountChangeRecord in
+            var stored = record
+            if record.sendsCommand, try Self.change(record.requestId, in: db)?.stage != record.stage {
+                stored.revision = try Self.nextRevision(of: record.uid, in: db)
+            }
+            try db.execute(AccountChangeRecord.upsert, stored.values)
             if let update { try Self.apply(update, to: record.uid, in: db) }
+            return stored
         }
     }
 
@@ -80,12 +88,35 @@ extension SQLAccountStore: AccountChangeStore {
         try db.query(AccountChangeRecord.select + " WHERE request_id = ?", [requestId], AccountChangeRecord.init).first
     }
 
-    private static func apply(_ update: AccountUpdate, to uid: String, in db: SQLSession) throws(SQLError) {
-        let changed = switch update {
-        case .passwordHash(let hash): try db.execute("UPDATE accounts SET password_hash = ? WHERE uid = ?", [hash, uid])
-        case .email(let email): try db.execute("UPDATE accounts SET email = ? WHERE uid = ?", [email, uid])
+    /// Applies the columns `update` sets: the password hash, the email, the sessions' cut-off, the first proof.
+    static func apply(_ update: AccountUpdate, to uid: String, in db: SQLSession) throws(SQLError) {
+        var assignments: [String] = []
+        var values: [any SQLValueConvertible] = []
+        if let hash = update.passwordHash { assignments.append("password_hash = ?"); values.append(hash) }
+        if let email = update.email { assignments.append("email = ?"); values.append(email) }
+        if let cutoff = update.endsSessionsAt {
+            // As `Account.sessionCutoff(changedAt:)`: the change's time, or a tick after the last cut-off.
+            assignments.append("not_before = CASE WHEN not_before IS NULL OR not_before + ? < ? THEN ? ELSE not_before + ? END")
+            values += [Account.sessionTick, cutoff, cutoff, Account.sessionTick]
         }
+        if let proof = update.provesMailboxAt {
+            // The first proof only: its time, and the request that made it.
+            assignments.append("verified_by = CASE WHEN verified_at IS NULL THEN ? ELSE verified_by END")
+            values.append(update.provenBy)
+            assignments.append("verified_at = COALESCE(verified_at, ?)")
+            values.append(proof)
+        }
+        guard !assignments.isEmpty else { return }
+        let changed = try db.execute("UPDATE accounts SET \(assignments.joined(separator: ", ")) WHERE uid = ?", values + [uid])
         guard changed == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be changed") }
+    }
+
+    /// Takes the account's next revision, for a saga step that sends a command.
+    static func nextRevision(of uid: String, in db: SQLSession) throws(SQLError) -> Int {
+        guard let revision = try db.query("UPDATE accounts SET revision = revision + 1 WHERE uid = ? RETURNING revision", [uid], {
+            (row) throws(SQLError) -> Int in try row[0]
+        }).first else { throw SQLError(.permanent, "account \(uid) does not exist to take a revision") }
+        return revision
     }
 }
 
@@ -94,16 +125,17 @@ extension AccountChangeStage: SQLValueConvertible {}
 
 extension AccountChangeRecord: TableRecord {
     static let table = "account_changes"
-    static let columns = ["request_id", "uid", "kind", "old_email", "new_email", "stage", "failure_reason", "failure_message", "updated_at"]
+    static let columns = ["request_id", "uid", "kind", "old_email", "new_email", "stage", "failure_reason", "failure_message", "updated_at",
+                          "revision"]
 
     init(row: SQLRow) throws(SQLError) {
         let reason: ReasonCode? = try row[6]
         let message: String? = try row[7]
         self.init(requestId: try row[0], uid: try row[1], kind: try row[2], oldEmail: try row[3], newEmail: try row[4],
-                  stage: try row[5], failure: reason.map { Failure($0, message ?? "") }, updatedAt: try row[8])
+                  stage: try row[5], failure: reason.map { Failure($0, message ?? "") }, updatedAt: try row[8], revision: try row[9])
     }
 
     var values: [any SQLValueConvertible] {
-        [requestId, uid, kind, oldEmail, newEmail, stage, failure?.reason, failure?.message, updatedAt]
+        [requestId, uid, kind, oldEmail, newEmail, stage, failure?.reason, failure?.message, updatedAt, revision]
     }
 }

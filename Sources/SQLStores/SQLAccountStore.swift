@@ -53,7 +53,9 @@ public struct SQLAccountStore: AccountStore {
             guard try db.execute(SagaRecord.compareAndSet, values) == 1 else { return false }
             switch change {
             case .activate(let uid):
-                let activated = try db.execute("UPDATE accounts SET status = ? WHERE uid = ?", [AccountStatus.active, uid])
+                // The account's revision continues from its registration's last step (each of its commands carried one).
+                let activated = try db.execute("UPDATE accounts SET status = ?, revision = ? WHERE uid = ?",
+                                               [AccountStatus.active, saga.version, uid])
                 guard activated == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be activated") }
             case .delete(let uid):
                 try db.execute("DELETE FROM accounts WHERE uid = ?", [uid])
@@ -70,6 +72,10 @@ public struct SQLAccountStore: AccountStore {
         let sql = SagaRecord.select + " WHERE stage IN (\(placeholders)) AND updated_at < ? ORDER BY updated_at, registration_id"
         let values: [any SQLValueConvertible] = stages.sorted { $0.rawValue < $1.rawValue } + [date]
         return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, SagaRecord.init) }
+    }
+
+    public func update(uid: String, applying update: AccountUpdate) throws(StoreError) {
+        try database.inTransaction { (db) throws(SQLError) in try Self.apply(update, to: uid, in: db) }
     }
 
     public func account(uid: String) throws(StoreError) -> Account? {

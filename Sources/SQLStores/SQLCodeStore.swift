@@ -2,8 +2,8 @@ import Domain
 import Foundation
 import Verification
 
-/// One-time codes (keyed hashes only) in one SQL database, table `codes`: one row per email and
-/// purpose.
+/// One-time codes (keyed hashes only, and the nonce of an outstanding code) in one SQL database, table `codes`: one
+/// row per email and purpose.
 public struct SQLCodeStore: CodeStore {
     private let database: any SQLDatabase
 
@@ -51,6 +51,7 @@ public struct SQLCodeStore: CodeStore {
             """,
             "ALTER TABLE codes ADD COLUMN pending_nonce TEXT;",
             Self.usedWith,
+            Self.resends(real: "REAL"),
         ],
         postgres: [
             """
@@ -68,10 +69,27 @@ public struct SQLCodeStore: CodeStore {
             """,
             "ALTER TABLE codes ADD COLUMN pending_nonce TEXT;",
             Self.usedWith,
+            Self.resends(real: "DOUBLE PRECISION"),
         ])
 
     /// Migration 3: a used code records the reply key of the request that used it.
     private static let usedWith = "ALTER TABLE codes ADD COLUMN used_with TEXT;"
+
+    /// Migration 4: an outstanding code is mailed again rather than replaced, so its nonce is kept while it lives
+    /// (`pending_nonce` becomes `nonce`) with the requests it was mailed for (`senders`, and those still owed their
+    /// email, `unmailed`; comma-separated request ids, which never hold a comma) and its last re-send; its recovery
+    /// form's digest beside the digits'. A code of an earlier build whose email was sent has no nonce: it is replaced
+    /// once it may be, as before.
+    private static func resends(real: String) -> String {
+        """
+        ALTER TABLE codes RENAME COLUMN pending_nonce TO nonce;
+        ALTER TABLE codes ADD COLUMN recovery_digest TEXT;
+        ALTER TABLE codes ADD COLUMN resent_at \(real);
+        ALTER TABLE codes ADD COLUMN senders TEXT NOT NULL DEFAULT '';
+        ALTER TABLE codes ADD COLUMN unmailed TEXT NOT NULL DEFAULT '';
+        UPDATE codes SET senders = issued_by, unmailed = CASE WHEN nonce IS NULL THEN '' ELSE issued_by END;
+        """
+    }
 }
 
 extension CodePurpose: SQLValueConvertible {}
@@ -79,19 +97,28 @@ extension CodePurpose: SQLValueConvertible {}
 /// A code's row; its values depend on the dialect, which keeps `sentAt`.
 extension CodeRecord: TableRow {
     static let table = "codes"
-    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at", "pending_nonce", "used_with"]
+    static let columns = ["email", "purpose", "digest", "issued_by", "expires_at", "attempts", "used_by", "sent_at", "nonce", "used_with",
+                          "recovery_digest", "resent_at", "senders", "unmailed"]
     static let keyColumnCount = 2
 
     init(row: SQLRow) throws(SQLError) {
         guard let sentAt = [Date](dateList: row.values[7]) else {
             throw SQLError(.permanent, "column sent_at holds \(row.values[7]), not a list of dates")
         }
-        self.init(email: try row[0], purpose: try row[1], digest: try row[2], issuedBy: try row[3], expiresAt: try row[4],
-                  attempts: try row[5], usedBy: try row[6], usedWith: try row[9], sentAt: sentAt, pendingNonce: try row[8])
+        let (senders, unmailed): (String, String) = (try row[12], try row[13])
+        self.init(email: try row[0], purpose: try row[1], digest: try row[2], recoveryDigest: try row[10], issuedBy: try row[3],
+                  expiresAt: try row[4], attempts: try row[5], usedBy: try row[6], usedWith: try row[9], sentAt: sentAt,
+                  resentAt: try row[11], nonce: try row[8], senders: Self.list(senders), unmailed: Self.list(unmailed))
     }
 
     /// The values of `columns`, with `sentAt` as `dialect` keeps a list of dates.
     func values(in dialect: SQLDialect) -> [any SQLValueConvertible] {
-        [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, dialect.dateList(sentAt), pendingNonce, usedWith]
+        [email, purpose, digest, issuedBy, expiresAt, attempts, usedBy, dialect.dateList(sentAt), nonce, usedWith,
+         recoveryDigest, resentAt, senders.joined(separator: ","), unmailed.joined(separator: ",")]
+    }
+
+    /// The request ids of a comma-separated column.
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map(String.init)
     }
 }

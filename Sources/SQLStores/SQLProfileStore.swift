@@ -2,9 +2,9 @@ import Foundation
 import Domain
 import Registration
 
-/// Profiles (`users/<uid>`) in one SQL database, table `profiles`. Every write is an upsert of one
-/// row, so a SQLite insert trigger that raises refuses every write, which surfaces as a permanent
-/// `StoreError`.
+/// Profiles (`users/<uid>`) in one SQL database, table `profiles`, and the revision of the last command applied
+/// to each uid, table `profile_revisions`. Every write is an upsert of one row, so a SQLite insert trigger that
+/// raises refuses every write, which surfaces as a permanent `StoreError`.
 public struct SQLProfileStore: ProfileStore {
     private let database: any SQLDatabase
     private let clock: @Sendable () -> Date
@@ -16,13 +16,27 @@ public struct SQLProfileStore: ProfileStore {
         self.clock = clock
     }
 
-    public func write(_ profile: Profile, uid: String) throws(StoreError) {
-        let row = ProfileRow(uid: uid, profile: profile, updatedAt: clock())
-        try database.withSession { (db) throws(SQLError) in try db.execute(ProfileRow.upsert, row.values) }
-    }
-
-    public func deleteProfile(uid: String) throws(StoreError) {
-        try database.withSession { (db) throws(SQLError) in try db.execute("DELETE FROM profiles WHERE uid = ?", [uid]) }
+    /// Concurrent commands for one uid wait for each other (a lock per uid, held also while no row exists yet).
+    public func apply<T: Sendable>(revision: Int, uid: String, _ change: (inout Profile?) -> T) throws(StoreError) -> T? {
+        let now = clock()
+        return try database.inTransaction { (db) throws(SQLError) -> T? in
+            try db.lock(uid, in: .profiles)
+            let applied = try db.query("SELECT revision FROM profile_revisions WHERE uid = ?", [uid]) { (row) throws(SQLError) -> Int in try row[0] }.first
+            if let applied, applied > revision { return nil }
+            let stored = try db.query("\(ProfileRow.select) WHERE uid = ?", [uid], ProfileRow.init).first?.profile
+            var profile = stored
+            let result = change(&profile)
+            if let profile, profile != stored {
+                try db.execute(ProfileRow.upsert, ProfileRow(uid: uid, profile: profile, updatedAt: now).values)
+            } else if profile == nil, stored != nil {
+                try db.execute("DELETE FROM profiles WHERE uid = ?", [uid])
+            }
+            try db.execute("""
+                INSERT INTO profile_revisions (uid, revision) VALUES (?, ?)
+                ON CONFLICT (uid) DO UPDATE SET revision = EXCLUDED.revision
+                """, [uid, revision])
+            return result
+        }
     }
 
     public func profile(uid: String) throws(StoreError) -> Profile? {
@@ -52,6 +66,7 @@ public struct SQLProfileStore: ProfileStore {
                 updated_at REAL NOT NULL
             ) STRICT;
             """,
+            "CREATE TABLE profile_revisions (uid TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL) STRICT;",
         ],
         postgres: [
             """
@@ -64,6 +79,7 @@ public struct SQLProfileStore: ProfileStore {
                 updated_at DOUBLE PRECISION NOT NULL
             );
             """,
+            #"CREATE TABLE profile_revisions (uid TEXT COLLATE "C" PRIMARY KEY, revision BIGINT NOT NULL);"#,
         ])
 }
 

@@ -21,20 +21,19 @@ public enum FailureKind: String, Sendable, CaseIterable {
 }
 
 /// Per-account brute-force protection: after `threshold` failures in a row the account is locked for
-/// `base` seconds, doubling with every further failure up to `maximum` (OWASP; Keycloak, Auth0). After
-/// `limit` failures in a row the lock holds until a success on another path clears it (NIST SP 800-63B:
-/// at most 100 consecutive failures).
+/// `base` seconds, doubling with every further failure up to `maximum` (OWASP; Keycloak, Auth0). No lock outlasts
+/// `maximum`, however many failures: someone without the owner's secrets can slow the owner down, never lock them out
+/// (and a code mailed to the owner's address passes every lock: ``CodeForm/recovery``). Past the cap, a guess costs
+/// `maximum` each, so a password gets at most 96 guesses a day (the default 15 minutes).
 public struct LockoutPolicy: Sendable, Equatable {
     public var threshold: Int
     public var base: Double
     public var maximum: Double
-    public var limit: Int
 
-    public init(threshold: Int = 5, base: Double = 60, maximum: Double = 900, limit: Int = 100) {
+    public init(threshold: Int = 5, base: Double = 60, maximum: Double = 900) {
         self.threshold = threshold
         self.base = base
         self.maximum = maximum
-        self.limit = limit
     }
 
     /// The policy for wrong codes: like passwords, but the lock grows to an hour.
@@ -49,8 +48,7 @@ public struct LockoutPolicy: Sendable, Equatable {
         guard !isLocked(failures, at: now) else { return failures }
         let count = failures.consecutive + 1
         guard count >= threshold else { return SignInFailures(consecutive: count, lockedUntil: failures.lockedUntil) }
-        guard count < limit else { return SignInFailures(consecutive: count, lockedUntil: .distantFuture) }
-        let wait = min(base * pow(2, Double(count - threshold)), maximum)
+        let wait = min(base * pow(2, Double(min(count - threshold, 62))), maximum)
         return SignInFailures(consecutive: count, lockedUntil: now.addingTimeInterval(wait))
     }
 }

@@ -16,10 +16,10 @@ public struct LoginGuard: Sendable {
     public static let refusal = Failure(.profileIncomplete,
                                         "The account's profile needs a name, an email and a profile image before signing in.")
 
-    /// The profile of `uid` if the guard lets it in; else nil.
-    public func admitted(uid: String) throws -> Profile? {
-        guard try accounts.account(uid: uid)?.status == .active, let profile = try profiles.profile(uid: uid),
+    /// The account of `uid` and its profile if the guard lets it in; else nil.
+    public func admitted(uid: String) throws -> (account: Account, profile: Profile)? {
+        guard let account = try accounts.account(uid: uid), account.status == .active, let profile = try profiles.profile(uid: uid),
               profile.isComplete else { return nil }
-        return profile
+        return (account, profile)
     }
 }

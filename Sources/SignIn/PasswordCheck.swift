@@ -57,14 +57,17 @@ public struct PasswordCheck: Sendable {
     }
 
     /// Checks a one-time code with `codes` (see ``CodeVerifier/verify(_:email:purposes:requestId:replyKey:at:)``),
-    /// counting wrong codes against `account` when it is active: while its code paths are locked the code
-    /// is refused unchecked (``CodeRejection/locked``); a right code clears both counts.
+    /// counting wrong digits against `account` when it is active: while its code paths are locked the digits
+    /// are refused unchecked (``CodeRejection/locked``). A recovery code cannot be guessed, so it is checked whatever
+    /// the counts say: the owner of the mailbox always gets in. A right code clears both counts.
     public func verify(code: String, with codes: CodeVerifier, for account: Account?, email: String, purposes: [CodePurpose],
                        requestId: String, replyKey: String? = nil, at now: Date) throws(StoreError) -> CodeRejection? {
         guard let account, account.status == .active else {
             return try codes.verify(code, email: email, purposes: purposes, requestId: requestId, replyKey: replyKey, at: now)
         }
-        if try accounts.updateFailures(uid: account.uid, of: .code, { codeLockout.isLocked($0, at: now) }) { return .locked }
+        if case .digits? = CodeForm(code), try accounts.updateFailures(uid: account.uid, of: .code, { codeLockout.isLocked($0, at: now) }) {
+            return .locked
+        }
         let rejection = try codes.verify(code, email: email, purposes: purposes, requestId: requestId, replyKey: replyKey, at: now)
         switch rejection {
         case nil: try record(true, for: account, at: now)

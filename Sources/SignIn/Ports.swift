@@ -40,13 +40,13 @@ extension CredentialStore {
 
 /// Checks Bearer access tokens, implemented with libsodium outside the domain.
 public protocol AccessTokenCheck: Sendable {
-    /// The uid (`sub`), issue time (`iat`) and session (`sid`) of `token` if it verifies at `now`: signed by a published
-    /// key under its `kid`, of the configured issuer and audience, not expired; else nil. Whether it still counts is the
-    /// ``SessionGate``'s to say.
+    /// The uid (`sub`), issue time (`iat`, to the millisecond) and session (`sid`) of `token` if it verifies at `now`:
+    /// signed by a published key under its `kid`, of the configured issuer and audience, not expired; else nil. Whether
+    /// it still counts is the ``SessionGate``'s to say.
     func subject(of token: String, at now: Date) -> AccessTokenSubject?
 }
 
-/// Who a verified access token names, when it was issued, and its session.
+/// Who a verified access token names, when it was issued (to the millisecond), and its session.
 public struct AccessTokenSubject: Sendable, Equatable {
     public var uid: String
     public var issuedAt: Date

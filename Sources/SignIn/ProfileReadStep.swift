@@ -4,8 +4,9 @@ import Registration
 
 /// The account worker's answer to `GET /me`: the profile of the uid an access token names, sealed to the
 /// requester's reply key. The uid is only ever the `sub` of a token that verifies (signature by a published
-/// key, issuer, audience, expiry) and still counts (``SessionGate``: its session not signed out), never a field of the
-/// request; a token that does not, for whatever reason, gives one `invalid_credentials` answer.
+/// key, issuer, audience, expiry) and still counts (``SessionGate``: not issued before the account's sessions were
+/// ended, its session not signed out), never a field of the request; a token that does not, for whatever reason, gives
+/// one `invalid_credentials` answer.
 public struct ProfileReadStep: EventHandler {
     public var seals: SealOpener
     public var gate: SessionGate
@@ -43,8 +44,8 @@ public struct ProfileReadStep: EventHandler {
         case .refused: return invalid(request)
         }
         guard let uid = try gate.caller(of: token, at: clock())?.account.uid else { return invalid(request) }
-        guard let profile = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
-        let view = ProfileView(requestId: request.requestId, uid: uid, profile: profile).sealedJSON
+        guard let (account, profile) = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
+        let view = ProfileView(requestId: request.requestId, uid: account.uid, profile: profile).sealedJSON
         guard let sealed = vault.seal(view, to: request.replyKey) else {
             return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
         }

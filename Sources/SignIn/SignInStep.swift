@@ -1,3 +1,4 @@
+import Courier
 import Domain
 import Foundation
 import Registration
@@ -12,23 +13,33 @@ import Verification
 /// pending sign-in); the token is issued when its `RegistrationCompleted` arrives, for the uid of the
 /// saga's own record and only if that saga is of the code's email. Tokens are only ever issued for a
 /// uid read from the stores, never from an event.
+///
+/// An account made before registrations needed a code has an unproven mailbox until its first proof: its right
+/// password signs in only with a `login` code mailed there (`email_unverified` without one), and a sign-in by code
+/// proves it instead — then any password set before stops working (its owner sets one with a reset), every session
+/// ends, and the owner is mailed a notice (``notify(_:)``): whoever registered the address before its owner keeps nothing.
 public struct SignInStep: EventHandler {
     public var passwords: PasswordCheck
     public var codes: CodeVerifier
     public var profiles: any ProfileStore
     public var issuer: TokenIssuer
     public var registrations: RegistrationCoordinator
+    public var mailer: any Mailer
+    public var mail: MailSettings
     public var clock: @Sendable () -> Date
 
     private var seals: SealOpener { registrations.seals }
 
     public init(passwords: PasswordCheck, codes: CodeVerifier, profiles: any ProfileStore, issuer: TokenIssuer,
-                registrations: RegistrationCoordinator, clock: @escaping @Sendable () -> Date = Date.init) {
+                registrations: RegistrationCoordinator, mailer: any Mailer, mail: MailSettings = .init(),
+                clock: @escaping @Sendable () -> Date = Date.init) {
         self.passwords = passwords
         self.codes = codes
         self.profiles = profiles
         self.issuer = issuer
         self.registrations = registrations
+        self.mailer = mailer
+        self.mail = mail
         self.clock = clock
     }
 
@@ -36,6 +47,9 @@ public struct SignInStep: EventHandler {
 
     /// Token requests, and the outcomes of the registrations that sign-ins by email code started.
     public static let routes = StepRoutes.signIn
+
+    /// The letters it mails: the notice of a first proof of the mailbox by a sign-in with a code.
+    public static let letters = [ProofNotice.letter]
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
@@ -69,9 +83,10 @@ public struct SignInStep: EventHandler {
         let context = SealContext(requestId: request.requestId, email: request.email, replyKey: request.replyKey)
         guard case .opened(let secrets) = try seals.open([(request.sealedCredential, .refreshToken)], in: context, on: Topic.authRequests,
                                                          claiming: false),
-              let presented = try tokens.token(digest: issuer.minter.digest(of: secrets[0])) else { return }
+              let presented = try tokens.token(digest: issuer.minter.digest(of: secrets[0])),
+              let account = try passwords.accounts.account(uid: presented.uid) else { return }
         let now = clock()
-        let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
+        let next = issuer.refreshToken(account: account, family: presented.family, requestId: request.requestId, at: now)
         _ = try tokens.rotate(digest: presented.digest, to: next.record, replyKey: request.replyKey) { token in
             // Never a rotation: the request was answered; only a reuse is acted on.
             RotationDecision.on(token, requestId: request.requestId, replyKey: request.replyKey, at: now) == .revokeFamily
@@ -85,18 +100,34 @@ public struct SignInStep: EventHandler {
             return [refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
         }
         let context = SealContext(requestId: request.requestId, email: request.email, replyKey: request.replyKey)
-        let secret: String
-        switch try seals.open([(request.sealedCredential, request.grantType.sealPurpose)], in: context, on: Topic.authRequests) {
-        case .opened(let secrets): secret = secrets[0]
+        let code = request.grantType == .password ? request.sealedCode : nil
+        let secrets: [String]
+        switch try seals.open([(request.sealedCredential, request.grantType.sealPurpose)] + (code.map { [($0, .code)] } ?? []),
+                              in: context, on: Topic.authRequests) {
+        case .opened(let opened): secrets = opened
         case .unsealable:
             return [refused(request.requestId, Failure(.credentialUnsealable, "The credential could not be unsealed; seal it with the account worker's public key."))]
         case .refused: return [invalid(request)]
         }
+        let secret = secrets[0]
         let now = clock()
         let email = RegistrationRules.normalizedEmail(request.email ?? "")
         switch request.grantType {
         case .password:
             guard let account = try passwords.authenticate(email: email, password: secret, at: now) else { return [invalid(request)] }
+            if !account.isVerified {
+                // The password is right, but whoever set it may never have read the mailbox: a login code mailed there
+                // proves it (the password stays, its owner knew it), once.
+                guard secrets.count > 1 else {
+                    return [refused(request.requestId, Failure(.emailUnverified, "This account's email address was never confirmed: "
+                                                                   + "request a login code and sign in with the password and the code, once."))]
+                }
+                guard try passwords.verify(code: secrets[1], with: codes, for: account, email: email, purposes: [.login],
+                                           requestId: request.requestId, replyKey: request.replyKey, at: now) == nil else {
+                    return [invalid(request)]
+                }
+                try prove(account, by: request.requestId, droppingPassword: false, at: now)
+            }
             return [try grant(uid: account.uid, request, accountCreated: false)]
         case .email:
             return try signIn(request, email: email, code: secret, at: now)
@@ -108,11 +139,17 @@ public struct SignInStep: EventHandler {
     private func signIn(_ request: TokenRequested, email: String, code: String, at now: Date) throws -> [Event] {
         let account = try passwords.accounts.account(email: email)
         // A password lockout does not apply: the code proves control of the mailbox. Wrong codes have their own count.
-        let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.login, .register],
+        // A `login` code signs in; a `register` code only signs up an address that has no account yet (a pending one is
+        // the sign-up's own, met again on redelivery, or another registration in flight, refused below).
+        let rejection = try passwords.verify(code: code, with: codes, for: account, email: email,
+                                             purposes: account?.status == .active ? [.login] : [.login, .register],
                                              requestId: request.requestId, replyKey: request.replyKey, at: now)
         guard rejection == nil else { return [invalid(request)] }
         switch account {
         case let account? where account.status == .active:
+            // The first proof of an account made before registrations needed a code comes through this sign-in: the
+            // password someone set without the mailbox stops working.
+            if !account.isVerified { try prove(account, by: request.requestId, droppingPassword: true, at: now) }
             return [try grant(uid: account.uid, request, accountCreated: false)]
         default:
             // A redelivered request finds its own pending sign-in and registration again; a new one
@@ -131,6 +168,25 @@ public struct SignInStep: EventHandler {
         }
     }
 
+    /// Records the first proof of `account`'s mailbox by request `requestId`: every session issued before ends (and
+    /// every refresh-token family is revoked), and with `droppingPassword` the password set before it stops working.
+    private func prove(_ account: Account, by requestId: String, droppingPassword: Bool, at now: Date) throws {
+        try passwords.accounts.update(uid: account.uid, applying: AccountUpdate(
+            passwordHash: droppingPassword ? "" : nil, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now,
+            provenBy: droppingPassword ? requestId : nil))
+        try tokens.revokeAll(uid: account.uid)
+    }
+
+    /// Mails the owner the notice of a first proof that a sign-in by code made (the password dropped, the sessions
+    /// ended), once `event`'s answer is committed: run after the commit for every answer of the request (a notice sent
+    /// again has the same Message-ID), so none announces a proof that was rolled back.
+    public func notify(_ event: Event) throws {
+        guard case .tokenRequested(let request) = event, request.grantType == .email,
+              let account = try passwords.accounts.account(email: RegistrationRules.normalizedEmail(request.email ?? "")),
+              account.verifiedBy == request.requestId else { return }
+        try mailer.send(ProofNotice.message(to: account.email, requestId: request.requestId, settings: mail, date: account.verifiedAt ?? clock()))
+    }
+
     /// The saga the pending sign-in started, which `outcome` reports: it must be of the sign-in's email
     /// and at `stage`, or the outcome is not the saga's (forged, or published before its time).
     private func saga(of pending: PendingSignIn, reported outcome: Event, stage: SagaStage) throws -> SagaRecord {
@@ -145,13 +201,17 @@ public struct SignInStep: EventHandler {
 
     private func refresh(_ request: TokenRequested, token: String, at now: Date) throws -> Event {
         guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
-        if let failure = try profileGuard(uid: presented.uid) { return refused(request.requestId, failure) }
-        let next = issuer.refreshToken(uid: presented.uid, family: presented.family, requestId: request.requestId, at: now)
+        // A token issued before the account's sessions were ended (a credential change) counts no more.
+        if let account = try passwords.accounts.account(uid: presented.uid), !account.admitsSession(issuedAt: presented.issuedAt) {
+            return invalid(request)
+        }
+        guard let (account, _) = try loginGuard.admitted(uid: presented.uid) else { return refused(request.requestId, LoginGuard.refusal) }
+        let next = issuer.refreshToken(account: account, family: presented.family, requestId: request.requestId, at: now)
         let decision = try tokens.rotate(digest: presented.digest, to: next.record, replyKey: request.replyKey) {
             RotationDecision.on($0, requestId: request.requestId, replyKey: request.replyKey, at: now)
         }
         guard decision == .rotate else { return invalid(request) }
-        return try issuer.answer(uid: presented.uid, session: presented.family, requestId: request.requestId, replyKey: request.replyKey,
+        return try issuer.answer(account: account, session: presented.family, requestId: request.requestId, replyKey: request.replyKey,
                                  refreshToken: next.token, accountCreated: false, at: now)
     }
 
@@ -162,15 +222,12 @@ public struct SignInStep: EventHandler {
 
     /// Tokens for `uid` if its profile passes the guard.
     private func grant(uid: String, requestId: String, replyKey: String, clientId: String?, accountCreated: Bool) throws -> Event {
-        if let failure = try profileGuard(uid: uid) { return refused(requestId, failure) }
-        return try issuer.signIn(uid: uid, requestId: requestId, replyKey: replyKey, clientId: clientId, accountCreated: accountCreated,
+        guard let (account, _) = try loginGuard.admitted(uid: uid) else { return refused(requestId, LoginGuard.refusal) }
+        return try issuer.signIn(account: account, requestId: requestId, replyKey: replyKey, clientId: clientId, accountCreated: accountCreated,
                                  at: clock())
     }
 
-    /// The login guard's refusal of `uid`, if any.
-    private func profileGuard(uid: String) throws -> Failure? {
-        try LoginGuard(accounts: passwords.accounts, profiles: profiles).admitted(uid: uid) == nil ? LoginGuard.refusal : nil
-    }
+    private var loginGuard: LoginGuard { LoginGuard(accounts: passwords.accounts, profiles: profiles) }
 
     private func invalid(_ request: TokenRequested) -> Event {
         refused(request.requestId, Failure(.invalidCredentials, "The email, password, code or token is not valid."))

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Registration
 
 /// Mints the token pair of a sign-in or refresh and seals it to the requester's reply key.
 public struct TokenIssuer: Sendable {
@@ -23,27 +24,30 @@ public struct TokenIssuer: Sendable {
         self.refreshLifetime = refreshLifetime
     }
 
-    /// A new refresh token for `uid` in `family`, issued by `requestId`, with its stored form.
-    public func refreshToken(uid: String, family: String, requestId: String, at now: Date) -> (token: String, record: RefreshToken) {
+    /// A new refresh token of `account` in `family`, issued by `requestId`, with its stored form, stamped after the
+    /// account's last credential change (``Account/sessionIssueTime(at:)``).
+    public func refreshToken(account: Account, family: String, requestId: String, at now: Date) -> (token: String, record: RefreshToken) {
         let token = minter.newRefreshToken()
-        return (token, RefreshToken(digest: minter.digest(of: token), family: family, uid: uid, issuedBy: requestId,
-                                    issuedAt: now, expiresAt: now.addingTimeInterval(refreshLifetime)))
+        return (token, RefreshToken(digest: minter.digest(of: token), family: family, uid: account.uid, issuedBy: requestId,
+                                    issuedAt: account.sessionIssueTime(at: now), expiresAt: now.addingTimeInterval(refreshLifetime)))
     }
 
     /// Starts a token family, a session, for a sign-in (its id is the request's) by the OAuth client `clientId`, and
     /// answers with the sealed pair.
-    public func signIn(uid: String, requestId: String, replyKey: String, clientId: String?, accountCreated: Bool, at now: Date) throws -> Event {
-        var refresh = refreshToken(uid: uid, family: requestId, requestId: requestId, at: now)
+    public func signIn(account: Account, requestId: String, replyKey: String, clientId: String?, accountCreated: Bool, at now: Date) throws -> Event {
+        var refresh = refreshToken(account: account, family: requestId, requestId: requestId, at: now)
         refresh.record.clientId = clientId
         try tokens.store(refresh.record)
-        return try answer(uid: uid, session: requestId, requestId: requestId, replyKey: replyKey, refreshToken: refresh.token,
+        return try answer(account: account, session: requestId, requestId: requestId, replyKey: replyKey, refreshToken: refresh.token,
                           accountCreated: accountCreated, at: now)
     }
 
-    /// `TokenIssued` with a new access token of `session` and `refreshToken`, sealed to `replyKey`.
-    public func answer(uid: String, session: String, requestId: String, replyKey: String, refreshToken: String, accountCreated: Bool,
+    /// `TokenIssued` with a new access token of `account` in `session` and `refreshToken`, sealed to `replyKey`.
+    public func answer(account: Account, session: String, requestId: String, replyKey: String, refreshToken: String, accountCreated: Bool,
                        at now: Date) throws -> Event {
-        let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), session: session, issuedAt: now,
+        let uid = account.uid
+        let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), session: session,
+                                            issuedAt: account.sessionIssueTime(at: now),
                                             expiresAt: now.addingTimeInterval(accessLifetime))
         let pair = TokenPair(requestId: requestId, uid: uid, accessToken: access, refreshToken: refreshToken).sealedJSON
         guard let sealed = vault.seal(pair, to: replyKey) else {

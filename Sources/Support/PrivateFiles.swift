@@ -6,7 +6,7 @@ import Darwin
 
 /// Files only their owner may touch — key files, SQLite databases (password hashes) and outbox messages
 /// (codes): created 0600 in 0700 directories, and refused when an existing one, or its directory, grants
-/// group or others any access.
+/// group or others any access. Secrets put in place by someone else are read under `SecretFileRule`.
 public enum PrivateFiles {
     public static let fileMode: mode_t = 0o600
     public static let directoryMode: mode_t = 0o700
@@ -14,12 +14,6 @@ public enum PrivateFiles {
     /// Creates the directory at `path` (and its missing parents) 0700, or checks the existing one.
     public static func prepareDirectory(_ path: String) throws(PrivateFileError) {
         try createMissing(path)
-        try check(path)
-    }
-
-    /// Checks the directory holding `path` and, if it exists, the file; creates neither.
-    public static func checkFile(_ path: String) throws(PrivateFileError) {
-        try check(parent(of: path))
         try check(path)
     }
 
@@ -63,6 +57,10 @@ public enum PrivateFiles {
 public enum PrivateFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooWide(String, mode: mode_t, isDirectory: Bool)
     case unusable(String, String)
+    /// Owned by another user than this process's and root (see `SecretFileRule`).
+    case foreignOwner(String, owner: uid_t)
+    /// Readable by a group that is not this process's own (see `SecretFileRule`).
+    case foreignGroup(String, group: gid_t, processGroup: gid_t)
 
     public var description: String {
         switch self {
@@ -71,6 +69,11 @@ public enum PrivateFileError: Error, Sendable, Equatable, CustomStringConvertibl
             return "\(path) has mode 0\(String(mode, radix: 8)), open to group or others; refusing to use it (chmod \(wanted) \(path))"
         case let .unusable(path, reason):
             return "cannot use \(path): \(reason)"
+        case let .foreignOwner(path, owner):
+            return "\(path) belongs to uid \(owner), neither this process's user (\(geteuid())) nor root; refusing to use it"
+        case let .foreignGroup(path, group, processGroup):
+            return "\(path) is readable by group \(group), not this process's own group \(processGroup); refusing to use it "
+                + "(chmod 600 \(path), or on Kubernetes set runAsGroup to the pod's fsGroup)"
         }
     }
 }

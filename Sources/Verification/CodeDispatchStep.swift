@@ -5,7 +5,8 @@ import Foundation
 /// The code dispatch worker's step: sends a one-time code by email, within the resend limits.
 ///
 /// It never consults accounts, so a request for an unknown email is answered exactly like one for a
-/// known email (same outcome, same work). A redelivered request is answered again without a new code.
+/// known email (same outcome, same work). A redelivered request is answered again without a new code; a request while
+/// a code is outstanding has that very code mailed again (``CodeRules``).
 public struct CodeDispatchStep: EventHandler {
     public var codes: any CodeStore
     public var secrets: any CodeSecrets
@@ -49,41 +50,39 @@ public struct CodeDispatchStep: EventHandler {
                 return .codeRefused(CodeRefused(requestId: request.requestId, reason: .codeRateLimited,
                                                 message: "Too many codes requested; try again in \(retryAfter) s.",
                                                 retryAfter: retryAfter))
+            case .resend:
+                record = rules.resent(record!, requestId: request.requestId, at: now)
+                return sent
             case .issue:
                 let nonce = secrets.newNonce()
                 record = rules.issued(record, email: email, purpose: request.purpose,
                                       digest: secrets.digest(of: secrets.code(from: nonce), purpose: request.purpose, email: email),
+                                      recoveryDigest: secrets.digest(of: secrets.recoveryCode(from: nonce), purpose: request.purpose, email: email),
                                       nonce: nonce, requestId: request.requestId, at: now)
                 return sent
             }
         }]
     }
 
-    /// Mails the code `event`'s request issued if its email is still pending (the record is the
-    /// outbox: its nonce gives the very same code, its last send the message's date), then records it
-    /// sent. Run after the request's record has committed, for its first answer and every repeat, so a
-    /// mail that failed (a transient error, retried) or was cut short by a crash is sent on the retry.
+    /// Mails the code `event`'s request had sent if its email is still owed (the record is the outbox: its nonce gives
+    /// the very same code, its last send the message's date), then records it mailed. Run after the request's record
+    /// has committed, for its first answer and every repeat, so a mail that failed (a transient error, retried) or was
+    /// cut short by a crash is sent on the retry.
     public func deliver(_ event: Event) throws {
         guard case .codeRequested(let request) = event else { return }
         let email = RegistrationRules.normalizedEmail(request.email)
-        let pending = try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> Pending? in
-            guard let record, record.issuedBy == request.requestId, let nonce = record.pendingNonce else { return nil }
-            return Pending(nonce: nonce, issuedAt: record.sentAt.last ?? clock())
+        let owed = try codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) -> CodeLetter? in
+            guard let record, record.unmailed.contains(request.requestId), let nonce = record.nonce else { return nil }
+            return CodeLetter(code: secrets.code(from: nonce), recoveryCode: secrets.recoveryCode(from: nonce),
+                              digitsDisabled: record.attempts >= rules.policy.maximumAttempts, purpose: request.purpose,
+                              expiresAt: record.expiresAt, date: record.lastSentAt ?? clock())
         }
-        guard let pending else { return }
-        try mailer.send(CodeLetter.message(code: secrets.code(from: pending.nonce), purpose: request.purpose, to: email,
-                                           requestId: request.requestId, minutes: Int(rules.policy.lifetime / 60),
-                                           locale: request.locale, settings: mail, date: pending.issuedAt))
+        guard let owed else { return }
+        try mailer.send(owed.message(to: email, requestId: request.requestId, locale: request.locale, settings: mail))
         // The code is valid already; failing to record the send only means that a redelivery of this
         // request mails the same message again, so the answer does not wait for it.
         _ = try? codes.update(email: email, purpose: request.purpose) { (record) throws(StoreError) in
             record = rules.mailed(record, requestId: request.requestId)
         }
-    }
-
-    /// A code whose email is to be sent.
-    private struct Pending: Sendable {
-        var nonce: String
-        var issuedAt: Date
     }
 }

@@ -12,9 +12,9 @@ import Support
 import Verification
 
 /// The account worker: the registration saga, sign-in and account changes, each request answered once,
-/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims
-/// and refresh-token families.
-public enum AccountWorker: WorkerKind {
+/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims,
+/// refresh-token families, and answers older than their retention.
+public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
     static let expiredTokenGrace: TimeInterval = 3_600
 
@@ -24,24 +24,28 @@ public enum AccountWorker: WorkerKind {
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
-    public static let letters = AccountChangeStep.letters
-    public static let options = BackendOptions.specs + WorkerKeys.specs([WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]) + [
+    static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
+    public static let letters = SignInStep.letters + AccountChangeStep.letters
+    public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
         .value("token-audience", "The `aud` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_AUDIENCE", default: TokenAudience.defaultAudience),
+        .value("access-token-lifetime", "Seconds an access token is valid: a verifier outside Registrar cannot see a credential change end it",
+               environment: "REGISTRAR_ACCESS_TOKEN_LIFETIME", default: "900"),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
         .value("reauthentication-window", "Seconds after its sign-in that a session may export the account's data",
                environment: "REGISTRAR_REAUTHENTICATION_WINDOW", default: "300"),
+        AnswerRetention.option,
     ] + MailOptions.specs
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         let deadline = Double(try parsed.integer("saga-deadline") ?? 120)
         let rules = RegistrationRules(minimumPasswordLength: try parsed.integer("min-password-length") ?? 8,
-                                      blocklist: try DictionaryBlocklist())
+                                      blocklist: try CommonPasswords())
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let keys = WorkerKeys(parsed, stores: stores)
         let vault = SodiumCredentialVault(keys: try keys.sealingKeyPair())
@@ -62,31 +66,37 @@ public enum AccountWorker: WorkerKind {
         let tokens = try stores.tokenStore()
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
                                maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, rules: rules, clock: clock)
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
+                                                    rules: rules, clock: clock)
         let mailer = MeteredMailer(mailer: try stores.mailer())
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
         let signIn = SignInStep(passwords: passwords, codes: codes, profiles: profiles,
-                                issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault), registrations: registrations,
-                                clock: clock)
+                                issuer: TokenIssuer(tokens: tokens, minter: minter, vault: vault,
+                                                    accessLifetime: Double(try parsed.integer("access-token-lifetime") ?? 900)),
+                                registrations: registrations,
+                                mailer: mailer, mail: mail, clock: clock)
         let gate = SessionGate(accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience), accounts: accounts,
                                tokens: tokens)
         let profileRead = ProfileReadStep(seals: seals, gate: gate, loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
         let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
         let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals,
                                 reauthenticationWindow: Double(try parsed.integer("reauthentication-window") ?? 300), clock: clock)
-        let answers = try stores.answerMemo(of: name)
+        let answers = try stores.answerMemo(of: name, clock: clock)
+        let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
         return WorkerStack(
             name: name,
-            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, repeated: { try signIn.repeated($0) }),
+            routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) },
+                                             repeated: { try signIn.repeated($0) }),
                                    AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
                                    AnswerOnce(export, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()
+                _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)

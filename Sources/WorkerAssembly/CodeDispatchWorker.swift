@@ -6,17 +6,20 @@ import Foundation
 import Support
 import Verification
 
-/// The code dispatch worker: one-time codes by email, within the resend limits, each request answered once.
-public enum CodeDispatchWorker: WorkerKind {
+/// The code dispatch worker: one-time codes by email, within the resend limits, each request answered once (the
+/// answers kept for their retention, then forgotten by its periodic sweep).
+public enum CodeDispatchWorker: WorkerKind, HoldsFlowKeys {
+    static let flowKeys = [WorkerKeys.codeSecret]
     public static let name = "code-dispatch-worker"
     public static let role = WorkerRole.codeDispatch
     public static let summary = "send one-time codes by email, within the resend limits"
     public static let steps: [any EventHandler.Type] = [AnswerOnce<CodeDispatchStep>.self]
     public static let letters = CodeDispatchStep.letters
-    public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + WorkerKeys.specs([WorkerKeys.codeSecret]) + [
+    public static let options = BackendOptions.accountsSpecs + BackendOptions.mailSpecs + WorkerKeys.specs(flowKeys) + [
         .value("code-ttl", "Seconds a code stays valid", environment: "REGISTRAR_CODE_TTL", default: "600"),
         .value("code-cooldown", "Seconds between two codes for one email and purpose", environment: "REGISTRAR_CODE_COOLDOWN", default: "60"),
         .value("code-hourly-limit", "Codes per email and purpose in any hour", environment: "REGISTRAR_CODE_HOURLY_LIMIT", default: "5"),
+        AnswerRetention.option,
     ] + MailOptions.specs
 
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
@@ -31,7 +34,13 @@ public enum CodeDispatchWorker: WorkerKind {
         let step = CodeDispatchStep(codes: try stores.codeStore(), secrets: secrets,
                                     mailer: MeteredMailer(mailer: mailer), mail: try MailOptions.settings(parsed, letters: letters),
                                     rules: CodeRules(policy: policy), clock: clock)
-        let answered = AnswerOnce(step, memo: try stores.answerMemo(of: name), afterCommit: { try step.deliver($0) })
-        return WorkerStack(name: name, routing: RoutingTable([answered]))
+        let answers = try stores.answerMemo(of: name, clock: clock)
+        let retention = try AnswerRetention.seconds(parsed)
+        let answered = AnswerOnce(step, memo: answers, afterCommit: { try step.deliver($0) })
+        // The periodic sweep forgets answers older than their retention.
+        return WorkerStack(name: name, routing: RoutingTable([answered]), periodic: {
+            _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
+            return []
+        })
     }
 }

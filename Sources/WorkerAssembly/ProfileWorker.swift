@@ -11,7 +11,7 @@ public enum ProfileWorker: WorkerKind {
     public static let role = WorkerRole.profile
     public static let summary = "write, update and delete profiles (users/<uid>)"
     public static let steps: [any EventHandler.Type] = [ProfileStep.self, ProfileEmailStep.self]
-    public static let options = BackendOptions.specs
+    public static let options = BackendOptions.profilesSpecs
 
     /// Reads no time.
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,

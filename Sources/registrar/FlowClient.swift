@@ -74,8 +74,9 @@ struct FlowClient {
         do {
             let result = try await connection.explainingBrokerTrouble {
                 guard let first = await supply.client(before: .now + timeout) else {
-                    // The first attempt may still be under way: its failure says best why.
-                    let deadline = ContinuousClock.now + timeout
+                    // The first attempt may still be under way (a loaded machine): its failure, which comes within the
+                    // bound of its metadata query, says best why.
+                    let deadline = ContinuousClock.now + max(timeout, connectTimeout(timeout) + .seconds(10))
                     while supply.lastFailure == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
                     throw supply.lastFailure ?? BrokerUnreachable(address: connection.bootstrapServers, timeout: timeout)
                 }
@@ -108,13 +109,17 @@ struct FlowClient {
         return result
     }
 
-    /// Requests tokens and prints them (to standard output only) or the refusal.
-    func printTokens(_ grant: GrantType, email: String?, credential: String) async throws -> ExitCode {
-        let request = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
-                                                          replyKey: client.replyKey(for: requestId)))
-        switch try await attempt(request, { client, left in
-            try await client.requestTokens(grant, email: email, credential: credential, requestId: requestId, timeout: left)
-        }) {
+    /// Requests tokens and prints them (to standard output only) or the refusal. A password refused `email_unverified`
+    /// is sent again with the code `mailedCode` gives (under a new request id), when given.
+    func printTokens(_ grant: GrantType, email: String?, credential: String,
+                     mailedCode: (() async throws -> String)? = nil) async throws -> ExitCode {
+        var requestId = requestId
+        var outcome = try await requestTokens(grant, email: email, credential: credential, requestId: requestId)
+        if case (.tokenRefused(let refused), _) = outcome, refused.reason == .emailUnverified, let mailedCode {
+            requestId = UUID().uuidString.lowercased()
+            outcome = try await requestTokens(grant, email: email, credential: credential, code: try await mailedCode(), requestId: requestId)
+        }
+        switch outcome {
         case (.tokenIssued(let issued), let pair?):
             if json {
                 JSONOutput.print(["requestId": requestId, "outcome": "signed_in", "uid": pair.uid, "accountCreated": issued.accountCreated,
@@ -130,6 +135,16 @@ struct FlowClient {
             return self.refused(refused.reason, refused.message)
         case (let other, _):
             throw RegistrarClient.UnexpectedOutcome(type: other.type)
+        }
+    }
+
+    /// Requests tokens under `requestId` (again on a restarted local broker, or after a failed publish).
+    private func requestTokens(_ grant: GrantType, email: String?, credential: String, code: String? = nil,
+                               requestId: String) async throws -> (Event, TokenPair?) {
+        let request = Event.tokenRequested(TokenRequested(requestId: requestId, grantType: grant, email: email, sealedCredential: "",
+                                                          replyKey: client.replyKey(for: requestId)))
+        return try await attempt(request) { client, left in
+            try await client.requestTokens(grant, email: email, credential: credential, code: code, requestId: requestId, timeout: left)
         }
     }
 

@@ -2,7 +2,9 @@ import Console
 import Domain
 import Support
 
-/// `registrar login`: signs in with a password or a one-time code and prints the tokens.
+/// `registrar login`: signs in with a password or a one-time code and prints the tokens. The password of an account whose
+/// mailbox was never proven (made before registrations needed a code) is answered `email_unverified`: then a login code
+/// is requested and read, and the sign-in repeated with both, once.
 enum LoginCommand {
     static let spec = CommandSpec(
         name: "registrar login", summary: "sign in with a password or an emailed code; prints the tokens",
@@ -15,8 +17,12 @@ enum LoginCommand {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec, secrets: { [try secret($0)] }) { parsed, client in
-            try await client.printTokens(try secret(parsed).name == Secret.code.name ? .email : .password,
-                                         email: try parsed.required("email"), credential: client.secrets[0])
+            let email = try parsed.required("email")
+            // An account whose mailbox was never proven asks once for a login code mailed there beside the password.
+            return try await client.printTokens(try secret(parsed).name == Secret.code.name ? .email : .password,
+                                                email: email, credential: client.secrets[0]) {
+                try await client.client.mailedCode(.login, email: email, parsed: parsed, timeout: client.timeout)
+            }
         }
     }
 

@@ -6,11 +6,13 @@ import Foundation
 import RegistrarClient
 import Support
 
-/// `registrar register`: publishes a registration request and waits for its outcome.
+/// `registrar register`: requests the register code that proves the mailbox, publishes a registration request with it
+/// and waits for its outcome.
 enum RegisterCommand {
     static let spec = CommandSpec(
         name: "registrar register", summary: "publish a registration and wait for its outcome",
-        usage: "--email E --name N [--password-file F] [--avatar FILE] [--map-location on|off]   (else the password on standard input or prompted)",
+        usage: "--email E --name N [--password-file F] [--code-file F] [--avatar FILE] [--map-location on|off]   "
+            + "(else the password, then the register code mailed to E, on standard input or prompted)",
         options: [
             .value("email", "Email address"),
             .value("name", "Display name, 1–30 characters"),
@@ -22,7 +24,7 @@ enum RegisterCommand {
             .value("reply-key-file", "Keep the secret the request's reply key pair is derived from in this file (0600, in any directory), "
                    + "for `registrar status`; default: in memory only"),
             OutcomeKeySource.option,
-        ] + Secret.password.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
+        ] + Secret.password.options + Secret.code.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
@@ -47,8 +49,10 @@ enum RegisterCommand {
                                     verifier: verifier, replySecret: secret,
                                     connectTimeout: FlowClient.connectTimeout(.seconds(timeout)))
             } _: { first, supply in
-                let request = try first.registration(id: registrationId, email: email, password: password, name: name, avatar: avatar,
-                                                     isMapLocationEnabled: mapLocation, staging: objects)
+                // The register code proves the mailbox: asked for now (unless given in a file), then read like the password.
+                let code = try await first.mailedCode(.register, email: email, parsed: parsed, timeout: .seconds(timeout))
+                let request = try first.registration(id: registrationId, email: email, password: password, code: code, name: name,
+                                                     avatar: avatar, isMapLocationEnabled: mapLocation, staging: objects)
                 // Published again on a restarted local broker (the staged avatar stays where it is).
                 guard let outcome = try await supply.attempt(until: .now + .seconds(timeout), { client, left in
                     try await client.register(request, timeout: left, staging: objects)

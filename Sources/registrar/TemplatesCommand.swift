@@ -54,7 +54,8 @@ enum TemplatesCommand {
                                          previewSpec.helpText)
             }
             let settings = try MailOptions.settings(parsed, letters: [letter])
-            let samples = ["code": "123456", "minutes": "10", "newEmail": "new@example.com"]
+            let samples = ["code": "123456", "recoveryCode": "ABCDE-FGH23-JKL45-MNP67", "digitsDisabled": "", "minutes": "10", "oneMinute": "",
+                           "newEmail": "new@example.com"]
             let values = Dictionary(uniqueKeysWithValues: letter.values.map { ($0, samples[$0] ?? "[\($0)]") })
             let message = try settings.message(letter, values: values, locale: parsed.value("locale"), to: "user@example.com",
                                                requestId: "preview", date: Date())

@@ -8,11 +8,13 @@ await CommandLineTool.exit {
         Array(CommandLine.arguments.dropFirst()),
         to: [
             .init("topics", "Create or check every topic and dead-letter topic on a Kafka cluster", run: TopicsCommand.run),
-            .init("keys", "Create a key set (sealing, signing, code secret, JWKS, event keys); `keys rotate-signing|retire-signing|rotate-events|retire-events`",
+            .init("keys", "Create a key set (sealing, signing, code secret, JWKS, event keys); `keys distribute|rotate-signing|retire-signing|rotate-events|retire-events`",
                   run: { arguments in
                 guard let first = arguments.first, !first.hasPrefix("-") else { return await KeysCommand.run(arguments) }
                 return await CommandLineTool.dispatch(tool: "registrar keys", summary: "key sets", arguments, to: [
                     .init("rotate-signing", "Make a new access-token signing key; the old one still verifies", run: SigningKeysCommand.rotate),
+                    .init("distribute", "Copy each worker's and the gateway's keys into a directory of its own, to mount whole",
+                          run: KeyDistributionCommand.run),
                     .init("retire-signing", "Drop retired signing keys whose tokens have expired from the JWKS", run: SigningKeysCommand.retire),
                     .init("rotate-events", "Make a new event signing key for a role; the old one is still accepted",
                           run: { await EventKeysCommand.run("rotate-events", $0) }),
@@ -53,6 +55,7 @@ await CommandLineTool.exit {
             .init("console", "Serve the operator console: workers' lag, sagas in flight, outcomes, dead letters, the audit", run: ConsoleCommand.run),
             .init("templates", "Mail templates: `templates check|export|preview`", run: TemplatesCommand.run),
             .init("audit", "Check every store for half-registered users", run: AuditCommand.run),
+            .init("migrate", "Create or migrate the databases as their owner; grant each worker's role its tables", run: MigrateCommand.run),
             .init("dlq", "Inspect and replay dead-lettered messages", run: DeadLetterCommand.run),
         ])
 }

@@ -8,7 +8,7 @@ import Testing
 /// Mails come from template files by locale: the built-in English and Simplified Chinese sets render every letter,
 /// an operator's directory overrides or adds to them, and every flaw is found by `check`, before anything is sent.
 @Suite struct MailTemplatesTests {
-    static let code = Letter("login_code", kind: "code", values: ["code", "minutes", "oneMinute"])
+    static let code = Letter("login_code", kind: "code", values: ["code", "recoveryCode", "digitsDisabled", "minutes", "oneMinute"])
     static let emailChanged = Letter("email_changed", kind: "notice", values: ["newEmail"])
     static let settings = MailSettings(product: "Chat & Go", support: "help@chat.example")
 
@@ -108,7 +108,7 @@ import Testing
             try Self.write(directory, "de/email_changed/body.html", "<p>{{newEmail}</p>")
             let templates = try MailTemplates(overriding: directory)
             let problems = try #require(throws: TemplateProblems.self) { try templates.check([Self.code, Self.emailChanged]) }.problems
-            #expect(problems.contains("\(directory)/en/login_code/body.txt: line 1: unknown name \"cdoe\" (this letter has: code, email, minutes, oneMinute, product, support)"))
+            #expect(problems.contains("\(directory)/en/login_code/body.txt: line 1: unknown name \"cdoe\" (this letter has: code, digitsDisabled, email, minutes, oneMinute, product, recoveryCode, support)"))
             #expect(problems.contains("\(directory)/en/login_code/subject.txt: the subject must render as one line of text"))
             #expect(problems.contains("\(directory)/fr/login_code/body.txt: missing") && problems.contains("\(directory)/fr/login_code/body.html: missing"))
             #expect(problems.contains("\(directory)/de/email_changed/subject.txt: missing"))

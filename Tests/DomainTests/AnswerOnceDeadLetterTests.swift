@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Synchronization
 import Testing
 
@@ -21,6 +22,18 @@ import Testing
         #expect(try step.answer(deadLettered: Self.failure) == issued)
     }
 
+    /// The memo is keyed by the request's topic and id: an id answered on `auth.requests` reused on
+    /// `account.requests` is another request, given its own answer on its own outcome topic.
+    @Test func anIdReusedOnAnotherFlowGetsItsOwnAnswer() throws {
+        let memo = Memo()
+        _ = try AnswerOnce(Issuing(), memo: memo).handle(Self.request)
+        let change = Event.passwordChangeRequested(PasswordChangeRequested(requestId: "req-1", email: "a@example.com", sealedPassword: "cA==",
+                                                                           sealedNewPassword: "bg==", replyKey: "cmVwbHk="))
+        let answered = try AnswerOnce(Changing(), memo: memo).handle(change)
+        #expect(answered == [.accountChangeCompleted(AccountChangeCompleted(requestId: "req-1", change: .changePassword))])
+        #expect(answered.map(\.topic) == [Topic.accountOutcomes])
+    }
+
     @Test func aStepWithoutAMemoAnswersWithTheFailure() throws {
         #expect(try Issuing().answer(deadLettered: Self.failure) == [Self.failure])
     }
@@ -34,19 +47,30 @@ import Testing
         }
     }
 
+    /// Completes every password change.
+    struct Changing: EventHandler {
+        static let routes: Set<Route> = [Route(.passwordChangeRequested, on: Topic.accountRequests)]
+
+        func handle(_ event: Event) throws -> [Event] {
+            [.accountChangeCompleted(AccountChangeCompleted(requestId: event.key, change: .changePassword))]
+        }
+    }
+
     final class Memo: AnswerMemo {
-        private let answers = Mutex<[String: [UInt8]]>([:])
+        private let answers = Mutex<[AnswerKey: [UInt8]]>([:])
 
-        func answer(to requestId: String) throws(StoreError) -> [UInt8]? { answers.withLock { $0[requestId] } }
+        func answer(to request: AnswerKey) throws(StoreError) -> [UInt8]? { answers.withLock { $0[request] } }
 
-        func keep(_ answer: [UInt8], for requestId: String) throws(StoreError) -> [UInt8]? {
+        func keep(_ answer: [UInt8], for request: AnswerKey) throws(StoreError) -> [UInt8]? {
             answers.withLock { answers in
-                if let kept = answers[requestId] { return kept }
-                answers[requestId] = answer
+                if let kept = answers[request] { return kept }
+                answers[request] = answer
                 return nil
             }
         }
 
         func atomically<T: Sendable>(_ work: () throws -> T) throws -> T { try work() }
+
+        func forget(answeredBefore date: Date) throws(StoreError) -> Int { 0 }
     }
 }

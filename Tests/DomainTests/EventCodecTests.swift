@@ -6,12 +6,12 @@ import Testing
 @Suite struct EventCodecTests {
     static let samples: [Event] = [
         .registrationRequested(RegistrationRequested(registrationId: "r1", email: "a@example.com", name: "A",
-                                                     sealedPassword: "c2VhbGVk", replyKey: "a2V5", avatar: .inline("AAEC"), isMapLocationEnabled: true)),
-        .storeAvatar(StoreAvatar(registrationId: "r1", imageId: "i1", avatar: .staged(key: "staging/r1", sha256: "ab", size: 3))),
-        .storeAvatar(StoreAvatar(registrationId: "r1", imageId: "i1", avatar: nil)),
+                                                     sealedPassword: "c2VhbGVk", sealedCode: nil, replyKey: "a2V5", avatar: .inline("AAEC"), isMapLocationEnabled: true)),
+        .storeAvatar(StoreAvatar(registrationId: "r1", imageId: "i1", avatar: .staged(key: "staging/r1", sha256: "ab", size: 3), step: "awaiting_avatar", revision: 1)),
+        .storeAvatar(StoreAvatar(registrationId: "r1", imageId: "i1", avatar: nil, step: "awaiting_avatar", revision: 1)),
         .avatarRejected(AvatarRejected(registrationId: "r1", imageId: "i1", reason: .imageCorrupt, message: "bad")),
         .writeProfile(WriteProfile(registrationId: "r1", uid: "u1",
-                                   profile: Profile(name: "A", email: "a@example.com", profileImage: "file:///x.jpg", isMapLocationEnabled: false))),
+                                   profile: Profile(name: "A", email: "a@example.com", profileImage: "file:///x.jpg", isMapLocationEnabled: false), step: "awaiting_profile", revision: 2)),
         .registrationFailed(RegistrationFailed(registrationId: "r1", reason: .emailTaken, message: "taken")),
     ]
 

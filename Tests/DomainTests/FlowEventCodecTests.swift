@@ -12,8 +12,8 @@ import Testing
         (.tokenIssued(TokenIssued(requestId: "q", sealedTokens: "dG9r", expiresIn: 900, accountCreated: true)), Topic.authOutcomes),
         (.emailChangeRequested(EmailChangeRequested(requestId: "q", email: "a@example.com", sealedPassword: "cA==",
                                                     newEmail: "b@example.com", sealedCode: "Yw==", replyKey: "a2V5")), Topic.accountRequests),
-        (.updateProfileEmail(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com")), Topic.profileCommands),
-        (.profileEmailUpdated(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com")), Topic.accountReplies),
+        (.updateProfileEmail(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com", step: "awaiting_profile", revision: 4)), Topic.profileCommands),
+        (.profileEmailUpdated(ProfileEmail(requestId: "q", uid: "u", email: "b@example.com", step: "awaiting_profile", revision: 4)), Topic.accountReplies),
         (.accountChangeCompleted(AccountChangeCompleted(requestId: "q", change: .changeEmail)), Topic.accountOutcomes),
     ]
 

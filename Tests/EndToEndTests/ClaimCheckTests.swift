@@ -15,7 +15,8 @@ import Testing
             let avatarPath = system.directory + "/large.jpg"
             try Data(large).write(to: URL(fileURLWithPath: avatarPath))
             let accepted = try await system.registrar(["register", "--email", "large@example.com",
-                                                       "--name", "Large", "--avatar", avatarPath, "--registration-id", "large-1"], input: ["long enough password"])
+                                                       "--name", "Large", "--avatar", avatarPath, "--registration-id", "large-1"], input: ["long enough password"],
+                                                       mailedCode: .register, to: "large@example.com")
             #expect(accepted.status == 0, "\(accepted.output)")
             #expect(accepted.output.contains("completed large-1"))
             // The claim check the CLI sent is an event of the contract too.
@@ -27,7 +28,8 @@ import Testing
             let hugePath = system.directory + "/huge.bin"
             try Data(Array(large.prefix(4)) + [UInt8](repeating: 0x42, count: 21 * 1024 * 1024)).write(to: URL(fileURLWithPath: hugePath))
             let refused = try await system.registrar(["register", "--email", "huge@example.com",
-                                                      "--name", "Huge", "--avatar", hugePath, "--registration-id", "huge-1"], input: ["long enough password"])
+                                                      "--name", "Huge", "--avatar", hugePath, "--registration-id", "huge-1"], input: ["long enough password"],
+                                                      mailedCode: .register, to: "huge@example.com")
             #expect(refused.status == 1)
             #expect(refused.output.contains("image_too_large"), "\(refused.output)")
             // The staged uploads are gone, and nothing of the refused registration remains.

@@ -8,7 +8,8 @@ import Testing
     @Test func statusShowsThePathAndAuditFindsOrphans() async throws {
         try await LiveSystem.shared { system in
             let registered = try await system.registrar(["register", "--email", "status@example.com",
-                                                         "--name", "Status", "--registration-id", "status-1", "--map-location", "on"], input: ["long enough password"])
+                                                         "--name", "Status", "--registration-id", "status-1", "--map-location", "on"], input: ["long enough password"],
+                                                         mailedCode: .register, to: "status@example.com")
             #expect(registered.status == 0, "\(registered.output)")
             let status = try await system.registrar(["status", "status-1"])
             #expect(status.status == 0)
@@ -20,19 +21,19 @@ import Testing
             let keyFile = system.directory + "/status-2.reply-key"
             let kept = try await system.registrar(["register", "--email", "kept@example.com",
                                                    "--name", "Kept", "--registration-id", "status-2", "--reply-key-file", keyFile],
-                                                  input: ["long enough password"])
+                                                  input: ["long enough password"], mailedCode: .register, to: "kept@example.com")
             let uid = try #require(kept.output.range(of: #"uid [0-9a-f-]{36}"#, options: .regularExpression).map { kept.output[$0] }, "\(kept.output)")
             let opened = try await system.registrar(["status", "status-2", "--reply-key-file", keyFile])
             #expect(opened.output.contains(String(uid) + ", profile image "), "the requester's key opens it: \(opened.output)")
 
             #expect(try await system.registrar(["audit", "--grace", "0"]).status == 0)
             try system.backends.profiles().write(Profile(name: "Ghost", email: "ghost@example.com", profileImage: "x", isMapLocationEnabled: false),
-                                                 uid: "00000000-0000-0000-0000-000000000000")
+                                                 uid: "00000000-0000-0000-0000-000000000000", revision: 1)
             let audit = try await system.registrar(["audit", "--grace", "0"])
             #expect(audit.status == 1)
             #expect(audit.output.contains("profile_without_account"))
             // The orphan goes again: the system is shared.
-            try system.backends.profiles().deleteProfile(uid: "00000000-0000-0000-0000-000000000000")
+            try system.backends.profiles().deleteProfile(uid: "00000000-0000-0000-0000-000000000000", revision: 1)
         }
     }
 
@@ -50,7 +51,8 @@ import Testing
     @Test func workersShutDownCleanlyOnSIGTERM() async throws {
         try await LiveSystem.with { system in
             let registered = try await system.registrar(["register", "--email", "calm@example.com",
-                                                         "--name", "Calm"], input: ["long enough password"])
+                                                         "--name", "Calm"], input: ["long enough password"],
+                                                         mailedCode: .register, to: "calm@example.com")
             #expect(registered.status == 0, "\(registered.output)")
             for name in ["account-worker", "image-worker", "profile-worker"] {
                 #expect(await system.installation.signal(name, SIGTERM) == 0, "\(name) exits 0 after committing and leaving its group")

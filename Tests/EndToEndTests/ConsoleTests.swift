@@ -41,7 +41,7 @@ import Testing
 
     @Test func theConsoleShowsFlowsAndDeadLettersAndReplaysThroughTheBrowser() async throws {
         try await LiveSystem.with { system in
-            let made = system.request(email: "console-made@example.com")
+            let made = try await system.request(email: "console-made@example.com")
             guard case .registrationCompleted = try await system.send(.registrationRequested(made)) else {
                 Issue.record("the test's registration did not complete"); return
             }
@@ -51,7 +51,7 @@ import Testing
             defer { console.send(SIGTERM) }
             // With the profile store locked, a registration and an email change are held up at their profile step.
             let lock = try await system.backends.lockProfiles(logs: system.logs)
-            let held = system.request(email: "console-held@example.com")
+            let held = try await system.request(email: "console-held@example.com")
             try await system.publish([held])
             let move = Event.emailChangeRequested(system.client.emailChange(
                 email: made.email, password: "correct horse battery", newEmail: "console-moved@example.com", code: code))

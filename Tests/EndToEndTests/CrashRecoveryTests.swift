@@ -12,8 +12,8 @@ import Testing
     func sagasSurviveAWorkerKilledMidway(worker: String) async throws {
         try await LiveSystem.shared(by: "CrashRecoveryTests") { system in
             let photo = try await Fixtures.noiseJPEG(width: 400, height: 300)
-            let requests = (0..<12).map { index in
-                system.request(email: "crash-\(worker)-\(index)@example.com", avatar: index.isMultiple(of: 2) ? photo : nil)
+            let requests = try await (0..<12).asyncMap { index in
+                try await system.request(email: "crash-\(worker)-\(index)@example.com", avatar: index.isMultiple(of: 2) ? photo : nil)
             }
             try await system.publish(Array(requests.prefix(6)))
             // Kill the worker while the first sagas are in flight, publish more while it is down, restart it.

@@ -19,12 +19,13 @@ import Testing
                 // Complete but for a field the contract does not define: refused, not registered.
                 (#"{"type":"RegistrationRequested","version":1,"registrationId":"extra","email":"extra@example.com","name":"E","sealedPassword":"cA==","isMapLocationEnabled":false,"admin":true}"#,
                  "invalid_fields"),
-                (#"{"type":"WriteProfile","version":1,"registrationId":"r","uid":"u","profile":{"name":"n","email":"e","profileImage":"i","isMapLocationEnabled":true}}"#, "unexpected_type"),
+                (#"{"type":"WriteProfile","version":1,"registrationId":"r","uid":"u","profile":{"name":"n","email":"e","profileImage":"i","isMapLocationEnabled":true},"step":"awaiting_profile","revision":2}"#,
+                 "unexpected_type"),
             ]
             for (index, (body, _)) in hostile.enumerated() {
                 try await system.publish(Array(body.utf8), to: Topic.registrationRequests, key: "hostile-\(index)")
             }
-            let good = system.request(email: "after@example.com")
+            let good = try await system.request(email: "after@example.com")
             try await system.publish([good])
             let outcomes = try await system.waitForOutcomes([good.registrationId])
             guard case .registrationCompleted = outcomes[good.registrationId]?.first else { Issue.record("worker stopped working"); return }

@@ -9,7 +9,25 @@ import Testing
 @Suite struct DeployFilesTests {
     static let deploy = Binaries.packageRoot + "/deploy"
     static let executables = ["registrar", "account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "kafka-tool"]
-    /// Variables read by libraries or servers rather than by an option (S3 credentials).
+    /// The image reference the manifests name, a placeholder for the operator's registry (see the manifest's header).
+    static let kubernetesImage = "registry.example.com/registrar:"
+    /// The variables of each Secret, as the manifest's header says to create them (`kubectl create secret generic NAME
+    /// --from-literal=VARIABLE=…`).
+    static func kubernetesSecretVariables() throws -> [String: [String]] {
+        let header = try String(contentsOfFile: deploy + "/kubernetes/registrar.yaml", encoding: .utf8)
+            .split(separator: "\n").prefix { !$0.hasPrefix("---") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+            .replacingOccurrences(of: "\\\n", with: " ")
+        var secrets: [String: [String]] = [:]
+        for line in header.split(separator: "\n") where line.contains("kubectl create secret generic ") {
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: "generic"), index + 1 < words.count else { continue }
+            secrets[String(words[index + 1])] = words.compactMap { word -> String? in
+                guard word.hasPrefix("--from-literal=") else { return nil }
+                return String(word.dropFirst("--from-literal=".count).prefix { $0 != "=" })
+            }
+        }
+        return secrets
+    }    /// Variables read by libraries or servers rather than by an option (S3 credentials).
     static let libraryVariables: Set<String> = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
 
     @Test func composeRunsOnlyExistingCommandsOptionsAndVariables() async throws {
@@ -22,7 +40,7 @@ import Testing
             try await Self.expectKnown(command, environment: environment, in: "compose service \(name)")
             checked += 1
         }
-        #expect(checked == 7, "the topics and ACL-script jobs, the four workers and the gateway")
+        #expect(checked == 9, "the migrate, topics and ACL-script jobs, the four workers, the gateway and the console")
         for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "gateway"] {
             let health = try #require(services[worker]?["healthcheck"] as? [String: Any])
             #expect((health["test"] as? [String])?.last?.hasSuffix("/readyz") == true, "\(worker) is checked on /readyz")
@@ -32,16 +50,19 @@ import Testing
     @Test func kubernetesRunsOnlyExistingCommandsWithProbesAndBudgets() async throws {
         let documents = try await Self.yaml(Self.deploy + "/kubernetes/registrar.yaml").compactMap { $0 as? [String: Any] }
         let config = try #require(documents.first { $0["kind"] as? String == "ConfigMap" }?["data"] as? [String: Any])
+        let documented = try Self.kubernetesSecretVariables()
         var deployments: [String] = []
         for document in documents where ["Deployment", "Job"].contains(document["kind"] as? String) {
             let template = try #require((document["spec"] as? [String: Any])?["template"] as? [String: Any])
             let pod = try #require(template["spec"] as? [String: Any])
             let containers = ((pod["initContainers"] as? [[String: Any]]) ?? []) + (try #require(pod["containers"] as? [[String: Any]]))
-            for container in containers where (container["image"] as? String)?.hasPrefix("registrar") == true {
+            for container in containers where (container["image"] as? String)?.hasPrefix(Self.kubernetesImage) == true {
                 let command = ((container["command"] as? [String]) ?? []) + ((container["args"] as? [String]) ?? [])
                 let fromConfig = (container["envFrom"] as? [[String: Any]])?.contains { $0["configMapRef"] != nil } == true ? Array(config.keys) : []
+                let fromSecrets = (container["envFrom"] as? [[String: Any]] ?? []).compactMap { ($0["secretRef"] as? [String: Any])?["name"] as? String }
+                    .flatMap { documented[$0] ?? ["UNDOCUMENTED_SECRET_\($0)"] }
                 let named = (container["env"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
-                try await Self.expectKnown(command, environment: fromConfig + named, in: "kubernetes \(container["name"] ?? "?")")
+                try await Self.expectKnown(command, environment: fromConfig + fromSecrets + named, in: "kubernetes \(container["name"] ?? "?")")
                 guard document["kind"] as? String == "Deployment" else { continue }
                 deployments.append(try #require((document["metadata"] as? [String: Any])?["name"] as? String))
                 #expect(((container["livenessProbe"] as? [String: Any])?["httpGet"] as? [String: Any])?["path"] as? String == "/healthz")
@@ -67,7 +88,8 @@ import Testing
         }
         try install("registrar-.service.d/sandbox.conf", from: "registrar-.service.d/sandbox.conf")
         var commands: [(unit: String, command: [String])] = [
-            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--jwks"]),
+            ("registrar-gateway.service", ["registrar", "gateway", "--host", "--port", "--tls-cert", "--tls-key", "--clients", "--keys-dir",
+                                           "--reply-key-file"]),
         ]
         try install("registrar-gateway.service", from: "registrar-gateway.service")
         for worker in ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"] {
@@ -85,7 +107,7 @@ import Testing
             #expect(lines.filter { !$0.contains("Failed to put bus name") }.isEmpty, "\(unit): \(lines)")
             let text = try String(contentsOfFile: units + "/" + unit, encoding: .utf8)
             #expect(command.dropFirst().allSatisfy { !$0.hasPrefix("--") || text.contains($0 + " ") }, "\(unit) runs \(command)")
-            try await Self.expectKnown(command, environment: ["REGISTRAR_DATA_DIR"], in: "systemd \(unit)")
+            try await Self.expectKnown(command, environment: ["REGISTRAR_DATA_DIR", "KAFKA_PROPERTIES_FILE"], in: "systemd \(unit)")
         }
         // The shared sandbox really applies: systemd shows it in the loaded unit.
         let show = try ChildProcess("/usr/bin/systemd-analyze", ["security", "--offline=yes", units + "/registrar-gateway.service"],

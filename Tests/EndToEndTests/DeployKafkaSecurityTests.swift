@@ -83,8 +83,8 @@ import WorkerRuntime
             guard environment["KAFKA_BOOTSTRAP_SERVERS"] != nil else { continue }
             let mounts = ((service["volumes"] as? [String]) ?? []).compactMap { volume -> (source: String, target: String)? in
                 let parts = volume.split(separator: ":").map(String.init)
-                guard parts.count >= 2, parts[0].hasPrefix("./kafka/secrets/") else { return nil }
-                return (credentials + "/" + parts[0].dropFirst("./kafka/secrets/".count), parts[1])
+                guard parts.count >= 2, parts[0].hasPrefix("./trial/kafka/") else { return nil }
+                return (credentials + "/" + parts[0].dropFirst("./trial/kafka/".count), parts[1])
             }
             let file = try #require(environment["KAFKA_PROPERTIES_FILE"], "\(name) connects without a credentials file")
             let source = try #require(mounts.first { $0.target == file }?.source, "\(name) mounts no \(file)")
@@ -94,7 +94,8 @@ import WorkerRuntime
                                     acls: acls, in: "compose service \(name)")
         }
         #expect(principals == ["topics": "admin", "account-worker": "account-worker", "image-worker": "image-worker",
-                               "profile-worker": "profile-worker", "code-dispatch-worker": "code-dispatch-worker", "gateway": "registrar-client"])
+                               "profile-worker": "profile-worker", "code-dispatch-worker": "code-dispatch-worker", "gateway": "registrar-client",
+                               "console": "registrar-operator"])
         // The broker: SASL_SSL listeners only, besides the controller's on the container's loopback; ACLs enforced.
         let broker = try Self.properties(credentials + "/broker.properties")
         #expect(broker["listener.security.protocol.map"] == "CONTROLLER:PLAINTEXT,INTERNAL:SASL_SSL,EXTERNAL:SASL_SSL")
@@ -108,10 +109,10 @@ import WorkerRuntime
         while let line = await verify.nextLine() { lines.append(line) }
         #expect(await verify.waitForExit() == 0, "\(lines)")
         #expect(lines.contains { $0.contains("DNS:kafka") && $0.contains("DNS:localhost") }, "\(lines)")
-        // Every file is the caller's alone.
+        // Every file is the caller's alone, but the CA's certificate, which every client reads.
         for file in try FileManager.default.contentsOfDirectory(atPath: credentials) {
             let mode = try #require(try FileManager.default.attributesOfItem(atPath: credentials + "/" + file)[.posixPermissions] as? Int)
-            #expect(mode == 0o600, "\(file) is \(String(mode, radix: 8))")
+            #expect(mode == (file == "ca.pem" ? 0o644 : 0o600), "\(file) is \(String(mode, radix: 8))")
         }
         // The ACL job applies exactly what `registrar topics acls` derives, as admin.
         let script = try #require(services["acls-script"]?["command"] as? [String])
@@ -135,6 +136,7 @@ import WorkerRuntime
         for document in documents where ["Deployment", "Job"].contains(document["kind"] as? String) {
             let name = try #require((document["metadata"] as? [String: Any])?["name"] as? String)
             let pod = try #require(((document["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any])
+            guard name != "registrar-migrate" else { continue }  // the databases only
             let volumes = try #require(pod["volumes"] as? [[String: Any]])
             let secret = try #require((volumes.first { $0["name"] as? String == "kafka" }?["secret"] as? [String: Any])?["secretName"] as? String)
             #expect(secret == (name == "registrar-topics" ? "registrar-admin-kafka" : "registrar-\(name)-kafka"), "\(name) mounts \(secret)")

@@ -19,13 +19,13 @@ import Testing
                                                     input: EventCodec.encode(event) + [UInt8(ascii: "\n")])
                 #expect(produced.status == 0)
             }
-            let request = system.request(email: "kcat@example.com")
+            let request = try await system.request(email: "kcat@example.com")
             try produce(.registrationRequested(request), on: Topic.registrationRequests)
             guard case .registrationCompleted = try await system.waitForOutcomes([request.registrationId])[request.registrationId]?.first else {
                 Issue.record("the registration published with kcat did not complete")
                 return
             }
-            try produce(.deleteProfile(DeleteProfile(registrationId: "kcat-forged", uid: victim.uid)), on: Topic.profileCommands)
+            try produce(.deleteProfile(DeleteProfile(registrationId: "kcat-forged", uid: victim.uid, step: "compensating", revision: 3)), on: Topic.profileCommands)
             let letter = try await system.deadLetter(from: Topic.profileCommands, key: "kcat-forged")
             #expect(letter.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "unauthenticated")
             try await system.expectUnchanged(victim)

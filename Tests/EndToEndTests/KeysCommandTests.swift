@@ -33,6 +33,42 @@ import Testing
         }
     }
 
+    /// Each process's keys in a directory of its own (what the README's table says it holds), and a rotation
+    /// carried there by renames: public keys before the secret, a retired previous key removed.
+    @Test func distributeGivesEachProcessOnlyItsKeysAndCarriesARotation() async throws {
+        try await inTemporaryDirectory { root in
+            let keys = root + "/set"
+            let out = root + "/by-process"
+            #expect(try await run("registrar", ["keys", "--keys-dir", keys], logs: root).status == 0)
+            #expect(try await run("registrar", ["keys", "distribute", "--keys-dir", keys, "--to", out], logs: root).status == 0)
+            let held = try Dictionary(uniqueKeysWithValues: FileManager.default.contentsOfDirectory(atPath: out).map {
+                ($0, Set(try FileManager.default.contentsOfDirectory(atPath: out + "/" + $0)))
+            })
+            #expect(held == [
+                "account-worker": ["account-worker.seal", "access-tokens.ed25519", "jwks.json", "codes.hmac", "events-account.ed25519",
+                                   "events-account.ed25519.pub", "events-image.ed25519.pub", "events-profile.ed25519.pub"],
+                "code-dispatch-worker": ["codes.hmac", "events-code-dispatch.ed25519"],
+                "image-worker": ["events-image.ed25519", "events-account.ed25519.pub"],
+                "profile-worker": ["events-profile.ed25519", "events-account.ed25519.pub"],
+                "gateway": ["gateway-reply.seal", "jwks.json", "events-account.ed25519.pub", "events-code-dispatch.ed25519.pub"],
+            ])
+            for (process, files) in held {
+                #expect(try mode(of: out + "/" + process) == 0o700)
+                for file in files { #expect(try mode(of: out + "/\(process)/\(file)") == 0o600) }
+            }
+            let unchanged = try await run("registrar", ["keys", "distribute", "--keys-dir", keys, "--to", out], logs: root)
+            #expect(unchanged.output == ["0 changes in \(out)"])
+
+            #expect(try await run("registrar", ["keys", "rotate-events", "--role", "image", "--keys-dir", keys], logs: root).status == 0)
+            let rotated = try await run("registrar", ["keys", "distribute", "--keys-dir", keys, "--to", out], logs: root)
+            #expect(rotated.output == ["account-worker/events-image.ed25519.pub", "account-worker/events-image.previous.pub",
+                                       "image-worker/events-image.ed25519", "3 changes in \(out)"])
+            #expect(try await run("registrar", ["keys", "retire-events", "--role", "image", "--keys-dir", keys], logs: root).status == 0)
+            let retired = try await run("registrar", ["keys", "distribute", "--keys-dir", keys, "--to", out], logs: root)
+            #expect(retired.output == ["account-worker/events-image.previous.pub removed", "1 change in \(out)"])
+        }
+    }
+
     @Test func anAccountWorkerInProductionWithoutItsKeysExitsOneAndCreatesNothing() async throws {
         try await inTemporaryDirectory { root in
             let sealing = SealingKeyPair.generate()
@@ -72,7 +108,7 @@ import Testing
         try await inTemporaryDirectory { root in
             let data = root + "/data"
             let result = try await run("image-worker", ["--bootstrap", "127.0.0.1:1", "--data-dir", data,
-                                                        "--accounts", "postgres://nobody@127.0.0.1:1/none"], logs: root)
+                                                        "--images", "s3://avatars?endpoint=http://127.0.0.1:1"], logs: root)
             #expect(result.status == 1)
             #expect(result.errors.contains("no event signing key of the image role"), "\(result.errors)")
             #expect(result.errors.contains("--event-key-file, --keys-dir or $REGISTRAR_EVENT_KEY"), "\(result.errors)")

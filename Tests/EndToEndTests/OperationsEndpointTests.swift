@@ -39,7 +39,7 @@ import Testing
 
             let hashes = #"registrar_argon2id_duration_seconds_count{operation="hash"}"#
             let hashesBefore = Self.value(of: hashes, in: try await Self.get(ports["account-worker"]!, "/metrics").body) ?? 0
-            let requests = (0..<3).map { system.request(email: "scraped\($0)@example.com") }
+            let requests = try await (0..<3).asyncMap { try await system.request(email: "scraped\($0)@example.com") }
             for request in requests {
                 guard case .registrationCompleted = try await system.send(.registrationRequested(request)) else {
                     Issue.record("registration \(request.email) did not complete"); return
@@ -152,7 +152,7 @@ import Testing
             // The accounts database is held by another writer for 8 s while a registration arrives.
             let lock = try ChildProcess("/bin/sh", ["-c", "(echo 'BEGIN EXCLUSIVE;'; sleep 8; echo 'COMMIT;') | sqlite3 '\(system.directory)/accounts.sqlite'"])
             try await Task.sleep(for: .milliseconds(500))
-            let request = system.request(email: "locked-out@example.com")
+            let request = try await system.request(email: "locked-out@example.com")
             try await system.publish([request])
             let deadline = ContinuousClock.now + .seconds(8)
             var notReady: String?

@@ -15,7 +15,8 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let keyFile = directory + "/reply.key"
             let registered = try await system.registrar(["register", "--email", "json@example.com", "--name", "Json", "--registration-id",
-                                                         "json-1", "--reply-key-file", keyFile], input: ["long enough password"])
+                                                         "json-1", "--reply-key-file", keyFile], input: ["long enough password"],
+                                                         mailedCode: .register, to: "json@example.com")
             #expect(registered.status == 0, "\(registered.output)")
             #expect(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int == 0o600)
 

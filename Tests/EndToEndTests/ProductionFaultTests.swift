@@ -14,7 +14,7 @@ import Testing
         let postgres = try PostgresServer()
         try await LiveSystem.with(postgres: postgres) { system in
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
-            let requests = (0..<16).map { system.request(email: "restart\($0)@example.com", avatar: $0.isMultiple(of: 2) ? photo : nil) }
+            let requests = try await (0..<16).asyncMap { try await system.request(email: "restart\($0)@example.com", avatar: $0.isMultiple(of: 2) ? photo : nil) }
             // Mid-run: every worker has opened its stores and joined its group (one still starting when the
             // database stops waits for it: `StartDuringOutageTests`).
             try await GroupJoins.wait(for: ["account-worker", "image-worker", "profile-worker"], logs: system.logs)
@@ -47,7 +47,7 @@ import Testing
             return created
         }) { system in
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
-            let requests = (0..<12).map { system.request(email: "s3fault\($0)@example.com", avatar: $0.isMultiple(of: 3) ? nil : photo) }
+            let requests = try await (0..<12).asyncMap { try await system.request(email: "s3fault\($0)@example.com", avatar: $0.isMultiple(of: 3) ? nil : photo) }
             relay.withLock { $0?.inject(Array(repeating: 500, count: 6) + Array(repeating: 503, count: 6)) }
             try await system.publish(requests)
 

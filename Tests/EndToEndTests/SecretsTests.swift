@@ -10,10 +10,12 @@ import Testing
         try await LiveSystem.shared { system in
             let password = "Pl41ntext-Canary-\(UUID().uuidString.prefix(8))"
             let result = try await system.registrar(["register", "--email", "secret@example.com",
-                                                     "--name", "Secretive", "--registration-id", "secret-1"], input: [password])
+                                                     "--name", "Secretive", "--registration-id", "secret-1"], input: [password],
+                                                     mailedCode: .register, to: "secret@example.com")
             #expect(result.status == 0, "\(result.output)")
             let failing = try await system.registrar(["register", "--email", "secret@example.com",
-                                                      "--name", "Again", "--registration-id", "secret-2"], input: [password])
+                                                      "--name", "Again", "--registration-id", "secret-2"], input: [password],
+                                                      mailedCode: .register, to: "secret@example.com")
             #expect(failing.status == 1)
 
             let canary = Array(password.utf8)

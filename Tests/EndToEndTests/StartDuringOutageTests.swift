@@ -53,7 +53,8 @@ import Testing
             #expect(waiting.contains("waiting for its stores") && waiting.contains("HTTP 503"), "\(waiting)")
             _ = try await Self.readiness(of: port, becomes: 200, within: .seconds(60))
             #expect(installation.stoppedWorkers.isEmpty)
-            try await Self.expectRegistrationCompletes(installation, avatar: try await Fixtures.noiseJPEG(width: 64, height: 64))
+            try await Self.expectRegistrationCompletes(installation, avatar: try await Fixtures.noiseJPEG(width: 64, height: 64),
+                                                       emails: stores.emails)
         }
     }
 
@@ -125,6 +126,9 @@ import Testing
                                                        workerArguments: LocalInstallation.quickFailover)
         do {
             try await Self.expectRegistrationCompletes(installation)
+            // The next registration's code is mailed before the disk fills.
+            let code = try await installation.client(name: "disk-code").mailedCode(.register, to: "full-disk@example.com",
+                                                                                     in: { try Self.outbox(of: installation) })
             let jwks = directory + "/keys/jwks.json"
             let before = try FileManager.default.attributesOfItem(atPath: jwks)
             await installation.kill("account-worker")
@@ -149,7 +153,7 @@ import Testing
 
             let client = try installation.client(name: "disk-test")
             let request = try client.registration(id: UUID().uuidString.lowercased(), email: "full-disk@example.com",
-                                                  password: "correct horse battery", name: "Full Disk", avatar: nil)
+                                                  password: "correct horse battery", code: code, name: "Full Disk", avatar: nil)
             async let outcome = client.register(request, timeout: .seconds(120))
             let waiting = try await Self.readiness(of: port, becomes: 503)
             #expect(waiting.contains("waiting for"), "\(waiting)")
@@ -174,6 +178,13 @@ import Testing
 
     /// Runs `body` with an installation of `workers` on `stores` (the data directory filled in), each worker serving
     /// its operations endpoint; stops it afterwards, keeping its data when `body` throws.
+    /// The emails in the embedded outbox of `installation`.
+    static func outbox(of installation: LocalInstallation) throws -> [String] {
+        let outbox = installation.directory + "/outbox"
+        return try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".eml") }
+            .map { try String(contentsOfFile: outbox + "/" + $0, encoding: .utf8) }
+    }
+
     static func with(_ stores: BackendOptions, at directory: String? = nil, environment: [String: String]? = nil,
                      workers: [String] = LocalInstallation.workerNames,
                      _ body: (LocalInstallation) async throws -> Void) async throws {
@@ -215,11 +226,15 @@ import Testing
         throw HarnessError("/readyz on \(port) did not answer \(status) within \(limit); last \(last.status): \(last.body)")
     }
 
-    /// A registration through `installation` completes.
-    static func expectRegistrationCompletes(_ installation: LocalInstallation, avatar: [UInt8]? = nil) async throws {
+    /// A registration through `installation` completes, with the register code read from `emails` (by default the
+    /// embedded outbox).
+    static func expectRegistrationCompletes(_ installation: LocalInstallation, avatar: [UInt8]? = nil,
+                                            emails: (() throws -> [String])? = nil) async throws {
         let client = try installation.client(name: "outage-test")
-        let request = try client.registration(id: UUID().uuidString.lowercased(), email: "after-\(UUID().uuidString.prefix(8))@example.com",
-                                              password: "correct horse battery", name: "After", avatar: avatar)
+        let email = "after-\(UUID().uuidString.prefix(8))@example.com"
+        let code = try await client.mailedCode(.register, to: email, in: emails ?? { try outbox(of: installation) })
+        let request = try client.registration(id: UUID().uuidString.lowercased(), email: email,
+                                              password: "correct horse battery", code: code, name: "After", avatar: avatar)
         let outcome = try await client.register(request, timeout: .seconds(120))
         await client.close()
         guard case .completed = outcome else { throw HarnessError("the registration did not complete: \(outcome)") }

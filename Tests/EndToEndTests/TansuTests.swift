@@ -16,7 +16,7 @@ import Testing
         try await LiveSystem.with(broker: tansu) { system in
             // Registration with an avatar, then password sign-in, refresh, profile read.
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
-            let registration = system.request(email: "tansu@example.com", password: "tansu first password", avatar: photo)
+            let registration = try await system.request(email: "tansu@example.com", password: "tansu first password", avatar: photo)
             guard case .completed(let completed) = try await system.client.register(registration, timeout: .seconds(90)) else {
                 throw HarnessError("the registration did not complete")
             }
@@ -59,7 +59,7 @@ import Testing
     @Test func theConsoleOnTansuDescribesTheWorkersGroupsAndReadsItsWindow() async throws {
         let tansu = try TansuServer()
         try await LiveSystem.with(broker: tansu) { system in
-            let request = system.request(email: "tansu-console@example.com")
+            let request = try await system.request(email: "tansu-console@example.com")
             guard case .registrationCompleted = try await system.send(.registrationRequested(request)) else {
                 throw HarnessError("the registration did not complete")
             }
@@ -91,7 +91,7 @@ import Testing
             let evicted = ContinuousClock.now - killed
             #expect(members == 1, "the killed member left the group")
             // Requests on every partition: the survivor answers them all.
-            let requests = (0..<12).map { system.request(email: "failover-\($0)@example.com") }
+            let requests = try await (0..<12).asyncMap { try await system.request(email: "failover-\($0)@example.com") }
             #expect(try await Self.completed(requests, on: system) == 12)
             let answered = ContinuousClock.now - killed
             print("Tansu failover: the SIGKILLed account worker was evicted after \(evicted), 12 requests answered "
@@ -111,7 +111,7 @@ import Testing
             let revoked = try Self.revoked(in: "profile-worker", logs: system.logs)
             #expect(!handed.isEmpty && handed.isSubset(of: before), "the replica took some of the first member's partitions")
             #expect(revoked == handed, "the first member gave up exactly those (cooperative: no stop-the-world revocation)")
-            let requests = (0..<8).map { system.request(email: "handover-\($0)@example.com") }
+            let requests = try await (0..<8).asyncMap { try await system.request(email: "handover-\($0)@example.com") }
             #expect(try await Self.completed(requests, on: system) == 8)
             #expect(try system.audit().isEmpty)
         }
@@ -122,14 +122,14 @@ import Testing
         try runCommand("/usr/bin/curl", ["-sSf", "-X", "PUT", "\(moto.endpoint)/tansu"])
         let tansu = try TansuServer(storage: .s3(endpoint: moto.endpoint, bucket: "tansu"))
         try await LiveSystem.with(broker: tansu) { system in
-            let first = (0..<6).map { system.request(email: "durable-\($0)@example.com") }
+            let first = try await (0..<6).asyncMap { try await system.request(email: "durable-\($0)@example.com") }
             #expect(try await Self.completed(first, on: system) == 6)
             let committed = try Self.committed(system)
             #expect(committed == 6, "the account worker committed the first six requests")
 
             // A second batch in flight when the broker is SIGKILLed: what it acknowledged (acks=all) and the
             // groups' offsets are in the bucket, so the restarted broker loses neither.
-            let second = (0..<6).map { system.request(email: "in-flight-\($0)@example.com") }
+            let second = try await (0..<6).asyncMap { try await system.request(email: "in-flight-\($0)@example.com") }
             async let answered = Self.completed(second, on: system)
             try await Self.waitUntilHandled(any: second, by: "account-worker", logs: system.logs)
             tansu.kill()

@@ -11,7 +11,7 @@ import EventTransport
 /// second rotation, or once the previous key is retired, the old key is refused — also by a consumer that
 /// read the keys before the rotation and kept running (it re-reads the files).
 @Suite struct EventKeyRotationTests {
-    static let command = Event.deleteAvatar(DeleteAvatar(registrationId: "reg-1", imageId: "00000000-0000-0000-0000-000000000002"))
+    static let command = Event.deleteAvatar(DeleteAvatar(registrationId: "reg-1", imageId: "00000000-0000-0000-0000-000000000002", step: "compensating", revision: 3))
 
     /// Whether a consumer takes the command signed with `key`: one loading `directory`'s image keys now, or
     /// (`running`) one that has read them since before the rotations, as a running worker does.

@@ -10,7 +10,7 @@ import Testing
     static let account = EventSigner(role: .account, key: .generate())
     static let image = EventSigner(role: .image, key: .generate())
     static let verifier = EventVerifier(trusting: [.account: [account.publicKey], .image: [image.publicKey]])
-    static let command = Event.deleteProfile(DeleteProfile(registrationId: "reg-1", uid: "00000000-0000-0000-0000-000000000001"))
+    static let command = Event.deleteProfile(DeleteProfile(registrationId: "reg-1", uid: "00000000-0000-0000-0000-000000000001", step: "compensating", revision: 3))
 
     /// `event` as a consumer receives it, signed by `signer` (or not), with `change` applied to the message.
     static func received(_ event: Event = command, signedBy signer: EventSigner? = account,

@@ -58,6 +58,7 @@ public final class InMemoryAccountStore: AccountChangeStore {
             case .activate(let uid):
                 guard state.accounts[uid] != nil else { throw StoreError(.permanent, "account \(uid) does not exist to be activated") }
                 state.accounts[uid]?.status = .active
+                state.accounts[uid]?.revision = saga.version
             case .delete(let uid):
                 state.accounts[uid] = nil
             case nil:
@@ -72,6 +73,11 @@ public final class InMemoryAccountStore: AccountChangeStore {
         state.withLock { state in
             state.sagas.values.filter { stages.contains($0.stage) && $0.updatedAt < date }.sorted { $0.updatedAt < $1.updatedAt }
         }
+    }
+
+    public func update(uid: String, applying update: AccountUpdate) throws(StoreError) {
+        try writes.check()
+        try state.withLock { (state) throws(StoreError) in try Self.apply(update, to: uid, in: &state) }
     }
 
     public func account(uid: String) throws(StoreError) -> Account? {
@@ -109,18 +115,25 @@ public final class InMemoryAccountStore: AccountChangeStore {
         try writes.check()
         return try state.withLock { (state) throws(StoreError) -> AccountChangeStart in
             if let existing = state.changes[record.requestId] { return .existing(existing) }
-            if case .email(let email) = update, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
+            if let email = update.email, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
             try Self.apply(update, to: record.uid, in: &state)
-            state.changes[record.requestId] = record
-            return .started
+            var stored = record
+            if record.sendsCommand { stored.revision = Self.nextRevision(of: record.uid, in: &state) }
+            state.changes[record.requestId] = stored
+            return .started(stored)
         }
     }
 
-    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) {
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
         try writes.check()
-        try state.withLock { (state) throws(StoreError) in
+        return try state.withLock { (state) throws(StoreError) -> AccountChangeRecord in
+            var stored = record
+            if record.sendsCommand, state.changes[record.requestId]?.stage != record.stage {
+                stored.revision = Self.nextRevision(of: record.uid, in: &state)
+            }
             if let update { try Self.apply(update, to: record.uid, in: &state) }
-            state.changes[record.requestId] = record
+            state.changes[record.requestId] = stored
+            return stored
         }
     }
 
@@ -136,13 +149,15 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
-    /// Adds the active account `uid` of `email` that a completed registration at `date` leaves.
-    public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date) {
+    /// Adds the active account `uid` of `email` that a completed registration at `date` leaves (`verified`: with its
+    /// mailbox proven, as every registration now does; not for an account made before registrations needed a code).
+    public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date, verified: Bool = true) {
         let saga = SagaRecord(registrationId: "reg-" + uid, uid: uid, email: email, name: "Ada", isMapLocationEnabled: false,
                               imageId: "image-" + uid, stage: .completed, startedAt: date, updatedAt: date)
         state.withLock { state in
             state.accounts[uid] = Account(uid: uid, email: email, passwordHash: passwordHash, status: .active,
-                                          registrationId: saga.registrationId, createdAt: date)
+                                          registrationId: saga.registrationId, createdAt: date, verifiedAt: verified ? date : nil,
+                                          revision: saga.version)
             state.sagas[saga.registrationId] = saga
         }
     }
@@ -153,10 +168,19 @@ public final class InMemoryAccountStore: AccountChangeStore {
     }
 
     private static func apply(_ update: AccountUpdate, to uid: String, in state: inout State) throws(StoreError) {
-        guard state.accounts[uid] != nil else { throw StoreError(.permanent, "account \(uid) does not exist to be changed") }
-        switch update {
-        case .passwordHash(let hash): state.accounts[uid]?.passwordHash = hash
-        case .email(let email): state.accounts[uid]?.email = email
+        guard var account = state.accounts[uid] else { throw StoreError(.permanent, "account \(uid) does not exist to be changed") }
+        account.passwordHash = update.passwordHash ?? account.passwordHash
+        account.email = update.email ?? account.email
+        if let cutoff = update.endsSessionsAt { account.notBefore = account.sessionCutoff(changedAt: cutoff) }
+        if account.verifiedAt == nil, let proof = update.provesMailboxAt {
+            account.verifiedAt = proof
+            account.verifiedBy = update.provenBy
         }
+        state.accounts[uid] = account
+    }
+
+    private static func nextRevision(of uid: String, in state: inout State) -> Int {
+        state.accounts[uid]?.revision += 1
+        return state.accounts[uid]?.revision ?? 0
     }
 }

@@ -22,13 +22,16 @@ public final class InMemoryCodeStore: CodeStore {
         }
     }
 
-    /// Records `code` as the current code of `email` and `purpose`, as the code dispatch step issues it at `date`.
-    public func issue(_ code: String, to email: String, _ purpose: CodePurpose, secrets: any CodeSecrets, at date: Date) {
+    /// Records `code` as the current code of `email` and `purpose`, as the code dispatch step issues it at `date`, with
+    /// `recovery` as its recovery form when given.
+    public func issue(_ code: String, recovery: String? = nil, to email: String, _ purpose: CodePurpose, secrets: any CodeSecrets,
+                      at date: Date) {
         let digest = secrets.digest(of: code, purpose: purpose, email: email)
         records.withLock { records in
             let key = email + "|" + purpose.rawValue
-            records[key] = CodeRules().issued(records[key], email: email, purpose: purpose, digest: digest, nonce: nil,
-                                              requestId: "code-request", at: date)
+            records[key] = CodeRules().issued(records[key], email: email, purpose: purpose, digest: digest,
+                                              recoveryDigest: recovery.map { secrets.digest(of: $0, purpose: purpose, email: email) },
+                                              nonce: nil, requestId: "code-request", at: date)
         }
     }
 
@@ -53,6 +56,12 @@ public final class FakeCodeSecrets: CodeSecrets {
 
     public func code(from nonce: String) -> String {
         String(repeating: "0", count: max(0, 6 - nonce.count)) + nonce
+    }
+
+    /// `RECOVERY` and the nonce in base32 letters, padded with `A`s to 20 characters.
+    public func recoveryCode(from nonce: String) -> String {
+        let letters = "RECOVERY" + nonce.map { "ABCDEFGHIJ"[String.Index(utf16Offset: Int(String($0)) ?? 0, in: "ABCDEFGHIJ")] }
+        return String(letters.prefix(20)) + String(repeating: "A", count: max(0, 20 - letters.count))
     }
 
     public func digest(of code: String, purpose: CodePurpose, email: String) -> String {

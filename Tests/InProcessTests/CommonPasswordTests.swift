@@ -6,7 +6,7 @@ import Testing
 @Suite struct CommonPasswordTests {
     @Test func registrationChangeAndResetRefuseACommonPassword() async throws {
         try await InProcessSystem.with { system in
-            let common = system.request(email: "common@example.com", password: "password")
+            let common = try await system.request(email: "common@example.com", password: "password")
             try await system.publish([common])
             guard case .registrationFailed(let failed) = try await system.waitForOutcomes([common.registrationId])[common.registrationId]?.first else {
                 Issue.record("a registration with a common password did not fail"); return

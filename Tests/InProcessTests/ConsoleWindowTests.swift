@@ -17,7 +17,7 @@ import Testing
         let producer = try KafkaProducer(configuration: kafka)
         for index in 0..<1800 {
             let request = RegistrationRequested(registrationId: "window-\(index)", email: "window-\(index)@example.com", name: "Window",
-                                                sealedPassword: "sealed", replyKey: "key", avatar: nil, isMapLocationEnabled: false)
+                                                sealedPassword: "sealed", sealedCode: nil, replyKey: "key", avatar: nil, isMapLocationEnabled: false)
             try await producer.enqueue(OutgoingMessage(topic: Topic.registrationRequests, key: request.registrationId,
                                                        value: EventCodec.encode(.registrationRequested(request)), partition: Int32(index % 6)))
         }

@@ -10,9 +10,9 @@ import Testing
     @Test func emittedEventsValidateAgainstTheSchemas() async throws {
         try await InProcessSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 100, height: 100)
-            let requests = [system.request(email: "one@example.com", avatar: photo), system.request(email: "two@example.com"),
-                            system.request(email: "three@example.com", avatar: Array("not an image".utf8)),
-                            system.request(email: "ONE@example.com")]
+            let requests = [try await system.request(email: "one@example.com", avatar: photo), try await system.request(email: "two@example.com"),
+                            try await system.request(email: "three@example.com", avatar: Array("not an image".utf8)),
+                            try await system.request(email: "ONE@example.com")]
             try await system.publish(requests)
             _ = try await system.waitForOutcomes(requests.map(\.registrationId))
             let events = try await system.allTopicMessages().filter { !$0.topic.hasSuffix(".dlq") }

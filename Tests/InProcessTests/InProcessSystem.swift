@@ -104,6 +104,10 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         workers[kind.name] = (shutdown, Task { try await kind.run(parsed, until: shutdown, clock: clock.closure, every: .milliseconds(100)) })
     }
 
+    func letTimePass(seconds: Double) {
+        clock.advance(by: seconds)
+    }
+
     /// What a client of this system verifies outcomes with: the public event keys in its key directory.
     func outcomeVerifier() throws -> EventVerifier {
         try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory)

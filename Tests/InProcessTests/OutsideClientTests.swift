@@ -23,7 +23,7 @@ import Testing
 
     @Test func aPasswordSealedWithPyNaClSignsIn() async throws {
         try await InProcessSystem.with { system in
-            let victim = try await system.victim("outsider@example.com", password: "outside password")
+            let victim = try await system.victim("outsider@example.com", password: "outside password by the quiet river")
             let id = UUID().uuidString
             let context = SealContext(requestId: id, email: victim.email, replyKey: system.client.replyKey(for: id))
             let sealed = try Self.pythonSeal(victim.password, publicKey: system.publicKey.base64, purpose: .signInPassword, context: context)

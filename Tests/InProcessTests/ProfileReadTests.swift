@@ -10,8 +10,8 @@ import Testing
 @Suite struct ProfileReadTests {
     @Test func aVerifiedTokenReadsItsOwnCompleteProfileSealed() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("reader@example.com", password: "reader password")
-            let tokens = try #require(try await system.signIn(.password, email: "reader@example.com", secret: "reader password").1)
+            let uid = try await system.register("reader@example.com", password: "reader password by the quiet river")
+            let tokens = try #require(try await system.signIn(.password, email: "reader@example.com", secret: "reader password by the quiet river").1)
             let (outcome, view) = try await system.client.profile(accessToken: tokens.accessToken, timeout: .seconds(60))
             guard case .profileAnswered(let answered) = outcome else { Issue.record("not answered: \(outcome)"); return }
             #expect(view == ProfileView(requestId: answered.requestId, uid: uid, profile: try #require(try system.backends.profiles().profile(uid: uid))))
@@ -24,8 +24,8 @@ import Testing
 
     @Test func anIncompleteProfileIsRefusedByTheGuard() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("half@example.com", password: "half password")
-            let tokens = try #require(try await system.signIn(.password, email: "half@example.com", secret: "half password").1)
+            let uid = try await system.register("half@example.com", password: "half password by the quiet river")
+            let tokens = try #require(try await system.signIn(.password, email: "half@example.com", secret: "half password by the quiet river").1)
             try await system.blankProfileImage(of: uid)
             let before = try system.backends.profiles().profile(uid: uid)
             let (outcome, view) = try await system.client.profile(accessToken: tokens.accessToken, timeout: .seconds(60))
@@ -38,8 +38,8 @@ import Testing
     /// another request: each `invalid_credentials`, no profile, the stores as they were.
     @Test func everyTokenThatDoesNotVerifyIsRefusedAlike() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("victim@example.com", password: "victim password")
-            let genuine = try #require(try await system.signIn(.password, email: "victim@example.com", secret: "victim password").1)
+            let uid = try await system.register("victim@example.com", password: "victim password by the quiet river")
+            let genuine = try #require(try await system.signIn(.password, email: "victim@example.com", secret: "victim password by the quiet river").1)
             let key = try SigningKeyPair.load(from: system.directory + "/keys/" + "access-tokens.ed25519")
             let now = system.now
             func minted(_ key: SigningKeyPair, _ audience: TokenAudience = TokenAudience(), issued: Date, expires: Date) throws -> String {

@@ -21,12 +21,12 @@ import WorkerRuntime
                 .first { $0.keyString == after.registrationId })
             #expect(command.header(EventSignature.keyHeader).map { String(decoding: $0, as: UTF8.self) } == new.keyID,
                     "the running account worker signs with the new key")
-            try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: "old-key-1", imageId: UUID().uuidString)), signedBy: old)
+            try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: "old-key-1", imageId: UUID().uuidString, step: "compensating", revision: 3)), signedBy: old)
             let answered = try await system.deadLetter(from: Topic.registrationReplies, key: "old-key-1")
             #expect(answered.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "unknown_saga",
                     "the image worker took the old key's command and answered it (a reply for no saga)")
             #expect(try keys.retirePrevious(of: .account))
-            try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: "old-key-2", imageId: UUID().uuidString)), signedBy: old)
+            try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: "old-key-2", imageId: UUID().uuidString, step: "compensating", revision: 3)), signedBy: old)
             let refused = try await system.deadLetter(from: Topic.imageCommands, key: "old-key-2")
             #expect(refused.header("dlq.reason").map { String(decoding: $0, as: UTF8.self) } == "unauthenticated")
             _ = try await system.victim("retired@example.com")

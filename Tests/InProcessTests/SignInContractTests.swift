@@ -17,7 +17,7 @@ import Testing
             let (_, created) = try await system.signIn(.email, email: "new-contract@example.com", secret: registerCode)
             let (_, session) = try await system.signIn(.password, email: "contract@example.com", secret: password)
             let (_, rotated) = try await system.signIn(.refreshToken, email: nil, secret: try #require(session).refreshToken)
-            _ = try await system.signIn(.password, email: "contract@example.com", secret: "wrong password")
+            _ = try await system.signIn(.password, email: "contract@example.com", secret: "wrong password by the quiet river")
             _ = try await system.requestCode("not an email", .login)
             let newPassword = "New-\(password)"
             _ = try await system.send(.passwordChangeRequested(system.client.passwordChange(email: "contract@example.com", password: password,

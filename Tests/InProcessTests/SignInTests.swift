@@ -35,13 +35,13 @@ import Testing
 
     @Test func anIncompleteProfileCannotSignIn() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("guarded@example.com", password: "guarded password")
-            guard case .tokenIssued = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password").0 else {
+            let uid = try await system.register("guarded@example.com", password: "guarded password by the quiet river")
+            guard case .tokenIssued = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password by the quiet river").0 else {
                 Issue.record("complete profile refused")
                 return
             }
             try await system.blankProfileImage(of: uid)
-            let (outcome, tokens) = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password")
+            let (outcome, tokens) = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password by the quiet river")
             #expect(reason(outcome) == .profileIncomplete)
             #expect(tokens == nil)
         }
@@ -49,8 +49,8 @@ import Testing
 
     @Test func refreshTokensRotateAndAReusedOneRevokesTheFamily() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("rotor@example.com", password: "rotor password")
-            let (_, first) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password")
+            let uid = try await system.register("rotor@example.com", password: "rotor password by the quiet river")
+            let (_, first) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password by the quiet river")
             let initial = try #require(first)
 
             let verifier = try AccessTokenVerifier(jwksAt: system.directory + "/keys/jwks.json", audience: TokenAudience())
@@ -65,7 +65,7 @@ import Testing
             #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: initial.refreshToken).0) == .invalidCredentials)
             #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: second.refreshToken).0) == .invalidCredentials)
             // Other sign-ins are other families.
-            let (_, other) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password")
+            let (_, other) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password by the quiet river")
             guard case .tokenIssued = try await system.signIn(.refreshToken, email: nil, secret: try #require(other).refreshToken).0 else {
                 Issue.record("a fresh family was refused")
                 return
@@ -75,12 +75,12 @@ import Testing
 
     @Test func fiveFailuresLockTheAccountWithDoublingBackOff() async throws {
         try await InProcessSystem.with(extraArguments: ["account-worker": ["--lockout-base", "3"]]) { system in
-            _ = try await system.register("locked@example.com", password: "locked password")
+            _ = try await system.register("locked@example.com", password: "locked password by the quiet river")
             let lockouts = metricValue(#"registrar_lockouts_total{kind="password"}"#)
             var wrong: [Event] = []
             for attempt in 1...5 { wrong.append(try await system.signIn(.password, email: "locked@example.com", secret: "guess \(attempt)").0) }
             #expect(metricValue(#"registrar_lockouts_total{kind="password"}"#) >= lockouts + 1, "the lock is counted")
-            let locked = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0
+            let locked = try await system.signIn(.password, email: "locked@example.com", secret: "locked password by the quiet river").0
             // Exactly the answer of a wrong password.
             guard case .tokenRefused(let refusal) = locked, case .tokenRefused(let wrongRefusal) = wrong[4] else {
                 Issue.record("the locked account signed in")
@@ -91,9 +91,9 @@ import Testing
             system.clock.advance(by: 3) // the first lock's length
             #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "guess 6").0) == .invalidCredentials)
             system.clock.advance(by: 3) // half the doubled lock: still locked
-            #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0) == .invalidCredentials)
+            #expect(reason(try await system.signIn(.password, email: "locked@example.com", secret: "locked password by the quiet river").0) == .invalidCredentials)
             system.clock.advance(by: 3.5) // past the doubled lock
-            guard case .tokenIssued = try await system.signIn(.password, email: "locked@example.com", secret: "locked password").0 else {
+            guard case .tokenIssued = try await system.signIn(.password, email: "locked@example.com", secret: "locked password by the quiet river").0 else {
                 Issue.record("the account stayed locked past its back-off")
                 return
             }

@@ -8,9 +8,9 @@ import Testing
 /// instead of resurrecting anything.
 @Suite struct StuckSagaTests {
     @Test func aSagaPastItsDeadlineIsUndoneAndLateWorkIsIgnored() async throws {
-        try await InProcessSystem.with(workers: ["account-worker", "profile-worker"],
+        try await InProcessSystem.with(workers: ["account-worker", "profile-worker", "code-dispatch-worker"],
                                        extraArguments: ["account-worker": ["--saga-deadline", "2"]]) { system in
-            let stuck = system.request(email: "stuck@example.com")
+            let stuck = try await system.request(email: "stuck@example.com")
             // Once the account worker has asked for the avatar, the deadline passes on its clock.
             _ = try await system.send(.registrationRequested(stuck), awaiting: Topic.imageCommands)
             system.clock.advance(by: 3)

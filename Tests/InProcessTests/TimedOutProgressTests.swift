@@ -17,7 +17,7 @@ import Testing
 
     @Test func aRegistrationAWorkerCommittedPastIsConsumed() async throws {
         try await InProcessSystem.with(workers: []) { system in
-            let request = try system.client.registration(email: "taken@example.com", password: "a fine password 1", name: "Taken")
+            let request = try system.client.registration(email: "taken@example.com", password: "a fine password 1", code: nil, name: "Taken")
             let event = Event.registrationRequested(request)
             let delivery = try await system.client.publish(event)
             #expect(system.client.progress(of: delivery) == .queued(ahead: 0))
@@ -44,7 +44,7 @@ import Testing
 
     /// Registers `email` with no worker to answer, and returns the time-out.
     private func timeOut(_ system: InProcessSystem, _ email: String) async throws -> RegistrarClient.TimedOut {
-        let request = try system.client.registration(email: email, password: "a fine password 1", name: "Nobody Answers")
+        let request = try system.client.registration(email: email, password: "a fine password 1", code: nil, name: "Nobody Answers")
         do {
             _ = try await system.client.register(request, timeout: .seconds(1))
         } catch let timedOut as RegistrarClient.TimedOut {

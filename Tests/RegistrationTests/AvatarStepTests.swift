@@ -10,7 +10,7 @@ import Testing
     var step: AvatarStep { AvatarStep(images: images, imaging: FakeImaging(), sha256: { "sha-\($0.count)" }) }
 
     func store(_ avatar: AvatarSource?) -> Event {
-        .storeAvatar(StoreAvatar(registrationId: "r-1", imageId: "i-1", avatar: avatar))
+        .storeAvatar(StoreAvatar(registrationId: "r-1", imageId: "i-1", avatar: avatar, step: "awaiting_avatar", revision: 1))
     }
 
     var stored: Event { .avatarStored(AvatarStored(registrationId: "r-1", imageId: "i-1", url: "memory://ProfileImages/i-1.jpg")) }
@@ -45,7 +45,7 @@ import Testing
         #expect(try step.handle(store(.staged(key: "staging/r-1", sha256: "sha-\(bytes.count)", size: bytes.count))) == [stored])
         #expect(images.keys == ["ProfileImages/i-1.jpg"])
         #expect(rejected(try step.handle(.storeAvatar(StoreAvatar(registrationId: "r-2", imageId: "i-2",
-                                                                  avatar: .staged(key: "staging/r-2", sha256: "x", size: 1))))) == .imageStagingMissing)
+                                                                  avatar: .staged(key: "staging/r-2", sha256: "x", size: 1), step: "awaiting_avatar", revision: 1)))) == .imageStagingMissing)
     }
 
     @Test func aStoreRefusingTheImageRejectsItAndATransientFailureIsThrown() throws {
@@ -60,10 +60,24 @@ import Testing
         let command = store(.inline(Data("JPEG photo".utf8).base64EncodedString()))
         #expect(try step.handle(command) == [stored])
         #expect(try step.handle(command) == [stored])
-        let delete = Event.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: "i-1"))
+        let delete = Event.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: "i-1", step: "compensating", revision: 3))
         let deleted = Event.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: "i-1"))
         #expect(try step.handle(delete) == [deleted])
         #expect(try step.handle(delete) == [deleted])
-        #expect(images.keys.isEmpty)
+        #expect(images.keys == [AvatarStep.tombstoneKey(imageId: "i-1")], "the avatar is gone; its record stays")
+    }
+
+    /// A command older than the deletion the image's record reflects — the store replayed, or overtaken by its
+    /// compensation — is refused as stale: what compensation removed does not come back.
+    @Test func aCommandOlderThanTheDeletionIsRefusedAsStale() throws {
+        let command = store(nil)
+        #expect(try step.handle(command) == [stored])
+        #expect(try step.handle(.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: "i-1", step: "compensating", revision: 3)))
+            == [.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: "i-1"))])
+        for stale in [command, .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: "i-1", step: "compensating", revision: 2))] {
+            let error = #expect(throws: UntrustedEvent.self) { try step.handle(stale) }
+            #expect(error?.reason == .staleCommand)
+        }
+        #expect(try !images.contains(AvatarStep.key(imageId: "i-1")))
     }
 }

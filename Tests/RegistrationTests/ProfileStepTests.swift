@@ -9,7 +9,7 @@ import Testing
     var step: ProfileStep { ProfileStep(profiles: profiles) }
     let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
 
-    func write(_ profile: Profile) -> Event { .writeProfile(WriteProfile(registrationId: "r-1", uid: "u-1", profile: profile)) }
+    func write(_ profile: Profile) -> Event { .writeProfile(WriteProfile(registrationId: "r-1", uid: "u-1", profile: profile, step: "awaiting_profile", revision: 2)) }
 
     func rejected(_ events: [Event]) -> ReasonCode? {
         guard case .profileRejected(let rejected) = events.first, events.count == 1 else { return nil }
@@ -43,7 +43,7 @@ import Testing
 
     @Test func aDeleteIsIdempotent() throws {
         _ = try step.handle(write(profile))
-        let delete = Event.deleteProfile(DeleteProfile(registrationId: "r-1", uid: "u-1"))
+        let delete = Event.deleteProfile(DeleteProfile(registrationId: "r-1", uid: "u-1", step: "compensating", revision: 3))
         let deleted = Event.profileDeleted(ProfileDeleted(registrationId: "r-1", uid: "u-1"))
         #expect(try step.handle(delete) == [deleted])
         #expect(try step.handle(delete) == [deleted])

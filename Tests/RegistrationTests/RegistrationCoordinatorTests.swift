@@ -10,15 +10,23 @@ import Testing
     let accounts = InMemoryAccountStore()
     let clock = ManualClock()
     let ledger = InMemorySealLedger()
+    let mailbox = FakeMailbox()
     var coordinator: RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
-                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), clock: clock.closure)
+                                seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), mailbox: mailbox, clock: clock.closure)
     }
 
-    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery") -> Event {
+    init() {
+        mailbox.mail("123456", to: "ada@example.com")
+    }
+
+    /// A registration of `email` with the register code `code` (by default the one mailed to ada@example.com; nil: none).
+    func request(_ id: String = "r-1", email: String = " Ada@Example.com", password: String = "correct horse battery",
+                 code: String? = "123456") -> Event {
         let context = SealContext(requestId: id, email: email, replyKey: "key:ada")
         return .registrationRequested(RegistrationRequested(
             registrationId: id, email: email, name: "Ada", sealedPassword: FakeVault.sealed(password, .registrationPassword, context, at: clock.now),
+            sealedCode: code.map { FakeVault.sealed($0, .code, context, at: clock.now) },
             replyKey: context.replyKey, avatar: .inline("SlBFRw=="), isMapLocationEnabled: true))
     }
 
@@ -39,6 +47,7 @@ import Testing
         #expect(command.registrationId == "r-1" && command.avatar == .inline("SlBFRw=="))
         let account = try #require(try accounts.account(email: "ada@example.com"))
         #expect(account.status == .pending && account.passwordHash == "hash:correct horse battery" && account.createdAt == clock.now)
+        #expect(account.verifiedAt == clock.now, "the register code proved the mailbox")
         let saga = try #require(try accounts.saga("r-1"))
         #expect(saga.stage == .awaitingAvatar && saga.imageId == command.imageId && saga.uid == account.uid)
     }
@@ -48,7 +57,7 @@ import Testing
         let uid = try #require(try accounts.saga("r-1")).uid
         let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
-            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile))])
+            == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile, step: "awaiting_profile", revision: 2))])
         #expect(try accounts.saga("r-1")?.stage == .awaitingProfile)
         let sealed = try #require(FakeVault().seal(RegistrationResult(registrationId: "r-1", uid: uid, profile: profile).encoded, to: "key:ada"),
                                   "the result sealed to the request's reply key")
@@ -58,12 +67,24 @@ import Testing
         #expect(try accounts.saga("r-1")?.stage == .completed)
     }
 
+    /// Attack 1 of issue 22: registering an address without its mailbox. Without the register code mailed there, or
+    /// with a wrong one, the registration fails with its reason and creates nothing; the code counts once.
+    @Test func aRegistrationWithoutTheRegisterCodeCreatesNothing() throws {
+        #expect(failure(try coordinator.handle(request("r-1", code: nil))) == .codeRequired)
+        #expect(failure(try coordinator.handle(request("r-2", code: "654321"))) == .invalidCredentials)
+        #expect(try accounts.accounts().isEmpty && accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+        _ = try start(request("r-3"))
+        #expect(try start(request("r-3")).registrationId == "r-3", "a redelivery presents the code again")
+        #expect(failure(try coordinator.handle(request("r-4", email: "ada@example.com"))) == .invalidCredentials, "used by r-3")
+        #expect(try accounts.accounts().count == 1)
+    }
+
     @Test func invalidRequestsFailAndCreateNothing() throws {
         #expect(failure(try coordinator.handle(request("../x"))) == .registrationIdInvalid)
         #expect(failure(try coordinator.handle(request("r-2", email: "not an email"))) == .emailInvalid)
         #expect(failure(try coordinator.handle(request("r-3", password: "short"))) == .passwordTooShort)
         let unsealable = Event.registrationRequested(RegistrationRequested(registrationId: "r-4", email: "a@example.com", name: "A",
-                                                                           sealedPassword: "garbage", replyKey: "key:a", avatar: nil,
+                                                                           sealedPassword: "garbage", sealedCode: "garbage", replyKey: "key:a", avatar: nil,
                                                                            isMapLocationEnabled: false))
         #expect(failure(try coordinator.handle(unsealable)) == .passwordUnsealable)
         #expect(try accounts.accounts().isEmpty)
@@ -72,10 +93,12 @@ import Testing
 
     @Test func anEmailTakenInAnyLetterCaseFailsAndIsRecorded() throws {
         _ = try start(request())
-        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM"))) == .emailTaken)
+        mailbox.mail("654321", to: "ada@example.com")
+        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM", code: "654321"))) == .emailTaken)
         #expect(try accounts.accounts().count == 1)
         #expect(try accounts.saga("r-2")?.stage == .failed)
-        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM"))) == .emailTaken, "a redelivery is answered again")
+        #expect(failure(try coordinator.handle(request("r-2", email: "ADA@example.COM", code: "654321"))) == .emailTaken,
+                "a redelivery is answered again")
     }
 
     @Test func aRejectedAvatarFailsAndDeletesThePendingAccount() throws {
@@ -90,7 +113,7 @@ import Testing
         let uid = try #require(try accounts.saga("r-1")).uid
         _ = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
         let rejected = Event.profileRejected(ProfileRejected(registrationId: "r-1", uid: uid, reason: .profileStoreRejected, message: "m"))
-        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try coordinator.handle(rejected) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "compensating", revision: 3))])
         #expect(try accounts.saga("r-1")?.stage == .compensating)
         #expect(try accounts.account(uid: uid) != nil, "the account goes last")
         #expect(try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: command.imageId)))
@@ -117,12 +140,12 @@ import Testing
         #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "not stuck yet")
         clock.advance(by: 121)
         let expired = try coordinator.expireSagas(notUpdatedSince: clock.now.addingTimeInterval(-120))
-        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId)))
+        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2)))
         #expect(failure(Array(expired.dropFirst())) == .deadlineExceeded)
         #expect(try accounts.accounts().isEmpty)
         #expect(try coordinator.expireSagas(notUpdatedSince: clock.now).isEmpty, "expired once")
         let late = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
-        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
     }
 
     /// Attack 4: forged replies for a saga that does not exist undo nothing (no `DeleteAvatar` or
@@ -171,9 +194,9 @@ import Testing
         }
         #expect(throws: UntrustedEvent.self) { try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: "victim"))) }
         #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: saga.uid)))
-            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid))])
+            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid, step: "failed", revision: 2))])
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "u")))
-            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId))])
+            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
     }
 
     @Test func aTransientStoreFailureIsThrownToBeRetried() throws {

@@ -9,9 +9,11 @@ import Domain
     /// Stands for a completed saga's result sealed to its requester.
     static func sealed(_ saga: SagaRecord) -> String { "sealed result of \(saga.uid)" }
 
+    /// A saga at `stage`, with the version a registration reaches there.
     func saga(_ stage: SagaStage, imageURL: String? = nil) -> SagaRecord {
-        SagaRecord(registrationId: "r1", uid: "u1", email: "a@example.com", name: "Ada", isMapLocationEnabled: true,
-                   imageId: "i1", imageURL: imageURL, stage: stage, startedAt: now, updatedAt: now)
+        let versions: [SagaStage: Int] = [.awaitingAvatar: 1, .awaitingProfile: 2, .compensating: 3, .completed: 3, .failed: 3]
+        return SagaRecord(registrationId: "r1", uid: "u1", email: "a@example.com", name: "Ada", isMapLocationEnabled: true,
+                          imageId: "i1", imageURL: imageURL, stage: stage, version: versions[stage]!, startedAt: now, updatedAt: now)
     }
 
     @Test func storedAvatarAsksForTheProfile() {
@@ -20,7 +22,7 @@ import Domain
         #expect(transition.record?.stage == .awaitingProfile)
         #expect(transition.record?.version == 2)
         #expect(transition.events == [.writeProfile(WriteProfile(registrationId: "r1", uid: "u1", profile: Profile(
-            name: "Ada", email: "a@example.com", profileImage: "file:///i1.jpg", isMapLocationEnabled: true)))])
+            name: "Ada", email: "a@example.com", profileImage: "file:///i1.jpg", isMapLocationEnabled: true), step: "awaiting_profile", revision: 2))])
     }
 
     @Test func writtenProfileCompletesAndActivates() {
@@ -45,7 +47,7 @@ import Domain
                                          saga: saga(.awaitingProfile, imageURL: "u"), at: now, sealing: Self.sealed)
         #expect(rejected.record?.stage == .compensating)
         #expect(rejected.accountChange == nil)
-        #expect(rejected.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
+        #expect(rejected.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 3))])
 
         let deleted = SagaTransition.on(.avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "i1")), saga: rejected.record!, at: now, sealing: Self.sealed)
         #expect(deleted.record?.stage == .failed)
@@ -63,15 +65,17 @@ import Domain
                                                                              message: "m")), with: record) != nil)
     }
 
+    /// Every command carries the stage and version of the record that sent it, so an undo is always newer than the
+    /// forward command it undoes.
     @Test func lateForwardRepliesAfterFailureAreUndone() {
         var failed = saga(.failed)
         failed.failure = Failure(.deadlineExceeded, "late")
         let avatar = SagaTransition.on(.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")), saga: failed, at: now, sealing: Self.sealed)
         #expect(avatar.record == nil)
-        #expect(avatar.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
+        #expect(avatar.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "failed", revision: 3))])
         let profile = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")), saga: failed, at: now, sealing: Self.sealed)
         #expect(profile.record == nil)
-        #expect(profile.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1"))])
+        #expect(profile.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1", step: "failed", revision: 3))])
     }
 
     @Test func duplicateRepliesRepublishTheCurrentStage() {
@@ -85,12 +89,12 @@ import Domain
         let waitingForAvatar = SagaTransition.expire(saga(.awaitingAvatar), at: now)
         #expect(waitingForAvatar?.record?.stage == .failed)
         #expect(waitingForAvatar?.accountChange == .delete(uid: "u1"))
-        #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1")))
+        #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "failed", revision: 2)))
 
         let waitingForProfile = SagaTransition.expire(saga(.awaitingProfile, imageURL: "u"), at: now)
         #expect(waitingForProfile?.record?.stage == .compensating)
-        #expect(waitingForProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1")),
-                                              .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1"))])
+        #expect(waitingForProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1", step: "compensating", revision: 3)),
+                                              .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 3))])
         #expect(SagaTransition.expire(saga(.completed), at: now) == nil)
     }
 }

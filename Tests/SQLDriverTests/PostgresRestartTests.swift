@@ -53,7 +53,7 @@ import Testing
         let server = try PostgresServer()
         let store = try SQLProfileStore(database: PostgresDatabase(url: server.url()))
         let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "https://x/a.jpg", isMapLocationEnabled: false)
-        try store.write(profile, uid: "u1")
+        try store.write(profile, uid: "u1", revision: 1)
         try server.stop()
         let restart = Thread.detachedGroup(1) { _ in
             Thread.sleep(forTimeInterval: 0.4)

@@ -14,7 +14,7 @@ import SQLStores
         try withTemporaryDirectory { directory in
             let path = "\(directory)/profiles.sqlite"
             let store = try SQLProfileStore(database: SQLiteDatabase(path: path))
-            try store.write(ada, uid: "u1")
+            try store.write(ada, uid: "u1", revision: 1)
             // Installed from another connection while the store's statement is prepared already.
             try SQLiteDatabase(path: path).execute(script: """
                 CREATE TRIGGER refuse_profiles BEFORE INSERT ON profiles
@@ -22,7 +22,7 @@ import SQLStores
                 """)
             var changed = ada
             changed.name = "Changed"
-            let error = #expect(throws: StoreError.self) { try store.write(changed, uid: "u1") }
+            let error = #expect(throws: StoreError.self) { try store.write(changed, uid: "u1", revision: 2) }
             #expect(error?.kind == .permanent)
             #expect(error?.message == "profiles are frozen")
             #expect(try store.profile(uid: "u1") == ada)

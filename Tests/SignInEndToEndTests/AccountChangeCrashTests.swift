@@ -8,10 +8,10 @@ import RegistrarClient
 @Suite(.serialized) struct AccountChangeCrashTests {
     @Test func anEmailChangeStaysConsistentWhenWorkersAreKilledBetweenAccountAndProfile() async throws {
         try await LiveSystem.with { system in
-            let uid = try await system.register("mover@example.com", password: "mover password")
+            let uid = try await system.register("mover@example.com", password: "mover password by the quiet river")
             let code = try await system.code(for: "moved@example.com", .changeEmail)
             await system.kill("profile-worker")
-            let request = Event.emailChangeRequested(system.client.emailChange(email: "mover@example.com", password: "mover password",
+            let request = Event.emailChangeRequested(system.client.emailChange(email: "mover@example.com", password: "mover password by the quiet river",
                 newEmail: "moved@example.com", code: code, requestId: "move-1"))
             // The account worker has updated the account once it asks the profile worker to follow.
             guard case .updateProfileEmail = try await system.send(request, awaiting: Topic.profileCommands) else {
@@ -31,7 +31,7 @@ import RegistrarClient
             #expect(try system.backends.profiles().profile(uid: uid)?.email == "moved@example.com")
             #expect(try system.audit().isEmpty)
             #expect(try system.email(kind: "notice", requestId: "move-1").contains("To: mover@example.com"))
-            guard case .tokenIssued = try await system.signIn(.password, email: "moved@example.com", secret: "mover password").0 else {
+            guard case .tokenIssued = try await system.signIn(.password, email: "moved@example.com", secret: "mover password by the quiet river").0 else {
                 Issue.record("cannot sign in with the new email")
                 return
             }

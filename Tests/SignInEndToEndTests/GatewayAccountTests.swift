@@ -24,19 +24,26 @@ import Testing
                 try Data(image).write(to: URL(fileURLWithPath: avatar))
                 let email = "reg-\(UUID().uuidString.prefix(8))@example.com"
                 let form = ["-F", "name=Ada", "-F", "email=\(email)", "-F", "password=correct horse battery", "-F", "isMapLocationEnabled=true"]
-                let made = try await gateway.curl("/accounts", form + ["-F", "avatar=@\(avatar);type=image/jpeg"])
+                // The register code, mailed to the address (getCode type 1), proves the mailbox: without it, nothing.
+                let codeless = try await gateway.curl("/accounts", form)
+                #expect(codeless.status == 422 && GatewayProcess.json(codeless)["error"] as? String == "code_required", "\(codeless.body)")
+                let made = try await gateway.curl("/accounts", form + ["-F", "code=\(try await system.code(for: email, .register))",
+                                                                       "-F", "avatar=@\(avatar);type=image/jpeg"])
                 #expect(made.status == 201, "\(made.body)")
                 let answer = GatewayProcess.json(made)
                 let uid = try #require(answer["uid"] as? String)
                 let profile = try #require(answer["profile"] as? [String: Any])
                 #expect(profile["email"] as? String == email.lowercased() && profile["isMapLocationEnabled"] as? Bool == true)
                 #expect((profile["profileImage"] as? String)?.isEmpty == false)
-                let taken = try await gateway.curl("/accounts", form)
+                let taken = try await gateway.curl("/accounts", form + ["-F", "code=\(try await system.code(for: email, .register))"])
                 #expect(taken.status == 409 && GatewayProcess.json(taken)["error"] as? String == "email_taken", "\(taken.body)")
                 let plainEmail = "plain-\(UUID().uuidString.prefix(8))@example.com"
-                let plain = try await gateway.curl("/accounts", ["-F", "name=Bo", "-F", "email=\(plainEmail)", "-F", "password=another good passphrase"])
+                let plain = try await gateway.curl("/accounts", ["-F", "name=Bo", "-F", "email=\(plainEmail)", "-F", "password=another good passphrase",
+                                                                 "-F", "code=\(try await system.code(for: plainEmail, .register))"])
                 #expect(plain.status == 201, "\(plain.body)")
-                let weak = try await gateway.curl("/accounts", ["-F", "name=Cy", "-F", "email=weak-\(UUID().uuidString.prefix(8))@example.com", "-F", "password=short"])
+                let weakEmail = "weak-\(UUID().uuidString.prefix(8))@example.com"
+                let weak = try await gateway.curl("/accounts", ["-F", "name=Cy", "-F", "email=\(weakEmail)", "-F", "password=short",
+                                                                "-F", "code=\(try await system.code(for: weakEmail, .register))"])
                 #expect(weak.status == 422 && GatewayProcess.json(weak)["error"] as? String == "password_too_short", "\(weak.body)")
                 let notMultipart = try await gateway.postForm("/accounts", [("name", "Di"), ("email", "di@example.com"), ("password", "correct horse battery")])
                 #expect(notMultipart.status == 415)

@@ -21,6 +21,9 @@ import Testing
                 #expect(sent.header("Strict-Transport-Security") != nil && sent.header("X-Content-Type-Options") == "nosniff")
                 let requestId = try #require(GatewayProcess.json(sent)["requestId"] as? String)
                 let code = try system.code(sentBy: requestId)
+                // The cooldown: the outstanding code of the same purpose is mailed again only after it, the wait said.
+                let again = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "1")])
+                #expect(again.status == 429 && Int(again.header("Retry-After") ?? "") != nil, "\(again.body)")
                 let token = try await gateway.postForm("/oauth/token", [
                     ("email", email), ("code", code), ("client_id", GatewayProcess.clientID),
                     ("client_secret", GatewayProcess.clientSecret), ("version", "1"), ("grant_type", "email"),
@@ -32,9 +35,7 @@ import Testing
                 let refresh = try #require(answer["refresh_token"] as? String)
                 #expect(access.split(separator: ".").count == 3 && answer["token_type"] as? String == "Bearer")
                 #expect((answer["expires_in"] as? Int ?? 0) > 0)
-                // The cooldown: the same purpose again is refused with the wait; another purpose, sent as JSON, is not.
-                let again = try await gateway.postForm("/email/getCode", [("emailAddress", email), ("type", "1")])
-                #expect(again.status == 429 && Int(again.header("Retry-After") ?? "") != nil, "\(again.body)")
+                // Another purpose, sent as JSON, has a code of its own.
                 let json = try await gateway.curl("/email/getCode", ["-H", "Content-Type: application/json",
                                                                      "--data", #"{"emailAddress":"\#(email)","type":2}"#])
                 #expect(json.status == 200 && GatewayProcess.json(json)["purpose"] as? String == "login", "\(json.body)")
@@ -85,7 +86,7 @@ import Testing
                 let reused = try await gateway.postForm("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", oldRefresh)],
                                                         ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"])
                 #expect(reused.status == 400 && GatewayProcess.json(reused)["error"] as? String == "invalid_grant", "\(reused.body)")
-                let wrong = try await gateway.postForm("/oauth/token", [("grant_type", "password"), ("username", email), ("password", "not the password")],
+                let wrong = try await gateway.postForm("/oauth/token", [("grant_type", "password"), ("username", email), ("password", "not the password by the quiet river")],
                                                        ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"])
                 #expect(wrong.status == 400 && GatewayProcess.json(wrong)["error"] as? String == "invalid_grant", "\(wrong.body)")
             }

@@ -13,11 +13,12 @@ import Testing
                                                         "--request-id", "cli-code"])
             #expect(requested.status == 0, "\(requested.output)")
             let code = try system.code(sentBy: "cli-code")
+            // While the code is outstanding it is mailed again only after the cooldown.
+            let again = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register"])
+            #expect(again.status == 1 && again.output.contains("code_rate_limited") && again.output.contains("retry_after: "))
             let login = try await system.registrar(["login", "--email", "cli@example.com", "--with", "code"], input: [code])
             #expect(login.status == 0, "\(login.output)")
             #expect(login.output.contains("(account created)") && login.output.contains("refresh_token: "))
-            let again = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register"])
-            #expect(again.status == 1 && again.output.contains("code_rate_limited") && again.output.contains("retry_after: "))
             // Secrets never travel in plaintext: not the code, not the tokens.
             let token = try #require(login.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)
             for message in try await system.allTopicMessages() {
@@ -31,7 +32,7 @@ import Testing
         try await LiveSystem.shared { system in
             let canary = "Argv-Canary-\(UUID().uuidString.prefix(8))"
             let commands: [([String], [String])] = [
-                (["register", "--email", "argv@example.com", "--name", "Argv"], ["password"]),
+                (["register", "--email", "argv@example.com", "--name", "Argv"], ["password", "code"]),
                 (["login", "--email", "argv@example.com"], ["password", "code"]),
                 (["password", "change", "--email", "argv@example.com"], ["old-password", "new-password"]),
                 (["password", "reset", "--email", "argv@example.com"], ["code", "new-password"]),
@@ -60,19 +61,20 @@ import Testing
             let file = system.directory + "/secret-\(UUID().uuidString.prefix(8))"
             func write(_ secret: String) throws { try (secret + "\n").write(toFile: file, atomically: true, encoding: .utf8) }
 
-            try write("first piped password")
-            let registered = try await system.registrar(["register", "--email", email, "--name", "Piped", "--password-file", file])
+            try write("first piped harbour lantern")
+            let registered = try await system.registrar(["register", "--email", email, "--name", "Piped", "--password-file", file],
+                                                        mailedCode: .register, to: email)
             #expect(registered.status == 0, "\(registered.output)")
-            let login = try await system.registrar(["login", "--email", email], input: ["first piped password"])
+            let login = try await system.registrar(["login", "--email", email], input: ["first piped harbour lantern"])
             #expect(login.status == 0, "\(login.output)")
             #expect(try await system.registrar(["login", "--email", email, "--password-file", file]).status == 0)
 
             let changed = try await system.registrar(["password", "change", "--email", email],
-                                                     input: ["first piped password", "second piped password"])
+                                                     input: ["first piped harbour lantern", "second piped harbour lantern"])
             #expect(changed.status == 0 && changed.output.contains("completed"), "\(changed.output)")
-            let second = try await system.registrar(["login", "--email", email], input: ["second piped password"])
+            let second = try await system.registrar(["login", "--email", email], input: ["second piped harbour lantern"])
             #expect(second.status == 0, "\(second.output)")
-            #expect(try await system.registrar(["login", "--email", email], input: ["first piped password"]).status == 1)
+            #expect(try await system.registrar(["login", "--email", email], input: ["first piped harbour lantern"]).status == 1)
 
             let refreshToken = try #require(second.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)
             try write(String(refreshToken))
@@ -82,16 +84,16 @@ import Testing
             let reset = try await system.registrar(["code", "request", "--email", email, "--purpose", "reset_password", "--request-id", "piped-reset"])
             #expect(reset.status == 0, "\(reset.output)")
             try write(try system.code(sentBy: "piped-reset"))
-            let resetDone = try await system.registrar(["password", "reset", "--email", email, "--code-file", file], input: ["third piped password"])
+            let resetDone = try await system.registrar(["password", "reset", "--email", email, "--code-file", file], input: ["third piped harbour lantern"])
             #expect(resetDone.status == 0 && resetDone.output.contains("completed"), "\(resetDone.output)")
 
             let newEmail = "piped-moved@example.com"
             let change = try await system.registrar(["code", "request", "--email", newEmail, "--purpose", "change_email", "--request-id", "piped-move"])
             #expect(change.status == 0, "\(change.output)")
             let moved = try await system.registrar(["email", "change", "--email", email, "--new-email", newEmail],
-                                                   input: ["third piped password", try system.code(sentBy: "piped-move")])
+                                                   input: ["third piped harbour lantern", try system.code(sentBy: "piped-move")])
             #expect(moved.status == 0 && moved.output.contains("completed"), "\(moved.output)")
-            #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped password"]).status == 0)
+            #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"]).status == 0)
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct SigningKeyRotationTests {
     @Test func aRunningAccountWorkerSignsWithTheRotatedKeyWhileOldTokensStillVerify() async throws {
         try await LiveSystem.with { system in
-            _ = try await system.register("rotation@example.com", password: "rotation password")
+            _ = try await system.register("rotation@example.com", password: "rotation password by the quiet river")
             let before = try await accessToken(system)
             let jwks = system.directory + "/keys/jwks.json"
             let oldKid = try #require(JSONWebToken.header(of: before).kid)
@@ -43,7 +43,7 @@ import Testing
     }
 
     private func accessToken(_ system: LiveSystem) async throws -> String {
-        let (_, tokens) = try await system.signIn(.password, email: "rotation@example.com", secret: "rotation password")
+        let (_, tokens) = try await system.signIn(.password, email: "rotation@example.com", secret: "rotation password by the quiet river")
         return try #require(tokens).accessToken
     }
 

@@ -91,18 +91,20 @@ import Verification
 
     @Test func anEmailChangeMovesTheAccountThenTheProfileAndNotifiesTheOldAddress() throws {
         codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
-        let asked = Event.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
+        // The account's next revision after its registration's last step.
+        let asked = Event.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com", step: "awaiting_profile", revision: 2))
         #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked])
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account reserves the new email first")
         #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked], "a redelivery asks again")
         let completed = Event.accountChangeCompleted(AccountChangeCompleted(requestId: "move", change: .changeEmail))
-        let updated = Event.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com"))
+        let updated = Event.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com", step: "awaiting_profile", revision: 2))
         #expect(try step.dispatch(updated) == [completed])
         #expect(try step.dispatch(updated) == [completed])
         #expect(try accounts.change(requestId: "move")?.stage == .completed)
         #expect(mailer.messages.map(\.to) == ["ada@example.com", "ada@example.com"])
         #expect(mailer.messages[0].text.contains("new@example.com"))
-        #expect(!sessionRevoked, "an email change keeps the sessions")
+        #expect(sessionRevoked, "an email change ends every session")
+        #expect(try accounts.account(uid: uid)?.notBefore == clock.now)
     }
 
     @Test func aProfileRefusingTheEmailGivesTheAccountItsOldOneBack() throws {
@@ -124,10 +126,10 @@ import Verification
             do { _ = try step.dispatch(reply) } catch let error as UntrustedEvent { return error.reason } catch { return nil }
             return nil
         }
-        #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "nope", uid: uid, email: "new@example.com"))) == .unknownSaga)
+        #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "nope", uid: uid, email: "new@example.com", step: "awaiting_profile", revision: 4))) == .unknownSaga)
         #expect(refusal(.profileEmailRejected(ProfileEmailRejected(requestId: "nope", uid: uid, reason: .profileInvalid, message: "m")))
             == .unknownSaga)
-        #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: "victim", email: "new@example.com"))) == .replyMismatch)
+        #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: "victim", email: "new@example.com", step: "awaiting_profile", revision: 4))) == .replyMismatch)
         #expect(refusal(.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: "victim", reason: .profileInvalid, message: "m")))
             == .replyMismatch)
         #expect(try accounts.change(requestId: "move") == change)
@@ -141,10 +143,10 @@ import Verification
         #expect(try step.expireChanges(notUpdatedSince: clock.now).isEmpty)
         clock.advance(by: 121)
         #expect(try step.expireChanges(notUpdatedSince: clock.now.addingTimeInterval(-120))
-            == [.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))])
+            == [.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com", step: "compensating", revision: 3))])
         #expect(try accounts.change(requestId: "move")?.stage == .compensating)
         #expect(try accounts.account(uid: uid)?.email == "new@example.com", "the account follows the profile back")
-        #expect(failure(try step.dispatch(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com"))))
+        #expect(failure(try step.dispatch(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com", step: "compensating", revision: 3))))
             == .deadlineExceeded)
         #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
     }

@@ -82,6 +82,7 @@ final class MemoryAccounts: CredentialStore {
     func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? { nil }
     func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }
+    func update(uid: String, applying update: AccountUpdate) throws(StoreError) {}
 }
 
 extension PasswordCheckTests {

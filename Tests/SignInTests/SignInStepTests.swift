@@ -18,6 +18,8 @@ import Verification
     let clock = ManualClock()
     let replyKey = "key:client"
     let ledger = InMemorySealLedger()
+    let mailbox = FakeMailbox()
+    let mailer = RecordingMailer()
 
     var registrations: RegistrationCoordinator { registrations(sealRecords: ledger) }
     var step: SignInStep { step(sealRecords: ledger) }
@@ -25,21 +27,22 @@ import Verification
     /// The registration coordinator with `sealRecords` as its ledger of used seals.
     func registrations(sealRecords: InMemorySealLedger) -> RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
-                                seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), clock: clock.closure)
+                                seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), mailbox: mailbox,
+                                clock: clock.closure)
     }
 
     /// The step with `sealRecords` as its ledger of used seals.
     func step(sealRecords: InMemorySealLedger) -> SignInStep {
         SignInStep(passwords: PasswordCheck(accounts: accounts, vault: FakeVault()), codes: CodeVerifier(codes: codes, secrets: secrets),
                    profiles: profiles, issuer: TokenIssuer(tokens: tokens, minter: minter, vault: FakeVault()),
-                   registrations: registrations(sealRecords: sealRecords), clock: clock.closure)
+                   registrations: registrations(sealRecords: sealRecords), mailer: mailer, clock: clock.closure)
     }
 
     /// An active account of `email` with a complete profile; its uid.
     func account(_ email: String, password: String) throws -> String {
         let uid = "uid-" + email
         accounts.addActiveAccount(uid: uid, email: email, passwordHash: "hash:" + password, at: clock.now)
-        try profiles.write(Profile(name: "Ada", email: email, profileImage: "memory://i.jpg", isMapLocationEnabled: false), uid: uid)
+        try profiles.write(Profile(name: "Ada", email: email, profileImage: "memory://i.jpg", isMapLocationEnabled: false), uid: uid, revision: 2)
         return uid
     }
 
@@ -197,9 +200,10 @@ import Verification
     /// Registers `email` with a password through the whole saga; its registration id and uid.
     func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
         let context = SealContext(requestId: id, email: email, replyKey: "key:victim")
+        mailbox.mail("246810", to: email)
         let request = Event.registrationRequested(RegistrationRequested(
             registrationId: id, email: email, name: "Vic", sealedPassword: FakeVault.sealed("victim password", .registrationPassword, context, at: clock.now),
-            replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
+            sealedCode: FakeVault.sealed("246810", .code, context, at: clock.now), replyKey: context.replyKey, avatar: nil, isMapLocationEnabled: false))
         let completed = try complete(try #require(try registrations.handle(request).first))
         return (completed.registrationId, completed.uid)
     }
@@ -281,7 +285,7 @@ import Verification
 
     @Test func anIncompleteProfileCannotSignIn() throws {
         let uid = try account("ada@example.com", password: "ada password")
-        try profiles.write(Profile(name: "Ada", email: "ada@example.com", profileImage: "", isMapLocationEnabled: false), uid: uid)
+        try profiles.write(Profile(name: "Ada", email: "ada@example.com", profileImage: "", isMapLocationEnabled: false), uid: uid, revision: 3)
         #expect(refusal(try step.handle(request(.password, "ada@example.com", "ada password")))?.reason == .profileIncomplete)
         #expect(tokens.tokens.isEmpty)
     }

@@ -71,7 +71,7 @@ import Testing
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
             let (uid, change) = try store.beginChangingEmail()
             let again = emailChange("c1", uid: uid, to: "other@example.com")
-            #expect(try store.begin(again, applying: .email("other@example.com")) == .existing(change))
+            #expect(try store.begin(again, applying: AccountUpdate(email: "other@example.com")) == .existing(change))
             #expect(try store.account(uid: uid)?.email == "lovelace@example.com")
         }
     }
@@ -82,7 +82,7 @@ import Testing
             let uid = try store.register(email: "ada@example.com")
             _ = try store.register(email: "lovelace@example.com")
             let change = emailChange("c1", uid: uid, to: "lovelace@example.com")
-            #expect(try store.begin(change, applying: .email("lovelace@example.com")) == .emailTaken)
+            #expect(try store.begin(change, applying: AccountUpdate(email: "lovelace@example.com")) == .emailTaken)
             #expect(try store.change(requestId: "c1") == nil)
             #expect(try store.account(uid: uid)?.email == "ada@example.com")
         }
@@ -97,12 +97,12 @@ import Testing
             let results = Mutex<[AccountChangeStart]>([])
             onThreads(8) { index in
                 let change = emailChange("c\(index)", uid: uids[index], to: "wanted@example.com")
-                let result = try? stores[index % 2].begin(change, applying: .email("wanted@example.com"))
+                let result = try? stores[index % 2].begin(change, applying: AccountUpdate(email: "wanted@example.com"))
                 results.withLock { $0.append(contentsOf: result.map { [$0] } ?? []) }
             }
             let outcomes = results.withLock { $0 }
             #expect(outcomes.count == 8)
-            #expect(outcomes.filter { $0 == .started }.count == 1)
+            #expect(outcomes.filter { if case .started = $0 { true } else { false } }.count == 1)
             #expect(try stores[0].accounts().filter { $0.email == "wanted@example.com" }.count == 1)
         }
     }
@@ -114,14 +114,36 @@ import Testing
             var undone = change
             undone.stage = .failed
             undone.failure = Failure(.deadlineExceeded, "The profile did not follow.")
-            try store.save(undone, applying: .email("ada@example.com"))
+            #expect(try store.save(undone, applying: AccountUpdate(email: "ada@example.com")) == undone)
             #expect(try store.change(requestId: "c1") == undone)
             #expect(try store.account(uid: uid)?.email == "ada@example.com")
             let error = #expect(throws: StoreError.self) {
-                try store.save(emailChange("c2", uid: "no-such-uid", to: "x@example.com"), applying: .passwordHash("h"))
+                try store.save(emailChange("c2", uid: "no-such-uid", to: "x@example.com"), applying: AccountUpdate(passwordHash: "h"))
             }
             #expect(error?.kind == .permanent)
             #expect(try store.change(requestId: "c2") == nil)
+        }
+    }
+
+    /// A credential change ends the account's sessions (a not-before time that only moves forward, a tick at least) and a code
+    /// proves its mailbox once; each stage of an email change that sends a command takes the next revision.
+    @Test(arguments: StoreBackend.allCases)
+    func updatesEndSessionsProveTheMailboxAndTakeRevisions(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let (uid, change) = try store.beginChangingEmail()
+            let proven = startDate.addingTimeInterval(60)
+            _ = try store.save(change, applying: AccountUpdate(endsSessionsAt: proven, provesMailboxAt: proven))
+            _ = try store.save(change, applying: AccountUpdate(endsSessionsAt: startDate, provesMailboxAt: startDate.addingTimeInterval(120)))
+            let account = try #require(try store.account(uid: uid))
+            // A later change never moves the cut-off back: at least a tick after the last one. The first proof stays.
+            #expect(account.notBefore.map(Account.milliseconds) == Account.milliseconds(proven) + 1)
+            #expect(account.verifiedAt == proven)
+            var compensating = change
+            compensating.stage = .compensating
+            let saved = try store.save(compensating, applying: nil)
+            #expect(saved.revision == change.revision + 1)
+            #expect(try store.account(uid: uid)?.revision == saved.revision)
+            #expect(try store.save(saved, applying: nil).revision == saved.revision)
         }
     }
 
@@ -130,7 +152,7 @@ import Testing
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
             let stages: [AccountChangeStage] = [.awaitingProfile, .completed, .awaitingProfile, .awaitingProfile]
             for (index, stage) in stages.enumerated() {
-                var change = emailChange("c\(index)", uid: "uid-\(index)", to: "user\(index)@example.com")
+                var change = emailChange("c\(index)", uid: try store.register(email: "owner\(index)@example.com"), to: "user\(index)@example.com")
                 change.stage = stage
                 change.updatedAt = startDate.addingTimeInterval(Double(index) * 60)
                 try store.save(change, applying: nil)
@@ -159,8 +181,10 @@ private extension AccountChangeStore {
     /// Registers ada@example.com and begins changing it to lovelace@example.com (request `c1`).
     func beginChangingEmail() throws -> (uid: String, change: AccountChangeRecord) {
         let uid = try register(email: "ada@example.com")
-        let change = emailChange("c1", uid: uid, to: "lovelace@example.com")
-        #expect(try begin(change, applying: .email("lovelace@example.com")) == .started)
+        var change = emailChange("c1", uid: uid, to: "lovelace@example.com")
+        // The change's command takes the account's next revision, after its registration's last step.
+        change.revision = try #require(try account(uid: uid)).revision + 1
+        #expect(try begin(change, applying: AccountUpdate(email: "lovelace@example.com")) == .started(change))
         return (uid, change)
     }
 }

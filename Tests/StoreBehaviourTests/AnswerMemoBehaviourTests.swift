@@ -43,10 +43,10 @@ import Testing
         try backend.withNewLocation { (url) throws in
             let one = try answerMemo(at: url, of: "worker")
             let two = try answerMemo(at: url, of: "worker")
-            #expect(try one.keep(Array("first".utf8), for: "r") == nil, "kept")
-            #expect(try two.keep(Array("second".utf8), for: "r") == Array("first".utf8), "the first kept before")
-            #expect(try two.answer(to: "r") == Array("first".utf8))
-            #expect(try one.answer(to: "unknown") == nil)
+            #expect(try one.keep(Array("first".utf8), for: key("r")) == nil, "kept")
+            #expect(try two.keep(Array("second".utf8), for: key("r")) == Array("first".utf8), "the first kept before")
+            #expect(try two.answer(to: key("r")) == Array("first".utf8))
+            #expect(try one.answer(to: key("unknown")) == nil)
         }
     }
 
@@ -57,14 +57,14 @@ import Testing
             let kept = Mutex<[[UInt8]]>([])
             onThreads(8) { index in
                 let answer = Array("answer \(index)".utf8)
-                if let given = try? memos[index % 2].keep(answer, for: "r") ?? answer {
+                if let given = try? memos[index % 2].keep(answer, for: key("r")) ?? answer {
                     kept.withLock { $0.append(given) }
                 }
             }
             let answers = kept.withLock { $0 }
             #expect(answers.count == 8)
             #expect(Set(answers).count == 1)
-            #expect(try memos[0].answer(to: "r") == answers.first)
+            #expect(try memos[0].answer(to: key("r")) == answers.first)
         }
     }
 
@@ -74,9 +74,40 @@ import Testing
         try backend.withNewLocation { (url) throws in
             let accounts = try answerMemo(at: url, of: "account-worker")
             let codes = try answerMemo(at: url, of: "code-dispatch-worker")
-            _ = try accounts.keep(Array("signed in".utf8), for: "r")
-            #expect(try codes.answer(to: "r") == nil)
-            #expect(try codes.keep(Array("code sent".utf8), for: "r") == nil)
+            _ = try accounts.keep(Array("signed in".utf8), for: key("r"))
+            #expect(try codes.answer(to: key("r")) == nil)
+            #expect(try codes.keep(Array("code sent".utf8), for: key("r")) == nil)
+        }
+    }
+
+    /// One id on two request topics is two requests, each with its own answer.
+    @Test(arguments: StoreBackend.allCases)
+    func anIdOnAnotherTopicIsAnotherRequest(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let memo = try answerMemo(at: url, of: "account-worker")
+            #expect(try memo.keep(Array("signed in".utf8), for: key("r", on: Topic.authRequests)) == nil)
+            #expect(try memo.answer(to: key("r", on: Topic.accountRequests)) == nil)
+            #expect(try memo.keep(Array("changed".utf8), for: key("r", on: Topic.accountRequests)) == nil)
+            #expect(try memo.answer(to: key("r", on: Topic.authRequests)) == Array("signed in".utf8))
+        }
+    }
+
+    /// The sweep forgets a worker's answers older than their retention, and only those.
+    @Test(arguments: StoreBackend.allCases)
+    func answersOlderThanTheRetentionAreForgotten(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let now = Mutex(start)
+            let memo = try answerMemo(at: url, of: "worker", clock: { now.withLock { $0 } })
+            let other = try answerMemo(at: url, of: "other-worker", clock: { start })
+            _ = try memo.keep(Array("old".utf8), for: key("old"))
+            _ = try other.keep(Array("other".utf8), for: key("old"))
+            now.withLock { $0 = start.addingTimeInterval(6 * 86400) }
+            _ = try memo.keep(Array("recent".utf8), for: key("recent"))
+            #expect(try memo.forget(answeredBefore: start.addingTimeInterval(86400)) == 1)
+            #expect(try memo.answer(to: key("old")) == nil)
+            #expect(try memo.answer(to: key("recent")) == Array("recent".utf8))
+            #expect(try other.answer(to: key("old")) == Array("other".utf8), "another worker's answers are its own sweep's")
         }
     }
 
@@ -88,13 +119,16 @@ import Testing
             let store = try BackendOptions.accountStore(at: url)
             let saga = sagaRecord("r1")
             #expect(try store.start(saga, account: pendingAccount(for: saga)) == .started)
-            _ = try memo.keep(Array("answer".utf8), for: "r1")
-            #expect(try answerMemo(at: url, of: "worker").answer(to: "r1") == Array("answer".utf8))
+            _ = try memo.keep(Array("answer".utf8), for: key("r1"))
+            #expect(try answerMemo(at: url, of: "worker").answer(to: key("r1")) == Array("answer".utf8))
         }
     }
 }
 
+/// Request `id` on `topic` (by default `code.requests`).
+private func key(_ id: String, on topic: String = Topic.codeRequests) -> AnswerKey { AnswerKey(topic: topic, id: id) }
+
 /// The answer memo of `worker` in the account database at `url`, as a worker opens it from `--accounts`.
-private func answerMemo(at url: String, of worker: String) throws -> any AnswerMemo {
-    try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: worker)
+private func answerMemo(at url: String, of worker: String, clock: @escaping @Sendable () -> Date = Date.init) throws -> any AnswerMemo {
+    try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: worker, clock: clock)
 }

@@ -15,8 +15,8 @@ import Verification
             #expect(try store.replace(issued.email, .login, with: issued) == nil)
             #expect(try store.replace(issued.email, .login, with: issued) == issued)
             var mailed = issued
-            mailed.pendingNonce = nil
-            #expect(try store.replace(issued.email, .login, with: mailed) == issued, "a pending nonce is kept")
+            mailed.unmailed = []
+            #expect(try store.replace(issued.email, .login, with: mailed) == issued, "the nonce, the senders and the owed mail are kept")
             var used = mailed
             used.attempts = 2
             used.usedBy = "r2"
@@ -66,11 +66,11 @@ import Verification
     }
 }
 
-/// A code issued to ada@example.com for signing in, sent twice, the second email not yet known to be sent.
+/// A code issued to ada@example.com for signing in by r1 and mailed again for r2, whose email is not yet known to be sent.
 private func codeRecord() -> CodeRecord {
-    CodeRecord(email: "ada@example.com", purpose: .login, digest: String(repeating: "ab", count: 32), issuedBy: "r1",
-               expiresAt: startDate.addingTimeInterval(600), sentAt: [startDate.addingTimeInterval(-60), startDate],
-               pendingNonce: "nonce-1")
+    CodeRecord(email: "ada@example.com", purpose: .login, digest: String(repeating: "ab", count: 32), recoveryDigest: String(repeating: "cd", count: 32),
+               issuedBy: "r1", expiresAt: startDate.addingTimeInterval(600), sentAt: [startDate.addingTimeInterval(-60), startDate],
+               resentAt: startDate.addingTimeInterval(90), nonce: "nonce-1", senders: ["r1", "r2"], unmailed: ["r2"])
 }
 
 private extension CodeStore {

@@ -9,13 +9,14 @@ import Testing
 @Suite struct DeadLetteredRegistrationTests {
     static let failure = RequestFailure.outcome(ofRequestOn: Topic.registrationRequests, id: "r1", message: "dead-lettered (test)")!
     static let request = Event.registrationRequested(RegistrationRequested(
-        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", replyKey: "a2V5", avatar: nil,
+        registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", sealedCode: nil, replyKey: "a2V5", avatar: nil,
         isMapLocationEnabled: false))
 
     @Test(arguments: StoreBackend.allCases)
     func theFailureIsRecordedAndAReplayIsAnsweredTheSame(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in
-            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()))
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()),
+                                                      mailbox: NoMailbox())
             #expect(try coordinator.answer(deadLettered: Self.failure) == [Self.failure])
             #expect(try coordinator.handle(Self.request) == [Self.failure], "a replay starts no registration")
             #expect(try store.accounts().isEmpty)
@@ -28,10 +29,16 @@ import Testing
         try backend.withAccountStore { (store) throws in
             let saga = sagaRecord("r1", stage: .completed)
             _ = try store.start(saga, account: pendingAccount(for: saga))
-            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()))
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()),
+                                                      mailbox: NoMailbox())
             let answer = try coordinator.answer(deadLettered: Self.failure)
             #expect(answer.map(\.kind) == [.registrationCompleted])
         }
+    }
+
+    /// Proves nothing: these tests never reach a code.
+    struct NoMailbox: MailboxProof {
+        func accepts(registerCode code: String, email: String, requestId: String, replyKey: String, at now: Date) throws -> Bool { false }
     }
 
     /// Opens nothing: these tests never reach a password.

@@ -112,11 +112,11 @@ import WorkerAssembly
             var saga = sagaRecord("7b0c1c1e-4f7e-4f57-a3a0-3c1b8f0b2c11", stage: .completed)
             saga.uid = "00000000-0000-4000-8000-00000000ada0"
             let account = Account(uid: saga.uid, email: saga.email, passwordHash: try PasswordHasher().hash(Self.password),
-                                  status: .active, registrationId: saga.registrationId, createdAt: startDate)
+                                  status: .active, registrationId: saga.registrationId, createdAt: startDate, verifiedAt: startDate)
             #expect(try accounts.start(saga, account: account) == .started)
             try BackendOptions.profileStore(at: url).write(
                 Profile(name: "Ada", email: saga.email, profileImage: "https://images.example.com/ada.jpg", isMapLocationEnabled: true),
-                uid: saga.uid)
+                uid: saga.uid, revision: saga.version)
             let requestId = "5d7c2a4e-0c5b-4a55-9b1e-2f8f5e1a9c01"
             let replyKey = SealingKeyPair.generate().publicKey.base64
             let request = Event.tokenRequested(TokenRequested(

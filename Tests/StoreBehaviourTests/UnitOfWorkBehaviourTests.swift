@@ -37,10 +37,10 @@ import Verification
             try memo.atomically {
                 _ = try accounts.start(sagaRecord("r1"), account: pendingAccount(for: sagaRecord("r1")))
                 #expect(try accounts.saga("r1") != nil, "the unit reads its own writes")
-                #expect(try memo.keep(Array("answer".utf8), for: "r1") == nil)
+                #expect(try memo.keep(Array("answer".utf8), for: codeRequest("r1")) == nil)
             }
             #expect(try accounts.saga("r1") != nil)
-            #expect(try memo.answer(to: "r1") == Array("answer".utf8))
+            #expect(try memo.answer(to: codeRequest("r1")) == Array("answer".utf8))
         }
     }
 
@@ -51,7 +51,7 @@ import Verification
             #expect(throws: Refused.self) {
                 try memo.atomically {
                     _ = try accounts.start(sagaRecord("r1"), account: pendingAccount(for: sagaRecord("r1")))
-                    _ = try memo.keep(Array("answer".utf8), for: "r1")
+                    _ = try memo.keep(Array("answer".utf8), for: codeRequest("r1"))
                     throw Refused()
                 }
             }
@@ -81,10 +81,10 @@ import Verification
             let replica = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: "worker")
             let replicasAnswer = EventCodec.encode(codeSent("req-1", expiresIn: 570))
             // On a thread of its own, as a replica's run is not in this one's unit of work.
-            let step = Registering(accounts: accounts, before: { onThreads(1) { _ in _ = try? replica.keep(replicasAnswer, for: "req-1") } })
+            let step = Registering(accounts: accounts, before: { onThreads(1) { _ in _ = try? replica.keep(replicasAnswer, for: codeRequest("req-1")) } })
             let answers = try AnswerOnce(step, memo: memo).handle(Self.request)
             #expect(answers.map(EventCodec.encode) == [replicasAnswer])
-            #expect(try memo.answer(to: "req-1") == replicasAnswer)
+            #expect(try memo.answer(to: codeRequest("req-1")) == replicasAnswer)
             #expect(try accounts.saga("req-1") == nil, "this run's write is undone")
         }
     }
@@ -98,10 +98,10 @@ import Verification
                 _ = try accounts.start(sagaRecord("r1"), account: pendingAccount(for: sagaRecord("r1")))
                 // Saves the saga, then fails: there is no account to activate.
                 #expect(throws: StoreError.self) { try accounts.save(sagaRecord("r1").next(.completed), applying: .activate(uid: "nobody")) }
-                _ = try memo.keep(Array("answer".utf8), for: "r1")
+                _ = try memo.keep(Array("answer".utf8), for: codeRequest("r1"))
             }
             #expect(try accounts.saga("r1")?.stage == .awaitingAvatar, "the failed save is undone")
-            #expect(try memo.answer(to: "r1") == Array("answer".utf8))
+            #expect(try memo.answer(to: codeRequest("r1")) == Array("answer".utf8))
         }
     }
 
@@ -117,22 +117,22 @@ import Verification
                 try memo.atomically {
                     try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record?.usedBy = "req-1" }
                     #expect(try rotate("d1", to: "d2", in: tokens) == .rotate)
-                    _ = try memo.keep(Array("answer".utf8), for: "req-1")
+                    _ = try memo.keep(Array("answer".utf8), for: codeRequest("req-1"))
                     throw Refused()
                 }
             }
             #expect(try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record } == issuedCode)
             #expect(try tokens.token(digest: "d1")?.replacedBy == nil && tokens.token(digest: "d2") == nil)
-            #expect(try memo.answer(to: "req-1") == nil)
+            #expect(try memo.answer(to: codeRequest("req-1")) == nil)
             // And they commit with it.
             try memo.atomically {
                 try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record?.usedBy = "req-1" }
                 #expect(try rotate("d1", to: "d2", in: tokens) == .rotate)
-                _ = try memo.keep(Array("answer".utf8), for: "req-1")
+                _ = try memo.keep(Array("answer".utf8), for: codeRequest("req-1"))
             }
             #expect(try codes.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record?.usedBy } == "req-1")
             #expect(try tokens.token(digest: "d1")?.replacedBy == "req-1" && tokens.token(digest: "d2") != nil)
-            #expect(try memo.answer(to: "req-1") == Array("answer".utf8))
+            #expect(try memo.answer(to: codeRequest("req-1")) == Array("answer".utf8))
         }
     }
 
@@ -147,13 +147,16 @@ import Verification
     private func expectNothing(for id: String, in accounts: any AccountStore, _ memo: any AnswerMemo,
                                sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try accounts.saga(id) == nil && accounts.account(uid: "uid-\(id)") == nil, sourceLocation: sourceLocation)
-        #expect(try memo.answer(to: id) == nil, sourceLocation: sourceLocation)
+        #expect(try memo.answer(to: codeRequest(id)) == nil, sourceLocation: sourceLocation)
     }
 
     private func stores(at url: String) throws -> (any AnswerMemo, any AccountStore) {
         (try BackendOptions(accounts: url, dataDirectory: "/nonexistent").answerMemo(of: "worker"), try BackendOptions.accountStore(at: url))
     }
 }
+
+/// The code request `requestId`, as the memo knows it.
+private func codeRequest(_ requestId: String) -> AnswerKey { AnswerKey(topic: Topic.codeRequests, id: requestId) }
 
 /// The answer to the code request `requestId`.
 private func codeSent(_ requestId: String, expiresIn: Int) -> Event {

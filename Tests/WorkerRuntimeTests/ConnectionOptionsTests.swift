@@ -52,21 +52,37 @@ import WorkerRuntime
     let spec = CommandSpec(name: "tool", summary: "test", options: ConnectionOptions.specs)
 
     @Test func aFilesLinesAreProperties() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try "# client\nsasl.username=u\n\nsasl.password=p4ss,w0rd= \nsecurity.protocol=SASL_SSL\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let parsed = try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path,
-                                                            "--kafka-property", "security.protocol=SSL"], spec: spec, environment: [:]))
-        #expect(parsed.kafkaProperties == ["sasl.username": "u", "sasl.password": "p4ss,w0rd= ", "security.protocol": "SSL"])
+        try withFile("# client\nsasl.username=u\n\nsasl.password=p4ss,w0rd= \nsecurity.protocol=SASL_SSL\n") { path in
+            let parsed = try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path,
+                                                                "--kafka-property", "security.protocol=SSL"], spec: spec, environment: [:]))
+            #expect(parsed.kafkaProperties == ["sasl.username": "u", "sasl.password": "p4ss,w0rd= ", "security.protocol": "SSL"])
+        }
     }
 
     @Test func aBadLineShowsNoText() throws {
+        try withFile("sasl.username=u\nCanarySecret\n") { path in
+            let error = #expect(throws: UsageError.self) { try options(path) }
+            #expect(!"\(String(describing: error))".contains("Canary"))
+        }
+    }
+
+    @Test func aFileOthersCouldReadIsRefused() throws {
+        try withFile("sasl.password=p\n", mode: 0o644) { path in
+            let error = #expect(throws: UsageError.self) { try options(path) }
+            #expect("\(String(describing: error))".contains("has mode 0644"))
+        }
+    }
+
+    private func options(_ path: String) throws -> ConnectionOptions {
+        try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path], spec: spec, environment: [:]))
+    }
+
+    /// Runs `body` with a temporary file holding `text` with `mode`.
+    private func withFile(_ text: String, mode: mode_t = 0o600, _ body: (String) throws -> Void) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-\(UUID().uuidString).properties").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "sasl.username=u\nCanarySecret\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let error = #expect(throws: UsageError.self) {
-            try ConnectionOptions(ParsedArguments(["--bootstrap", "127.0.0.1:1", "--kafka-properties-file", path], spec: spec, environment: [:]))
-        }
-        #expect(!"\(String(describing: error))".contains("Canary"))
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, mode)
+        try body(path)
     }
 }

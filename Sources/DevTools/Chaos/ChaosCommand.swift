@@ -58,7 +58,9 @@ public enum ChaosCommand {
             do {
                 installation = try await LocalInstallation(
                     at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
-                    brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover)
+                    brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover,
+                    // The registrations' codes are mailed before the run, which lasts longer than a code's 10 minutes under long faults.
+                    arguments: ["code-dispatch-worker": ["--code-ttl", "7200"]])
             } catch {
                 disk?.unmount()
                 throw error
@@ -91,7 +93,12 @@ public enum ChaosCommand {
                                  longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
         let publicKey = installation.publicKey
-        let workload = ChaosWorkload(count: count, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
+        // Each registration carries the register code mailed to its address, requested before the faults begin.
+        let codes = try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-chaos"), publicKey: publicKey, verifier: try installation.outcomeVerifier(),
+                                                   name: "registrar-chaos") { client in
+            try await MailedCodes(directory: sentMail).mail(to: ChaosWorkload.emails(count: count), .register, with: client)
+        }
+        let workload = ChaosWorkload(count: count, codes: codes, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
                                      photo: AvatarProcessor().defaultAvatar().jpeg, oversized: longSeconds != nil, using: &generator)
         let messages = workload.messages(using: &generator)

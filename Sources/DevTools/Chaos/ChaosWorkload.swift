@@ -15,7 +15,8 @@ struct ChaosWorkload {
     /// One registration and the outcome it must end with.
     struct Registration {
         var request: RegistrationRequested
-        /// The reason it must fail with, or nil when it must complete (or lose a race for its email).
+        /// The reason it must fail with, or nil when it must complete (or lose a race for its email: then `email_taken`,
+        /// or `invalid_credentials` when the winner used the address's register code first).
         var expectedFailure: ReasonCode?
         var racesForEmail: Bool
     }
@@ -29,10 +30,19 @@ struct ChaosWorkload {
     /// Messages no worker can process, each with the `dlq.reason` it must be dead-lettered with.
     var hostile: [(message: OutgoingMessage, reason: DeadLetterReason)] = []
 
-    /// - Parameter oversized: Whether the hostile messages include ones over the decoder's limit (up to
-    ///   1,000,500 bytes), mistyped fields, unknown fields and a mistyped version, as `--long-faults` publishes.
-    init(count: Int, seal: (String, SealedSecret.Purpose, SealContext) -> String, replyKey: String, photo: [UInt8],
-         oversized: Bool = false, using generator: inout some RandomNumberGenerator) {
+    /// The requests that had the registrations' register codes mailed, before the run: their mail is counted as sent.
+    var registerCodeRequests: Set<String> = []
+
+    /// The addresses the workload registers (a registration for an address used twice races for it): `user<i>@example.com`.
+    static func emails(count: Int) -> [String] { (0..<count).map { "user\($0)@example.com" } }
+
+    /// - Parameters:
+    ///   - codes: The register code mailed to each of ``emails(count:)``, by normalised address.
+    ///   - oversized: Whether the hostile messages include ones over the decoder's limit (up to
+    ///     1,000,500 bytes), mistyped fields, unknown fields and a mistyped version, as `--long-faults` publishes.
+    init(count: Int, codes: [String: MailedCodes.Mailed], seal: (String, SealedSecret.Purpose, SealContext) -> String, replyKey: String,
+         photo: [UInt8], oversized: Bool = false, using generator: inout some RandomNumberGenerator) {
+        registerCodeRequests = Set(codes.values.map(\.requestId))
         for index in 0..<count {
             let id = "chaos-\(index)-\(UUID().uuidString.prefix(8).lowercased())"
             let roll = Int.random(in: 0..<100, using: &generator)
@@ -50,9 +60,10 @@ struct ChaosWorkload {
                 races = true
             default: break
             }
+            let context = SealContext(requestId: id, email: email, replyKey: replyKey)
             let request = RegistrationRequested(registrationId: id, email: email, name: "Chaos \(index)",
-                                                sealedPassword: seal(Self.password(of: id), .registrationPassword,
-                                                                    SealContext(requestId: id, email: email, replyKey: replyKey)),
+                                                sealedPassword: seal(Self.password(of: id), .registrationPassword, context),
+                                                sealedCode: codes[RegistrationRules.normalizedEmail(email)].map { seal($0.code, .code, context) },
                                                 replyKey: replyKey, avatar: avatar,
                                                 isMapLocationEnabled: roll.isMultiple(of: 2))
             registrations.append(Registration(request: request, expectedFailure: expected, racesForEmail: races))

@@ -1,34 +1,6 @@
 import Domain
 import Foundation
 
-/// Whether an account may sign in yet.
-public enum AccountStatus: String, Codable, Sendable {
-    /// Created by a registration still in progress: can never sign in.
-    case pending
-    /// Activated by a completed registration.
-    case active
-}
-
-/// An auth account. `email` is normalised; `passwordHash` is an encoded argon2id string.
-public struct Account: Sendable, Equatable {
-    public var uid: String
-    public var email: String
-    public var passwordHash: String
-    public var status: AccountStatus
-    public var registrationId: String
-    public var createdAt: Date
-
-    public init(uid: String, email: String, passwordHash: String, status: AccountStatus,
-                registrationId: String, createdAt: Date) {
-        self.uid = uid
-        self.email = email
-        self.passwordHash = passwordHash
-        self.status = status
-        self.registrationId = registrationId
-        self.createdAt = createdAt
-    }
-}
-
 /// What happens to the account when a saga record is saved.
 public enum AccountChange: Sendable, Equatable {
     case activate(uid: String)
@@ -64,6 +36,9 @@ public protocol AccountStore: Sendable {
 
     /// Sagas in one of `stages` last updated before `date` (stuck sagas, audits).
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord]
+
+    /// Applies `update` to the account `uid` (a first proof of its mailbox, outside any account change).
+    func update(uid: String, applying update: AccountUpdate) throws(StoreError)
 
     func account(uid: String) throws(StoreError) -> Account?
     func account(email: String) throws(StoreError) -> Account?

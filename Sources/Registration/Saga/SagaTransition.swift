@@ -22,7 +22,7 @@ public struct SagaTransition: Sendable, Equatable {
             next.imageURL = stored.url
             return advance(next)
         case (.avatarStored, .failed):
-            return undo(.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId)))
+            return undo(deleteAvatar(saga))
         case (.avatarRejected(let rejected), .awaitingAvatar):
             let failure = Failure(rejected.reason, rejected.message)
             return advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
@@ -31,7 +31,7 @@ public struct SagaTransition: Sendable, Equatable {
             completed.sealedResult = seal(completed)
             return advance(completed, change: .activate(uid: saga.uid))
         case (.profileWritten, .failed), (.profileWritten, .compensating):
-            return undo(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: saga.uid)))
+            return undo(deleteProfile(saga))
         case (.profileRejected(let rejected), .awaitingProfile):
             return advance(saga.moved(to: .compensating, at: date, failure: Failure(rejected.reason, rejected.message)))
         case (.avatarDeleted, .compensating):
@@ -65,12 +65,14 @@ public struct SagaTransition: Sendable, Equatable {
         switch saga.stage {
         case .awaitingAvatar:
             // The avatar may still be stored later: its late reply is undone then (see `on`).
-            var transition = advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
-            transition.events.insert(.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId)), at: 0)
+            let failed = saga.moved(to: .failed, at: date, failure: failure)
+            var transition = advance(failed, change: .delete(uid: saga.uid))
+            transition.events.insert(deleteAvatar(failed), at: 0)
             return transition
         case .awaitingProfile:
-            var transition = advance(saga.moved(to: .compensating, at: date, failure: failure))
-            transition.events.insert(.deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: saga.uid)), at: 0)
+            let compensating = saga.moved(to: .compensating, at: date, failure: failure)
+            var transition = advance(compensating)
+            transition.events.insert(deleteProfile(compensating), at: 0)
             return transition
         case .compensating, .completed, .failed:
             return nil
@@ -84,9 +86,10 @@ public struct SagaTransition: Sendable, Equatable {
         case .awaitingAvatar:
             []
         case .awaitingProfile:
-            [.writeProfile(WriteProfile(registrationId: saga.registrationId, uid: saga.uid, profile: saga.profile))]
+            [.writeProfile(WriteProfile(registrationId: saga.registrationId, uid: saga.uid, profile: saga.profile,
+                                        step: saga.stage.rawValue, revision: saga.version))]
         case .compensating:
-            [.deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId))]
+            [deleteAvatar(saga)]
         case .completed:
             [.registrationCompleted(RegistrationCompleted(registrationId: saga.registrationId, sealedResult: saga.sealedResult ?? ""))]
         case .failed:
@@ -95,6 +98,22 @@ public struct SagaTransition: Sendable, Equatable {
                 reason: saga.failure?.reason ?? .deadlineExceeded,
                 message: saga.failure?.message ?? "The registration failed."))]
         }
+    }
+
+    /// The command storing the avatar of a saga awaiting it (its first step: the account's first revision).
+    public static func storeAvatar(_ saga: SagaRecord, avatar: AvatarSource?) -> Event {
+        .storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: avatar,
+                                 step: saga.stage.rawValue, revision: saga.version))
+    }
+
+    /// The commands undoing the saga's avatar and profile, stamped with its record as it stands: each is newer than
+    /// any forward command of the saga, so the image and profile workers never let a late one bring them back.
+    private static func deleteAvatar(_ saga: SagaRecord) -> Event {
+        .deleteAvatar(DeleteAvatar(registrationId: saga.registrationId, imageId: saga.imageId, step: saga.stage.rawValue, revision: saga.version))
+    }
+
+    private static func deleteProfile(_ saga: SagaRecord) -> Event {
+        .deleteProfile(DeleteProfile(registrationId: saga.registrationId, uid: saga.uid, step: saga.stage.rawValue, revision: saga.version))
     }
 
     private static func advance(_ next: SagaRecord, change: AccountChange? = nil) -> SagaTransition {

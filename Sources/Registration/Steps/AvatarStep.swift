@@ -2,7 +2,8 @@ import Domain
 import Foundation
 
 /// The image worker's step: stores the processed avatar as `ProfileImages/<imageId>.jpg`, or
-/// refuses it; deletes it again on compensation.
+/// refuses it; deletes it again on compensation, leaving a tombstone (``tombstoneKey(imageId:)``), so that a
+/// command older than the deletion is refused as stale and nothing compensation removed comes back.
 public struct AvatarStep: EventHandler {
     public var images: any ObjectStore
     public var imaging: any AvatarImaging
@@ -24,15 +25,29 @@ public struct AvatarStep: EventHandler {
 
     public static let routes = StepRoutes.avatar
 
+    /// The object recording that the avatar `imageId` was deleted, and by which command revision: its record, kept
+    /// once the avatar is gone, so that no older command stores it again (``SagaCommand``).
+    public static func tombstoneKey(imageId: String) -> String { "tombstones/ProfileImages/\(imageId)" }
+
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
-        case .storeAvatar(let command): return [try store(command)]
+        case .storeAvatar(let command):
+            if command.isStale(against: try deletedRevision(imageId: command.imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
+            return [try store(command)]
         case .deleteAvatar(let command):
+            if command.isStale(against: try deletedRevision(imageId: command.imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
+            // The record first: a crash between the two leaves the avatar to the redelivery, never a store after it.
+            try images.put(Array(String(command.revision).utf8), key: Self.tombstoneKey(imageId: command.imageId), contentType: "text/plain")
             try images.delete(Self.key(imageId: command.imageId))
             return [.avatarDeleted(AvatarDeleted(registrationId: command.registrationId, imageId: command.imageId))]
         default:
             unrouted(event)
         }
+    }
+
+    /// The revision of the command that deleted the avatar `imageId`, if one did.
+    private func deletedRevision(imageId: String) throws(StoreError) -> Int? {
+        try images.get(Self.tombstoneKey(imageId: imageId)).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
     }
 
     private func store(_ command: StoreAvatar) throws -> Event {

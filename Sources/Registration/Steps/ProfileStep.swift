@@ -1,5 +1,6 @@
 import Domain
-/// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation.
+/// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation. A command older than
+/// the last one applied to the uid (``SagaCommand``) is refused as stale, changing nothing.
 public struct ProfileStep: EventHandler {
     public var profiles: any ProfileStore
     public var rules: RegistrationRules
@@ -16,7 +17,7 @@ public struct ProfileStep: EventHandler {
         case .writeProfile(let command):
             return [try write(command)]
         case .deleteProfile(let command):
-            try profiles.deleteProfile(uid: command.uid)
+            guard try profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
             return [.profileDeleted(ProfileDeleted(registrationId: command.registrationId, uid: command.uid))]
         default:
             unrouted(event)
@@ -31,9 +32,11 @@ public struct ProfileStep: EventHandler {
         }
         if failure == nil {
             do {
-                try profiles.write(profile, uid: command.uid)
+                guard try profiles.write(profile, uid: command.uid, revision: command.revision) else {
+                    throw UntrustedEvent.stale(.writeProfile(command), command, than: "the profile")
+                }
                 return .profileWritten(ProfileWritten(registrationId: command.registrationId, uid: command.uid))
-            } catch {
+            } catch let error as StoreError {
                 guard error.kind == .permanent else { throw error }
                 failure = Failure(.profileStoreRejected, "The profile store refused the profile: \(error.message)")
             }

@@ -1,21 +1,23 @@
 import Domain
 import Foundation
 
-/// The account worker's step, which also drives the registration saga: it validates a request,
-/// creates the pending account, asks for the avatar and the profile, activates the account on
-/// success, and walks the steps back on failure.
+/// The account worker's step, which also drives the registration saga: it validates a request and
+/// its `register` code (the proof that the registrant reads the mailbox), creates the pending account, asks
+/// for the avatar and the profile, activates the account on success, and walks the steps back on failure.
 public struct RegistrationCoordinator: EventHandler {
     public var accounts: any AccountStore
     public var vault: any PasswordVault
     public var seals: SealOpener
+    public var mailbox: any MailboxProof
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
 
-    public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, rules: RegistrationRules = .init(),
-                clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, mailbox: any MailboxProof,
+                rules: RegistrationRules = .init(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.accounts = accounts
         self.vault = vault
         self.seals = seals
+        self.mailbox = mailbox
         self.rules = rules
         self.clock = clock
     }
@@ -68,17 +70,26 @@ public struct RegistrationCoordinator: EventHandler {
         guard vault.isPublicKey(request.replyKey) else {
             return [failed(request, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
         }
+        guard let sealedCode = request.sealedCode else {
+            return [failed(request, Failure(.codeRequired, "A registration needs the register code mailed to the address: request one "
+                                                           + "(purpose register), then seal it in sealedCode."))]
+        }
         let context = SealContext(requestId: request.registrationId, email: request.email, replyKey: request.replyKey)
-        let password: String
-        switch try seals.open([(request.sealedPassword, .registrationPassword)], in: context, on: Topic.registrationRequests) {
-        case .opened(let secrets): password = secrets[0]
+        let (password, code): (String, String)
+        switch try seals.open([(request.sealedPassword, .registrationPassword), (sealedCode, .code)], in: context, on: Topic.registrationRequests) {
+        case .opened(let secrets): (password, code) = (secrets[0], secrets[1])
         case .unsealable:
-            return [failed(request, Failure(.passwordUnsealable, "The password could not be unsealed; seal it with the account worker's public key."))]
+            return [failed(request, Failure(.passwordUnsealable, "The password or code could not be unsealed; seal them with the account worker's public key."))]
         case .refused:
-            return [failed(request, Failure(.invalidCredentials, "The sealed password is not for this registration, or too old."))]
+            return [failed(request, Failure(.invalidCredentials, "The sealed password or code is not for this registration, or too old."))]
         }
         if let failure = rules.validate(password: password, email: email) { return [failed(request, failure)] }
-        return try begin(request, email: email, passwordHash: try vault.hash(password))
+        // The mailbox is proven before anything is created (and before a hash's work is spent on the request).
+        let now = clock()
+        guard try mailbox.accepts(registerCode: code, email: email, requestId: request.registrationId, replyKey: request.replyKey, at: now) else {
+            return [failed(request, Failure(.invalidCredentials, "The register code is wrong, expired or used: request a new one for this address."))]
+        }
+        return try begin(request, email: email, passwordHash: try vault.hash(password), provenAt: now)
     }
 
     /// Starts the registration of an account without a password, for a sign-in by email code of a new
@@ -88,24 +99,24 @@ public struct RegistrationCoordinator: EventHandler {
         let localPart = RegistrationRules.normalizedName(String(email.prefix { $0 != "@" }))
         let request = RegistrationRequested(registrationId: registrationId, email: email,
                                             name: String(localPart.prefix(rules.maximumNameLength)),
-                                            sealedPassword: "", replyKey: replyKey, avatar: nil, isMapLocationEnabled: false)
+                                            sealedPassword: "", sealedCode: nil, replyKey: replyKey, avatar: nil, isMapLocationEnabled: false)
         if let saga = try accounts.saga(registrationId) { return replay(saga, request) }
-        // An empty hash matches no password.
-        return try begin(request, email: email, passwordHash: "")
+        // An empty hash matches no password; the sign-in's code proved the mailbox.
+        return try begin(request, email: email, passwordHash: "", provenAt: clock())
     }
 
-    /// Creates the pending account and the saga, and asks for the avatar.
-    private func begin(_ request: RegistrationRequested, email: String, passwordHash: String) throws -> [Event] {
+    /// Creates the pending account, its mailbox proven at `provenAt`, and the saga, and asks for the avatar.
+    private func begin(_ request: RegistrationRequested, email: String, passwordHash: String, provenAt: Date) throws -> [Event] {
         let now = clock()
         let saga = SagaRecord(
             registrationId: request.registrationId, uid: UUID().uuidString.lowercased(), email: email,
             name: RegistrationRules.normalizedName(request.name), isMapLocationEnabled: request.isMapLocationEnabled,
             imageId: UUID().uuidString.lowercased(), replyKey: request.replyKey, stage: .awaitingAvatar, startedAt: now, updatedAt: now)
         let account = Account(uid: saga.uid, email: email, passwordHash: passwordHash, status: .pending,
-                              registrationId: request.registrationId, createdAt: now)
+                              registrationId: request.registrationId, createdAt: now, verifiedAt: provenAt)
         switch try accounts.start(saga, account: account) {
         case .started:
-            return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+            return [SagaTransition.storeAvatar(saga, avatar: request.avatar)]
         case .existing(let existing):
             return replay(existing, request)
         case .emailTaken:
@@ -119,7 +130,7 @@ public struct RegistrationCoordinator: EventHandler {
     /// A request for a saga that exists: publish again what its stage asked for.
     private func replay(_ saga: SagaRecord, _ request: RegistrationRequested) -> [Event] {
         guard saga.stage == .awaitingAvatar else { return SagaTransition.events(of: saga) }
-        return [.storeAvatar(StoreAvatar(registrationId: saga.registrationId, imageId: saga.imageId, avatar: request.avatar))]
+        return [SagaTransition.storeAvatar(saga, avatar: request.avatar)]
     }
 
     /// Moves the reply's saga. A reply for no saga, or naming another uid or image id than the saga's

@@ -62,4 +62,5 @@ enum KeyLockSpace: Int {
     case codes = 1
     case signInFailures = 2
     case codeFailures = 3
+    case profiles = 4
 }

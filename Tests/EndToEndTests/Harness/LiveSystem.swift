@@ -83,6 +83,8 @@ final class LiveSystem: TestSystem {
         self.client = client
     }
 
+    func letTimePass(seconds: Double) {}
+
     /// Starts (or restarts) a worker with the arguments it was first given.
     func startWorker(_ name: String) throws { try installation.start(name) }
 
@@ -108,9 +110,29 @@ final class LiveSystem: TestSystem {
     /// Runs the `registrar` CLI against this system, `input` (e.g. its secrets, one a line) on its standard input;
     /// returns its exit status and standard output.
     func registrar(_ arguments: [String], input: [String] = []) async throws -> (status: Int32, output: String) {
+        try await registrar(arguments, input: input, then: nil)
+    }
+
+    /// Runs the `registrar` CLI as ``registrar(_:input:)`` does, and once it had a `purpose` code mailed to `email`,
+    /// types that code as the next line, as its user would after reading the mail.
+    func registrar(_ arguments: [String], input: [String] = [], mailedCode purpose: CodePurpose,
+                   to email: String) async throws -> (status: Int32, output: String) {
+        let before = try codeEmails(to: email, purpose)
+        return try await registrar(arguments, input: input) { [self] in
+            let deadline = ContinuousClock.now + .seconds(60)
+            while true {
+                if let mail = try codeEmails(to: email, purpose).subtracting(before).first, let code = Self.code(in: mail) { return code }
+                guard ContinuousClock.now < deadline else { throw HarnessError("no \(purpose.rawValue) code mailed to \(email)") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    private func registrar(_ arguments: [String], input: [String], then nextLine: (() async throws -> String)?) async throws -> (status: Int32, output: String) {
         let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory], environment: backends.environment,
                                        input: .pipe, errors: .file("\(logs)/cli.log"))
         process.write(Array(input.map { $0 + "\n" }.joined().utf8))
+        if let nextLine { process.write(Array((try await nextLine() + "\n").utf8)) }
         process.closeInput()
         var lines: [String] = []
         while let line = await process.nextLine() { lines.append(line) }

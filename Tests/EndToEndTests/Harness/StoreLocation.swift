@@ -62,6 +62,16 @@ struct StoreLocation: Sendable {
         guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
     }
 
+    /// Runs `sql` on the account database (the same statement in both dialects).
+    func executeOnAccounts(_ sql: String, logs: String) async throws {
+        let process = if let database = options.accounts {
+            try ChildProcess("/usr/bin/psql", [database, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], errors: .file("\(logs)/sql.log"))
+        } else {
+            try ChildProcess("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", options.dataDirectory + "/accounts.sqlite", sql], errors: .file("\(logs)/sql.log"))
+        }
+        guard await process.waitForExit() == 0 else { throw HarnessError("SQL failed: see \(logs)/sql.log") }
+    }
+
     /// Starts holding the profile store's write lock (readers go on) and returns once it is held; writes wait,
     /// or fail as transient, until `releaseProfiles` is called with the process returned.
     func lockProfiles(logs: String) async throws -> ChildProcess {
@@ -93,6 +103,8 @@ struct StoreLocation: Sendable {
     func emails() throws -> [String] {
         if let mailServer { return try mailServer.messages() }
         let outbox = options.dataDirectory + "/outbox"
+        // The outbox is made by the first mail.
+        guard FileManager.default.fileExists(atPath: outbox) else { return [] }
         return try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".eml") }
             .map { try String(contentsOfFile: outbox + "/" + $0, encoding: .utf8) }
     }

@@ -58,8 +58,8 @@ extension TestSystem {
     }
 
     /// Registers a victim with a password and the default avatar (by default at a mailbox of its own).
-    func victim(_ email: String = Attacks.unique("victim") + "@example.com", password: String = "victim password") async throws -> Victim {
-        let request = request(email: email, password: password, name: "Victim")
+    func victim(_ email: String = Attacks.unique("victim") + "@example.com", password: String = "victim password by the quiet river") async throws -> Victim {
+        let request = try await request(email: email, password: password, name: "Victim")
         try await publish([request])
         guard case .registrationCompleted(let completed) = try await waitForOutcomes([request.registrationId])[request.registrationId]?.first,
               let saga = try backends.accounts().saga(request.registrationId) else {

@@ -8,7 +8,7 @@ extension TestSystem {
     /// `dlq.topic` header names `headerTopic` and `dlq.error` says `error`; its position `topic:partition:offset`.
     func plantDeadLetter(email: String, headerTopic: String = Topic.registrationRequests,
                          error: String = "step failed") async throws -> (RegistrationRequested, String) {
-        let planted = request(email: email)
+        let planted = try await request(email: email)
         let headers = [("dlq.reason", "step_failed"), ("dlq.topic", headerTopic), ("dlq.offset", "0"), ("dlq.worker", "account-worker"),
                        ("dlq.error", error)]
         try await client.publish(OutgoingMessage(

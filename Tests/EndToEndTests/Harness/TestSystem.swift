@@ -21,6 +21,9 @@ protocol TestSystem: AnyObject, Sendable {
     var now: Date { get }
     /// Stops every worker and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool) async
+    /// Lets `seconds` pass for the workers: moves their clock on the in-process tier; on the real binaries real time
+    /// passes by itself.
+    func letTimePass(seconds: Double)
     /// Holds the worker `name` (frozen, or stopped): it takes nothing until `resume`.
     func hold(_ name: String) async throws
     /// Lets a held worker go on (thawed, or started again).
@@ -44,11 +47,11 @@ extension TestSystem {
         await stop(keepingData: false)
     }
 
-    /// A registration request as the CLI would publish it (the avatar inline, whatever its size).
+    /// A registration request as the CLI would publish it (the avatar inline, whatever its size), with the register
+    /// code mailed to `email` for it, read from the mail.
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
-                 name: String = "Test User", avatar: [UInt8]? = nil) -> RegistrationRequested {
-        // Without an object store to stage in, making the request cannot fail.
-        try! client.registration(id: id, email: email, password: password, name: name, avatar: avatar)
+                 name: String = "Test User", avatar: [UInt8]? = nil) async throws -> RegistrationRequested {
+        try client.registration(id: id, email: email, password: password, code: try await code(for: email, .register), name: name, avatar: avatar)
     }
 
     /// The audit's findings, with nothing in flight counted (grace 0).
@@ -57,12 +60,12 @@ extension TestSystem {
                               images: try backends.objects()).run(now: now, grace: .zero)
     }
 
-    /// How many accounts, profiles and stored objects there are: a test on a shared system compares
-    /// them before and after to see what it left behind.
+    /// How many accounts, profiles and stored objects there are (the image worker's tombstones, records of deleted
+    /// avatars, aside): a test on a shared system compares them before and after to see what it left behind.
     func counts() throws -> StoreCounts {
         StoreCounts(accounts: try backends.accounts().accounts().count, profiles: try backends.profiles().profiles().count,
                     images: try backends.objects().list(prefix: "ProfileImages/").count,
-                    objects: try backends.objects().list(prefix: "").count)
+                    objects: try backends.objects().list(prefix: "").filter { !$0.key.hasPrefix("tombstones/") }.count)
     }
 
     /// Makes the profile store refuse every write from now on (a trigger raising an error).
@@ -94,4 +97,13 @@ struct StoreCounts: Equatable, CustomStringConvertible {
 struct HarnessError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Sequence {
+    /// The results of `transform` on each element, one after another.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }

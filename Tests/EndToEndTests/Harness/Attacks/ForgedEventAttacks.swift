@@ -16,7 +16,7 @@ extension Attacks {
         let victim = try await system.victim()
         let (account, image, profile) = (try system.signer(.account), try system.signer(.image), try system.signer(.profile))
         let stranger = EventSigner(role: .account, key: .generate())
-        func deleteProfile(_ id: String) -> Event { .deleteProfile(DeleteProfile(registrationId: id, uid: victim.uid)) }
+        func deleteProfile(_ id: String) -> Event { .deleteProfile(DeleteProfile(registrationId: id, uid: victim.uid, step: "compensating", revision: 3)) }
         var renamed = victim.profile
         renamed.name = "Attacker"
         let run = Attacks.unique("forged")
@@ -25,26 +25,26 @@ extension Attacks {
 
         // profile.commands
         try await system.forge(deleteProfile(forged(1)))
-        try await system.forge(.writeProfile(WriteProfile(registrationId: forged(2), uid: victim.uid, profile: renamed)), signedBy: stranger)
-        try await system.forge(.updateProfileEmail(ProfileEmail(requestId: forged(3), uid: victim.uid, email: attackerEmail)),
+        try await system.forge(.writeProfile(WriteProfile(registrationId: forged(2), uid: victim.uid, profile: renamed, step: "awaiting_profile", revision: 2)), signedBy: stranger)
+        try await system.forge(.updateProfileEmail(ProfileEmail(requestId: forged(3), uid: victim.uid, email: attackerEmail, step: "awaiting_profile", revision: 4)),
                                signedBy: profile)
         try await system.client.publish(moved(deleteProfile(forged(4)), signedBy: account, as: Topic.imageCommands, forged(4)))
         try await system.client.publish(moved(deleteProfile(forged(5)), signedBy: account, as: Topic.profileCommands, run + "-elsewhere"))
         // The victim's own WriteProfile, as the account worker signed it, with another profile.
         let captured = try #require(try await TopicSnapshot.read([Topic.profileCommands], configuration: system.kafka)
             .first { $0.keyString == victim.registrationId })
-        let changed = EventCodec.encode(.writeProfile(WriteProfile(registrationId: victim.registrationId, uid: victim.uid, profile: renamed)))
+        let changed = EventCodec.encode(.writeProfile(WriteProfile(registrationId: victim.registrationId, uid: victim.uid, profile: renamed, step: "awaiting_profile", revision: 2)))
         try await system.client.publish(OutgoingMessage(topic: captured.topic, key: captured.key, value: changed, headers: captured.headers))
         // image.commands
-        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: forged(7), imageId: victim.imageId)))
-        try await system.forge(.storeAvatar(StoreAvatar(registrationId: forged(8), imageId: victim.imageId, avatar: nil)), signedBy: image)
-        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: forged(9), imageId: victim.imageId)), signedBy: stranger)
+        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: forged(7), imageId: victim.imageId, step: "compensating", revision: 3)))
+        try await system.forge(.storeAvatar(StoreAvatar(registrationId: forged(8), imageId: victim.imageId, avatar: nil, step: "awaiting_avatar", revision: 1)), signedBy: image)
+        try await system.forge(.deleteAvatar(DeleteAvatar(registrationId: forged(9), imageId: victim.imageId, step: "compensating", revision: 3)), signedBy: stranger)
         // registration.replies, account.replies, registration.outcomes
         try await system.forge(.avatarDeleted(AvatarDeleted(registrationId: victim.registrationId, imageId: victim.imageId)))
         try await system.forge(.profileDeleted(ProfileDeleted(registrationId: forged(10), uid: victim.uid)), signedBy: image)
         try await system.forge(.avatarStored(AvatarStored(registrationId: forged(11), imageId: victim.imageId, url: "u")), signedBy: account)
-        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: forged(12), uid: victim.uid, email: attackerEmail)))
-        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: forged(13), uid: victim.uid, email: attackerEmail)),
+        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: forged(12), uid: victim.uid, email: attackerEmail, step: "awaiting_profile", revision: 4)))
+        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: forged(13), uid: victim.uid, email: attackerEmail, step: "awaiting_profile", revision: 4)),
                                signedBy: stranger)
         try await system.forge(.registrationCompleted(RegistrationCompleted(registrationId: forged(14), sealedResult: forgedResult(naming: victim.uid, renamed))),
                                signedBy: profile)

@@ -121,15 +121,15 @@ extension Attacks {
     static func forgery(_ kind: Event.Kind, id: String, against victim: Victim) -> Event {
         var renamed = victim.profile
         renamed.name = "Attacker"
-        let moved = ProfileEmail(requestId: id, uid: victim.uid, email: "attacker@example.com")
+        let moved = ProfileEmail(requestId: id, uid: victim.uid, email: "attacker@example.com", step: "awaiting_profile", revision: 4)
         switch kind {
-        case .storeAvatar: return .storeAvatar(StoreAvatar(registrationId: id, imageId: victim.imageId, avatar: nil))
-        case .deleteAvatar: return .deleteAvatar(DeleteAvatar(registrationId: id, imageId: victim.imageId))
+        case .storeAvatar: return .storeAvatar(StoreAvatar(registrationId: id, imageId: victim.imageId, avatar: nil, step: "awaiting_avatar", revision: 1))
+        case .deleteAvatar: return .deleteAvatar(DeleteAvatar(registrationId: id, imageId: victim.imageId, step: "compensating", revision: 3))
         case .avatarStored: return .avatarStored(AvatarStored(registrationId: id, imageId: victim.imageId, url: "https://attacker.example/a.jpg"))
         case .avatarRejected: return .avatarRejected(AvatarRejected(registrationId: id, imageId: victim.imageId, reason: .imageCorrupt, message: "forged"))
         case .avatarDeleted: return .avatarDeleted(AvatarDeleted(registrationId: id, imageId: victim.imageId))
-        case .writeProfile: return .writeProfile(WriteProfile(registrationId: id, uid: victim.uid, profile: renamed))
-        case .deleteProfile: return .deleteProfile(DeleteProfile(registrationId: id, uid: victim.uid))
+        case .writeProfile: return .writeProfile(WriteProfile(registrationId: id, uid: victim.uid, profile: renamed, step: "awaiting_profile", revision: 2))
+        case .deleteProfile: return .deleteProfile(DeleteProfile(registrationId: id, uid: victim.uid, step: "compensating", revision: 3))
         case .profileWritten: return .profileWritten(ProfileWritten(registrationId: id, uid: victim.uid))
         case .profileRejected: return .profileRejected(ProfileRejected(registrationId: id, uid: victim.uid, reason: .profileInvalid, message: "forged"))
         case .profileDeleted: return .profileDeleted(ProfileDeleted(registrationId: id, uid: victim.uid))

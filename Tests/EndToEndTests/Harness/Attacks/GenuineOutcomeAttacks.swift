@@ -19,9 +19,9 @@ extension Attacks {
         let victim = try await system.victim()
         // A genuine outcome the attacker can copy: its own sign-in's, signed by the account worker.
         let attacker = Attacks.unique("attacker") + "@example.com"
-        _ = try await system.register(attacker, password: "attacker password")
+        _ = try await system.register(attacker, password: "attacker tram9 violet passphrase")
         let attackersOwn = UUID().uuidString.lowercased()
-        guard case (.tokenIssued, _?) = try await system.signIn(.password, email: attacker, secret: "attacker password", id: attackersOwn) else {
+        guard case (.tokenIssued, _?) = try await system.signIn(.password, email: attacker, secret: "attacker tram9 violet passphrase", id: attackersOwn) else {
             throw HarnessError("the attacker's own sign-in failed")
         }
         let genuine = try #require(try await TopicSnapshot.read([Topic.authOutcomes], configuration: system.kafka)

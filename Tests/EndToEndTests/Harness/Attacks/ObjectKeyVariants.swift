@@ -22,7 +22,7 @@ extension Attacks {
         ]
         var requests: [RegistrationRequested] = []
         for (index, key) in keys.enumerated() {
-            var request = system.request(email: "attacker\(index)@example.com")
+            var request = try await system.request(email: "attacker\(index)@example.com")
             request.avatar = .staged(key: key(request.registrationId), sha256: sha256Hex(victim.avatar), size: victim.avatar.count)
             requests.append(request)
         }

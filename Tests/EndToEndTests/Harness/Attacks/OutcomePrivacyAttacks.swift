@@ -14,14 +14,14 @@ extension Attacks {
     /// (Every outcome on the topics is read, those of other tests sharing the installation too.)
     static func theOutcomeTopicsCarryNoPersonalData(on system: some TestSystem) async throws {
         let (privatePerson, codedPerson) = (Attacks.unique("private.person"), Attacks.unique("coded.person"))
-        let victim = try await system.victim(privatePerson + "@example.com", password: "private password")
+        let victim = try await system.victim(privatePerson + "@example.com", password: "private password by the quiet river")
         let (signedIn, tokens) = try await system.signIn(.password, email: victim.email, secret: victim.password)
         guard case .tokenIssued = signedIn else { Issue.record("no sign-in: \(signedIn)"); return }
         #expect(tokens?.uid == victim.uid, "the requester opens the uid")
         let code = try await system.code(for: codedPerson + "@example.com", .register)
         let (_, coded) = try await system.signIn(.email, email: codedPerson + "@example.com", secret: code)
         let codedUid = try #require(coded).uid
-        let change = system.client.passwordChange(email: victim.email, password: victim.password, newPassword: "another private password")
+        let change = system.client.passwordChange(email: victim.email, password: victim.password, newPassword: "another harbour lantern phrase")
         guard case .accountChangeCompleted = try await system.send(.passwordChangeRequested(change)) else {
             Issue.record("the password change failed")
             return

@@ -58,7 +58,7 @@ extension Attacks {
         let attackersPassword = "attacker's password"
         switch slot {
         case .registrationPassword:
-            var request = system.request(id: id, email: "attacker-\(id.prefix(8).lowercased())@example.com")
+            var request = try await system.request(id: id, email: "attacker-\(id.prefix(8).lowercased())@example.com")
             request.sealedPassword = copied
             request.replyKey = attackerKey
             return .registrationRequested(request)

@@ -21,7 +21,7 @@ extension Attacks {
         try await system.forge(.avatarStored(AvatarStored(registrationId: nope[1], imageId: victim.imageId, url: "u")), signedBy: image)
         try await system.forge(.avatarStored(AvatarStored(registrationId: victim.registrationId, imageId: "other-image", url: "u")),
                                signedBy: image)
-        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: nope[2], uid: victim.uid, email: Attacks.unique("attacker") + "@example.com")),
+        try await system.forge(.profileEmailUpdated(ProfileEmail(requestId: nope[2], uid: victim.uid, email: Attacks.unique("attacker") + "@example.com", step: "awaiting_profile", revision: 4)),
                                signedBy: profile)
         let expected = [(Topic.registrationReplies, nope[0], "unknown_saga"), (Topic.registrationReplies, nope[1], "unknown_saga"),
                         (Topic.registrationReplies, victim.registrationId, "reply_mismatch"), (Topic.accountReplies, nope[2], "unknown_saga")]
