@@ -4,7 +4,8 @@ import Foundation
 
 /// The event signing keys of the worker roles in a key directory: `events-<role>.ed25519` holds a role's
 /// current secret key (0600) and `events-<role>.ed25519.pub` its public key; during a rotation
-/// `events-<role>.previous.pub` holds the public key it replaced, still accepted until it is retired.
+/// `events-<role>.previous.pub` holds the public key it replaced, still accepted until it is retired. A blank
+/// previous file is none (the systemd units' `SetCredential=` default for a `LoadCredential=` whose file is missing).
 public struct EventKeyDirectory: Sendable {
     public let path: String
 
@@ -25,9 +26,14 @@ public struct EventKeyDirectory: Sendable {
         if creatingMissing, !FileManager.default.fileExists(atPath: publicPath(of: role)) {
             _ = try SigningKeyPair.loadOrCreate(at: secretPath(of: role))
         }
-        let current = try SigningPublicKey.load(from: publicPath(of: role))
-        guard FileManager.default.fileExists(atPath: previousPath(of: role)) else { return [current] }
-        return [current, try SigningPublicKey.load(from: previousPath(of: role))]
+        return [try SigningPublicKey.load(from: publicPath(of: role))] + (try Self.previousKey(at: previousPath(of: role)).map { [$0] } ?? [])
+    }
+
+    /// The previous public key in the file at `path`: none when the file is missing or blank.
+    private static func previousKey(at path: String) throws -> SigningPublicKey? {
+        guard let contents = FileManager.default.contents(atPath: path),
+              !contents.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }) else { return nil }
+        return try SigningPublicKey.load(from: path)
     }
 
     /// `role`'s accepted public keys as ``publicKeys(of:creatingMissing:)`` reads them now, re-read whenever a
@@ -36,9 +42,7 @@ public struct EventKeyDirectory: Sendable {
     public func reloadingPublicKeys(of role: WorkerRole, creatingMissing: Bool) throws -> @Sendable () -> [SigningPublicKey] {
         _ = try publicKeys(of: role, creatingMissing: creatingMissing)
         let current = try ReloadingFile(path: publicPath(of: role), load: SigningPublicKey.load(from:))
-        let previous = try ReloadingFile<SigningPublicKey?>(path: previousPath(of: role)) { path in
-            FileManager.default.fileExists(atPath: path) ? try SigningPublicKey.load(from: path) : nil
-        }
+        let previous = try ReloadingFile<SigningPublicKey?>(path: previousPath(of: role), load: Self.previousKey(at:))
         return { [current.current] + (previous.current.map { [$0] } ?? []) }
     }
 

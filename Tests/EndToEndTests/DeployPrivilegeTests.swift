@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import StoreTesting
 import Testing
 
 /// What each process of the deploy files holds, read from the files: only its own keys (a directory of its own, so a
@@ -101,6 +102,40 @@ import Testing
             default: [53, 9093]
             }
             #expect(ports == expected, "\(name) may reach \(ports.sorted())")
+        }
+    }
+
+    /// systemd: each unit's credentials are exactly the keys `registrar keys distribute` gives its process during a
+    /// rotation of every role (the previous public keys with a blank `SetCredential=` default, for when there is none),
+    /// from that process's own directory, and its own Kafka principal's settings; its environment files the shared
+    /// broker one and its own (the stores, as the unit's comments list them per process).
+    @Test func systemdGivesEachProcessOnlyItsOwnKeysAndPrincipal() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("privilege-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        _ = try runCommand(Binaries.path("registrar"), ["keys", "--keys-dir", root + "/keys"])
+        for role in ["account", "image", "profile", "code-dispatch"] {
+            _ = try runCommand(Binaries.path("registrar"), ["keys", "rotate-events", "--role", role, "--keys-dir", root + "/keys"])
+        }
+        _ = try runCommand(Binaries.path("registrar"), ["keys", "distribute", "--keys-dir", root + "/keys", "--to", root + "/by-process"])
+        let units = Self.workers.map { ($0, ["registrar-worker@.service", "registrar-worker@\($0).service.d/keys.conf"], $0) }
+            + [("gateway", ["registrar-gateway.service"], "registrar-client")]
+        for (process, files, principal) in units {
+            let lines = try files.flatMap { try String(contentsOfFile: Self.deploy + "/systemd/" + $0, encoding: .utf8).split(separator: "\n") }
+            let credentials = lines.filter { $0.hasPrefix("LoadCredential=") }.map { line in
+                let parts = line.dropFirst("LoadCredential=".count).split(separator: ":", maxSplits: 1).map(String.init)
+                return (name: parts[0], source: parts[1])
+            }
+            let keys = credentials.filter { $0.source.hasPrefix("/etc/registrar/keys-by-process/") }
+            #expect(keys.allSatisfy { $0.source == "/etc/registrar/keys-by-process/\(process)/\($0.name)" }, "\(process): \(keys)")
+            #expect(Set(keys.map(\.name)) == Set(try FileManager.default.contentsOfDirectory(atPath: root + "/by-process/" + process)),
+                    "\(process) loads \(keys.map(\.name).sorted())")
+            #expect(credentials.filter { $0.name == "kafka.properties" }.map(\.source) == ["/etc/registrar/kafka/\(principal).kafka.properties"])
+            let others = credentials.filter { !$0.source.hasPrefix("/etc/registrar/keys-by-process/") && $0.name != "kafka.properties" }
+            #expect(others.allSatisfy { process == "gateway" && $0.source == "/etc/registrar/gateway/\($0.name)" }, "\(process): \(others)")
+            let defaults = lines.filter { $0.hasPrefix("SetCredential=") }.map { String($0.dropFirst("SetCredential=".count)) }
+            #expect(Set(defaults) == Set(keys.map(\.name).filter { $0.hasSuffix(".previous.pub") }.map { $0 + #":\n"# }), "\(process): \(defaults)")
+            let environment = lines.filter { $0.hasPrefix("EnvironmentFile=") }.map { String($0.dropFirst("EnvironmentFile=".count)) }
+            #expect(environment == ["/etc/registrar/registrar.env", process == "gateway" ? "/etc/registrar/gateway.env" : "/etc/registrar/%i.env"])
         }
     }
 }

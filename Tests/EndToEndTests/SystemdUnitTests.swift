@@ -8,9 +8,10 @@ import Testing
 /// Each systemd unit of deploy/systemd started as systemd would start it, short of systemd itself (no PID 1 here):
 /// its `ExecStart` with the unit's specifiers and `${CREDENTIALS_DIRECTORY}` expanded, the environment of its
 /// `EnvironmentFile=`s (written as the units' comments say, with real stores: PostgreSQL roles per worker, SMTP, moto)
-/// and `Environment=` lines, its `LoadCredential=` files laid out as systemd lays out `$CREDENTIALS_DIRECTORY` (0400
-/// files in a 0500 directory, the service's user's), its `StateDirectory=`, and run as a user of its own as
-/// `DynamicUser=yes` would. Each becomes ready (its /readyz on a real broker, Tansu) and stops on SIGTERM with exit 0.
+/// and `Environment=` lines, its `LoadCredential=` files (a missing one from its `SetCredential=` default) laid out as
+/// systemd lays out `$CREDENTIALS_DIRECTORY` (0400 files in a 0500 directory, the service's user's), its
+/// `StateDirectory=`, and run as a user of its own as `DynamicUser=yes` would. Each becomes ready (its /readyz on a
+/// real broker, Tansu) and stops on SIGTERM with exit 0.
 /// (`systemd-analyze verify` and the sandbox's exposure are `DeployFilesTests`'.)
 @Suite(.serialized) struct SystemdUnitTests {
     static let units = DeployFilesTests.deploy + "/systemd"
@@ -27,6 +28,9 @@ import Testing
         _ = try runCommand(Binaries.path("registrar"), ["topics", "create", "--bootstrap", tansu.bootstrapServers,
                                                     "--replication-factor", "1", "--min-insync-replicas", "1"])
         _ = try runCommand(Binaries.path("registrar"), ["keys", "--keys-dir", etc + "/keys"])
+        // The account role's event key in the middle of a rotation: its consumers load its previous public key from a file,
+        // the other roles' previous keys are missing and come from SetCredential=, empty.
+        _ = try runCommand(Binaries.path("registrar"), ["keys", "rotate-events", "--role", "account", "--keys-dir", etc + "/keys"])
         _ = try runCommand(Binaries.path("registrar"), ["keys", "distribute", "--keys-dir", etc + "/keys", "--to", etc + "/keys-by-process"])
         try FileManager.default.createDirectory(atPath: etc + "/kafka", withIntermediateDirectories: true)
         for principal in ["account-worker", "code-dispatch-worker", "image-worker", "profile-worker", "registrar-client"] {
@@ -68,6 +72,8 @@ import Testing
         var environmentFiles: [String] = []
         var environment: [String: String] = [:]
         var credentials: [(name: String, source: String)] = []
+        /// `SetCredential=` values: a credential's contents when its `LoadCredential=` file is missing.
+        var credentialDefaults: [String: String] = [:]
         var stateDirectory: String?
 
         /// Lays out what systemd would, under `root`, and starts `ExecStart` as `user` (a `DynamicUser=`).
@@ -76,7 +82,11 @@ import Testing
             try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
             for (name, source) in self.credentials {
                 let target = credentials + "/" + name
-                try FileManager.default.copyItem(atPath: root + source, toPath: target)
+                if let fallback = credentialDefaults[name], !FileManager.default.fileExists(atPath: root + source) {
+                    try fallback.write(toFile: target, atomically: false, encoding: .utf8)
+                } else {
+                    try FileManager.default.copyItem(atPath: root + source, toPath: target)
+                }
                 chmod(target, 0o400)
                 chown(target, user, user)
             }
@@ -137,6 +147,10 @@ import Testing
                 case "LoadCredential":
                     let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
                     service.credentials.append((parts[0], parts[1]))
+                case "SetCredential":
+                    let name = value.prefix { $0 != ":" }
+                    // C-style escapes, as systemd reads them (the units use \n only).
+                    service.credentialDefaults[String(name)] = String(value.dropFirst(name.count + 1)).replacingOccurrences(of: #"\n"#, with: "\n")
                 case "StateDirectory": service.stateDirectory = value
                 default: break
                 }

@@ -53,6 +53,20 @@ import EventTransport
         }
     }
 
+    /// A blank previous key file (the systemd units' default when there is no previous key) is no previous key; anything
+    /// else there must be a key.
+    @Test func aBlankPreviousKeyFileIsNone() throws {
+        try withTemporaryDirectory { path in
+            let directory = EventKeyDirectory(path)
+            try directory.create([.image])
+            try "\n".write(toFile: directory.previousPath(of: .image), atomically: true, encoding: .utf8)
+            #expect(try directory.publicKeys(of: .image, creatingMissing: false).count == 1)
+            #expect(try directory.reloadingPublicKeys(of: .image, creatingMissing: false)().count == 1)
+            try "not a key\n".write(toFile: directory.previousPath(of: .image), atomically: true, encoding: .utf8)
+            #expect(throws: (any Error).self) { try directory.publicKeys(of: .image, creatingMissing: false) }
+        }
+    }
+
     @Test func aKeySetIsNeverCreatedTwice() throws {
         try withTemporaryDirectory { path in
             let directory = EventKeyDirectory(path)

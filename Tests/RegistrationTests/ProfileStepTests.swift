@@ -49,4 +49,20 @@ import Testing
         #expect(try step.handle(delete) == [deleted])
         #expect(try profiles.profiles().isEmpty)
     }
+
+    /// A replayed command older than the last one applied to the uid — the write compensation deleted, or the
+    /// compensation's delete after a later write — is refused `stale_command` and changes nothing.
+    @Test func aCommandOlderThanTheLastAppliedIsRefusedAsStale() throws {
+        _ = try step.handle(write(profile))
+        let delete = Event.deleteProfile(DeleteProfile(registrationId: "r-1", uid: "u-1", step: "compensating", revision: 3))
+        _ = try step.handle(delete)
+        let replayedWrite = #expect(throws: UntrustedEvent.self) { try step.handle(write(profile)) }
+        #expect(replayedWrite?.reason == .staleCommand)
+        #expect(try profiles.profiles().isEmpty, "the deleted profile came back")
+        let later = Event.writeProfile(WriteProfile(registrationId: "r-2", uid: "u-1", profile: profile, step: "awaiting_profile", revision: 4))
+        _ = try step.handle(later)
+        let replayedDelete = #expect(throws: UntrustedEvent.self) { try step.handle(delete) }
+        #expect(replayedDelete?.reason == .staleCommand)
+        #expect(try profiles.profiles() == [StoredProfile(uid: "u-1", profile: profile)], "the later write was undone")
+    }
 }
