@@ -8,12 +8,12 @@ import Testing
 @Suite struct ExportTests {
     @Test func aRecentSignInExportsItsAccountProfileSessionsAndHistoryWithoutSecrets() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("exporter@example.com", password: "exporter password")
-            let older = try #require(try await system.signIn(.password, email: "exporter@example.com", secret: "exporter password").1)
+            let uid = try await system.register("exporter@example.com", password: "exporter quartz lantern 42")
+            let older = try #require(try await system.signIn(.password, email: "exporter@example.com", secret: "exporter quartz lantern 42").1)
             let changed = try await system.send(.passwordChangeRequested(system.client.passwordChange(
-                email: "exporter@example.com", password: "exporter password", newPassword: "exporter new password", requestId: "export-change")))
+                email: "exporter@example.com", password: "exporter quartz lantern 42", newPassword: "exporter new quartz lantern 42", requestId: "export-change")))
             guard case .accountChangeCompleted = changed else { Issue.record("change refused: \(changed)"); return }
-            let tokens = try #require(try await system.signIn(.password, email: "exporter@example.com", secret: "exporter new password").1)
+            let tokens = try #require(try await system.signIn(.password, email: "exporter@example.com", secret: "exporter new quartz lantern 42").1)
             let (outcome, export) = try await system.client.export(accessToken: tokens.accessToken, timeout: .seconds(60))
             guard case .exportAnswered(let answered) = outcome, let export else { Issue.record("not exported: \(outcome)"); return }
             #expect(export.account.uid == uid && export.account.email == "exporter@example.com" && export.account.status == "active")
@@ -37,14 +37,14 @@ import Testing
     /// seal is copied into another request: no export, and each only ever of the token's own account.
     @Test func anOlderOrSignedOutSessionOrACopiedSealExportsNothing() async throws {
         try await InProcessSystem.with(extraArguments: ["account-worker": ["--reauthentication-window", "60"]]) { system in
-            _ = try await system.register("stale@example.com", password: "stale password")
-            _ = try await system.register("other@example.com", password: "other password")
-            let stale = try #require(try await system.signIn(.password, email: "stale@example.com", secret: "stale password").1)
+            _ = try await system.register("stale@example.com", password: "stale quartz lantern 42")
+            _ = try await system.register("other@example.com", password: "other quartz lantern 42")
+            let stale = try #require(try await system.signIn(.password, email: "stale@example.com", secret: "stale quartz lantern 42").1)
             system.clock.advance(by: 61)
             let (late, none) = try await system.client.export(accessToken: stale.accessToken, timeout: .seconds(60))
             #expect(reason(late) == .reauthenticationRequired && none == nil)
 
-            let fresh = try #require(try await system.signIn(.password, email: "stale@example.com", secret: "stale password").1)
+            let fresh = try #require(try await system.signIn(.password, email: "stale@example.com", secret: "stale quartz lantern 42").1)
             let sealed = system.client.seal(fresh.accessToken, for: .export, requestId: "export-1", email: nil)
             let copied = ExportRequested(requestId: "export-2", sealedAccessToken: sealed, replyKey: system.client.replyKey(for: "export-2"))
             #expect(reason(try await system.send(.exportRequested(copied))) == .invalidCredentials)
@@ -53,7 +53,7 @@ import Testing
                 fresh.accessToken, for: .accessToken, requestId: "export-3", email: nil), replyKey: system.client.replyKey(for: "export-3"))
             #expect(reason(try await system.send(.exportRequested(profileSeal))) == .invalidCredentials)
 
-            let other = try #require(try await system.signIn(.password, email: "other@example.com", secret: "other password").1)
+            let other = try #require(try await system.signIn(.password, email: "other@example.com", secret: "other quartz lantern 42").1)
             let theirs = try #require(try await system.client.export(accessToken: other.accessToken, timeout: .seconds(60)).1)
             #expect(theirs.account.email == "other@example.com")
 

@@ -10,9 +10,9 @@ import Testing
     /// Two sign-ins of one account: signing one out ends its refresh and its access token, and the other goes on.
     @Test func signingOutEndsThisSessionOnly() async throws {
         try await InProcessSystem.with { system in
-            let uid = try await system.register("two-phones@example.com", password: "two phones password")
-            let phone = try #require(try await system.signIn(.password, email: "two-phones@example.com", secret: "two phones password").1)
-            let tablet = try #require(try await system.signIn(.password, email: "two-phones@example.com", secret: "two phones password").1)
+            let uid = try await system.register("two-phones@example.com", password: "two phones quartz lantern 42")
+            let phone = try #require(try await system.signIn(.password, email: "two-phones@example.com", secret: "two phones quartz lantern 42").1)
+            let tablet = try #require(try await system.signIn(.password, email: "two-phones@example.com", secret: "two phones quartz lantern 42").1)
             let (listed, list) = try await system.client.sessions(accessToken: phone.accessToken, timeout: .seconds(60))
             guard case .sessionsAnswered(let answered) = listed, let list else { Issue.record("not listed: \(listed)"); return }
             #expect(list.uid == uid && list.sessions.count == 2)
@@ -40,16 +40,16 @@ import Testing
     /// token is answered the same `SignedOut`, and nothing of anyone's changes.
     @Test func aRevocationEndsTheTokensSessionAndSaysNothingOfOthers() async throws {
         try await InProcessSystem.with { system in
-            _ = try await system.register("revoker@example.com", password: "revoker password")
-            let first = try #require(try await system.signIn(.password, email: "revoker@example.com", secret: "revoker password").1)
-            let second = try #require(try await system.signIn(.password, email: "revoker@example.com", secret: "revoker password").1)
+            _ = try await system.register("revoker@example.com", password: "revoker quartz lantern 42")
+            let first = try #require(try await system.signIn(.password, email: "revoker@example.com", secret: "revoker quartz lantern 42").1)
+            let second = try #require(try await system.signIn(.password, email: "revoker@example.com", secret: "revoker quartz lantern 42").1)
             #expect(try await signedOut(system.client.signOut(.revocation, token: first.refreshToken, timeout: .seconds(60))))
             #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: first.refreshToken).0) == .invalidCredentials)
             #expect(reason(try await system.client.profile(accessToken: first.accessToken, timeout: .seconds(60)).0) == .invalidCredentials)
             #expect(try await signedOut(system.client.signOut(.revocation, token: second.accessToken, timeout: .seconds(60))))
             #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: second.refreshToken).0) == .invalidCredentials)
 
-            let third = try #require(try await system.signIn(.password, email: "revoker@example.com", secret: "revoker password").1)
+            let third = try #require(try await system.signIn(.password, email: "revoker@example.com", secret: "revoker quartz lantern 42").1)
             let before = try system.counts()
             for token in ["not-a-token", first.refreshToken, third.accessToken.dropLast(4) + "AAAA", "eyJhbGciOiJub25lIn0.e30."] {
                 #expect(try await signedOut(system.client.signOut(.revocation, token: String(token), timeout: .seconds(60))), "\(token)")
@@ -66,10 +66,10 @@ import Testing
     /// notice, and a sign-in afterwards works.
     @Test func signingOutEverywhereEndsEverySessionAndMailsANotice() async throws {
         try await InProcessSystem.with { system in
-            _ = try await system.register("everywhere@example.com", password: "everywhere password")
+            _ = try await system.register("everywhere@example.com", password: "everywhere quartz lantern 42")
             var sessions: [TokenPair] = []
             for _ in 0..<3 {
-                sessions.append(try #require(try await system.signIn(.password, email: "everywhere@example.com", secret: "everywhere password").1))
+                sessions.append(try #require(try await system.signIn(.password, email: "everywhere@example.com", secret: "everywhere quartz lantern 42").1))
             }
             let outcome = try await system.client.signOut(.everywhere, token: sessions[0].accessToken, requestId: "everywhere-1",
                                                           timeout: .seconds(60))
@@ -81,7 +81,7 @@ import Testing
             let notice = try system.email(kind: "notice", requestId: "everywhere-1")
             #expect(notice.contains("To: everywhere@example.com") && notice.contains("signed out"))
             #expect(!sessions.contains { notice.contains($0.accessToken) || notice.contains($0.refreshToken) })
-            let fresh = try #require(try await system.signIn(.password, email: "everywhere@example.com", secret: "everywhere password").1)
+            let fresh = try #require(try await system.signIn(.password, email: "everywhere@example.com", secret: "everywhere quartz lantern 42").1)
             guard case .profileAnswered = try await system.client.profile(accessToken: fresh.accessToken, timeout: .seconds(60)).0 else {
                 Issue.record("a sign-in after signing out everywhere does not work")
                 return
@@ -96,10 +96,10 @@ import Testing
     /// anything.
     @Test func noOneElseCanEndOrSeeMySessions() async throws {
         try await InProcessSystem.with { system in
-            _ = try await system.register("owner@example.com", password: "owner password")
-            _ = try await system.register("attacker@example.com", password: "attacker password")
-            let mine = try #require(try await system.signIn(.password, email: "owner@example.com", secret: "owner password").1)
-            let theirs = try #require(try await system.signIn(.password, email: "attacker@example.com", secret: "attacker password").1)
+            _ = try await system.register("owner@example.com", password: "owner quartz lantern 42")
+            _ = try await system.register("attacker@example.com", password: "attacker quartz lantern 42")
+            let mine = try #require(try await system.signIn(.password, email: "owner@example.com", secret: "owner quartz lantern 42").1)
+            let theirs = try #require(try await system.signIn(.password, email: "attacker@example.com", secret: "attacker quartz lantern 42").1)
             let myList = try #require(try await system.client.sessions(accessToken: mine.accessToken, timeout: .seconds(60)).1)
             let mySession = try #require(myList.sessions.first).id
             let theirList = try #require(try await system.client.sessions(accessToken: theirs.accessToken, timeout: .seconds(60)).1)
@@ -111,7 +111,7 @@ import Testing
                                                            timeout: .seconds(60))) == .sessionUnknown)
             // My sign-outs' seals, copied into a request of another id, or narrowed to one session, or turned to
             // another of my sessions (each seen on the topic and published first), count for nothing.
-            let other = try #require(try await system.signIn(.password, email: "owner@example.com", secret: "owner password").1)
+            let other = try #require(try await system.signIn(.password, email: "owner@example.com", secret: "owner quartz lantern 42").1)
             let everywhere = system.client.signOut(.everywhere, token: mine.accessToken, requestId: "mine-1")
             var copied = everywhere
             copied.requestId = "copy-1"
@@ -146,9 +146,9 @@ import Testing
     /// been issued is over too.
     @Test func aRefreshInFlightDoesNotOutliveItsSignOut() async throws {
         try await InProcessSystem.with { system in
-            _ = try await system.register("racer@example.com", password: "racer password")
+            _ = try await system.register("racer@example.com", password: "racer quartz lantern 42")
             for _ in 0..<3 {
-                let session = try #require(try await system.signIn(.password, email: "racer@example.com", secret: "racer password").1)
+                let session = try #require(try await system.signIn(.password, email: "racer@example.com", secret: "racer quartz lantern 42").1)
                 async let refreshed = system.signIn(.refreshToken, email: nil, secret: session.refreshToken)
                 async let ended = system.client.signOut(.session, token: session.accessToken, timeout: .seconds(60))
                 let (refresh, signOut) = try await (refreshed, ended)

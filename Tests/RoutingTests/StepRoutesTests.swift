@@ -13,7 +13,8 @@ import Verification
 @Suite struct StepRoutesTests {
     /// Every worker's steps, as its `main.swift` assembles them.
     static let workers: [String: [any EventHandler.Type]] = [
-        "account-worker": [RegistrationCoordinator.self, SignInStep.self, ProfileReadStep.self, AccountChangeStep.self],
+        "account-worker": [RegistrationCoordinator.self, SignInStep.self, ProfileReadStep.self, SessionStep.self, ExportStep.self,
+                           AccountChangeStep.self],
         "image-worker": [AvatarStep.self],
         "profile-worker": [ProfileStep.self, ProfileEmailStep.self],
         "code-dispatch-worker": [CodeDispatchStep.self],
