@@ -71,7 +71,7 @@ import Testing
             for _ in 0..<3 {
                 sessions.append(try #require(try await system.signIn(.password, email: "everywhere@example.com", secret: "everywhere quartz lantern 42").1))
             }
-            let outcome = try await system.client.signOut(.everywhere, token: sessions[0].accessToken, requestId: "everywhere-1",
+            let outcome = try await system.client.signOut(.everywhere, token: sessions[0].accessToken, locale: "zh-CN", requestId: "everywhere-1",
                                                           timeout: .seconds(60))
             #expect(try await signedOut(outcome))
             for session in sessions {
@@ -79,7 +79,9 @@ import Testing
                 #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: session.refreshToken).0) == .invalidCredentials)
             }
             let notice = try system.email(kind: "notice", requestId: "everywhere-1")
-            #expect(notice.contains("To: everywhere@example.com") && notice.contains("signed out"))
+            let subject = "您已在所有设备上退出Registrar"
+            #expect(notice.contains("To: everywhere@example.com") && notice.contains("Subject: =?UTF-8?B?\(Data(subject.utf8).base64EncodedString())?="),
+                    "\(notice)")
             #expect(!sessions.contains { notice.contains($0.accessToken) || notice.contains($0.refreshToken) })
             let fresh = try #require(try await system.signIn(.password, email: "everywhere@example.com", secret: "everywhere quartz lantern 42").1)
             guard case .profileAnswered = try await system.client.profile(accessToken: fresh.accessToken, timeout: .seconds(60)).0 else {
