@@ -146,60 +146,63 @@ let package = Package(
         .executableTarget(name: "code-dispatch-worker", dependencies: ["WorkerAssembly"]),
 
         // MARK: Tests
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support", "StoreTesting"]),
-        .testTarget(name: "SupportTests", dependencies: ["Support"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support"]),
-        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support", "StoreTesting"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer"]),
-        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto", "EventTransport"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support"]),
-        .testTarget(name: "EventTransportTests", dependencies: ["EventTransport", "Crypto", "Domain", "Kafka", "StoreTesting"]),
-        .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain"], exclude: ["reference_verdicts.py"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support"]),
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "StoreTesting"]),
-        .testTarget(name: "RoutingTests", dependencies: [
-            "Domain", "Support", "Registration", "Verification", "SignIn", "AccountChanges",
-        ]),
-        .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "Fakes"]),
-        .target(name: "Fakes", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges"],
-                path: "Tests/Fakes"),
-        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "StoreTesting", "Domain", "Registration", "Courier"]),
-        .target(name: "StoreTesting", dependencies: ["Domain", "Registration", "Support", "KafkaCommands"], path: "Tests/StoreTesting"),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support", "TestSupport"]),
+        .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support", "TestSupport"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "WorkerRuntimeTests", dependencies: ["WorkerRuntime", "Domain", "Kafka", "Support", "Crypto", "EventTransport", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support", "TestSupport"]),
+        .testTarget(name: "EventTransportTests", dependencies: ["EventTransport", "Crypto", "Domain", "Kafka", "TestSupport"]),
+        .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain", "TestSupport"], exclude: ["reference_verdicts.py"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support", "TestSupport"]),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Domain", "Support", "TestSupport", "WorkerAssembly"]),
+        .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "TestSupport"]),
+        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "TestSupport", "Domain", "Registration", "Courier"]),
+        // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).
+        .target(name: "TestSupport", dependencies: [
+            "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
+            "Kafka", "KafkaCommands", "Metrics", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
+            "WorkerRuntime",
+        ], path: "Tests/TestSupport"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
-            "Backends", "StoreTesting", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
-            "CryptoAdapters", "SQLiteDriver", "PostgresDriver", "Fakes", "WorkerAssembly", "Installation", "Crypto",
+            "Backends", "TestSupport", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
+            "CryptoAdapters", "SQLiteDriver", "PostgresDriver", "WorkerAssembly", "Installation", "Crypto",
             "RegistrarClient", "Support", "SQLStores",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
-            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "StoreTesting", "Domain", "Registration", "SignIn",
+            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "TestSupport", "Domain", "Registration", "SignIn",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
-            "S3Store", "Curl", "EmbeddedStores", "StoreTesting", "Backends", "Crypto", "Domain", "Registration",
+            "S3Store", "Curl", "EmbeddedStores", "TestSupport", "Backends", "Crypto", "Domain", "Registration",
         ]),
-        .testTarget(name: "CourierTests", dependencies: ["Courier", "Domain", "StoreTesting", "Support"]),
-        .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "StoreTesting", "Courier", "Domain"]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "Domain", "TestSupport", "Support"]),
+        .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "TestSupport", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "StoreTesting", "SignIn",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "TestSupport", "SignIn",
             "EventTransport", "RegistrarClient", "Installation",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "Fakes", "Support",
+            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "TestSupport", "Support",
         ]),
         .testTarget(name: "SignInTests", dependencies: [
-            "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges", "Fakes",
+            "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges", "TestSupport",
         ]),
         .testTarget(name: "SignInEndToEndTests", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "TestSupport",
             "EventTransport", "RegistrarClient", "Installation", "CryptoAdapters",
         ]),
         .testTarget(name: "WorkerAssemblyTests", dependencies: [
-            "WorkerAssembly", "Backends", "Crypto", "Support", "StoreTesting", "Domain", "EventTransport",
+            "WorkerAssembly", "Backends", "Crypto", "Support", "TestSupport", "Domain", "EventTransport",
         ]),
+        // The Kafka-free tier: the workers' stacks driven directly (KafkaFreeSystem).
+        .testTarget(name: "FlowTests", dependencies: ["Domain", "Registration", "RegistrarClient", "SignIn", "CryptoAdapters", "TestSupport"]),
         .testTarget(name: "InProcessTests", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "StoreTesting",
-            "EventTransport", "WorkerAssembly", "Fakes", "RegistrarClient", "Installation", "CryptoAdapters", "Gateway", "Console", "HTTPServer",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "TestSupport",
+            "EventTransport", "WorkerAssembly", "RegistrarClient", "Installation", "CryptoAdapters", "Gateway", "Console", "HTTPServer",
         ]),
     ]
 )

@@ -55,7 +55,7 @@ public struct RegistrationBenchmark: Sendable {
         let installation = try await LocalInstallation(at: settings.dataDirectory, binaries: settings.binaries, broker: broker,
                                                        workerArguments: settings.workerArguments)
         do {
-            for _ in 1..<max(1, settings.accountReplicas) { try installation.startReplica(of: "account-worker") }
+            for _ in 1..<max(1, settings.accountReplicas) { try installation.startReplica(of: WorkerRole.account.workerName) }
             let report = try await measure(installation, logger: logger)
             await installation.stop()
             try? FileManager.default.removeItem(atPath: installation.directory)

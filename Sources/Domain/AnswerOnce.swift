@@ -55,8 +55,8 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
     /// The step's routes.
     public static var routes: Set<Route> { Step.routes }
 
-    /// The topics whose events answer a request.
-    public static var answerTopics: Set<String> { [Topic.codeOutcomes, Topic.authOutcomes, Topic.accountOutcomes] }
+    /// The topics whose events answer a request once: the outcome topics of the flows declared answered once.
+    public static var answerTopics: Set<String> { Set(Flow.all.filter(\.isAnsweredOnce).map(\.outcomes.topic)) }
 
     public init(_ step: Step, memo: any AnswerMemo, afterCommit: @escaping @Sendable (Event) throws -> Void = { _ in },
                 repeated: @escaping @Sendable (Event) throws -> Void = { _ in }) {

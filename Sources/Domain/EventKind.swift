@@ -36,24 +36,5 @@ extension Event {
         case sessionsAnswered = "SessionsAnswered"
         case exportRequested = "ExportRequested"
         case exportAnswered = "ExportAnswered"
-
-        /// The topic events of this type are published to.
-        public var topic: String {
-            switch self {
-            case .registrationRequested: Topic.registrationRequests
-            case .storeAvatar, .deleteAvatar: Topic.imageCommands
-            case .writeProfile, .deleteProfile, .updateProfileEmail: Topic.profileCommands
-            case .avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted:
-                Topic.registrationReplies
-            case .registrationCompleted, .registrationFailed: Topic.registrationOutcomes
-            case .codeRequested: Topic.codeRequests
-            case .codeSent, .codeRefused: Topic.codeOutcomes
-            case .tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested, .exportRequested: Topic.authRequests
-            case .tokenIssued, .tokenRefused, .profileAnswered, .signedOut, .sessionsAnswered, .exportAnswered: Topic.authOutcomes
-            case .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: Topic.accountRequests
-            case .profileEmailUpdated, .profileEmailRejected: Topic.accountReplies
-            case .accountChangeCompleted, .accountChangeFailed: Topic.accountOutcomes
-            }
-        }
     }
 }

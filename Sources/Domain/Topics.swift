@@ -1,6 +1,6 @@
-/// The topic contract of Registrar. Every message is keyed by the id of the flow it belongs to
-/// (the registration id or the client's request id), so that one flow's events stay in order on one partition.
-/// The contract is documented in `contract/asyncapi.yaml`.
+/// The topics of Registrar's contract; what flows on each is declared once, by the flows (`Flow.all`). Every
+/// message is keyed by the id of the flow it belongs to (the registration id or the client's request id), so
+/// that one flow's events stay in order on one partition. The contract is documented in `contract/asyncapi.yaml`.
 public enum Topic {
     /// Public input: `RegistrationRequested`, published by the CLI or any Kafka client.
     public static let registrationRequests = "registration.requests"
@@ -35,11 +35,10 @@ public enum Topic {
     public static let all: [TopicSpec] = flows.map { TopicSpec($0, partitions: 6, retention: .days(7)) }
         + inputs.map { TopicSpec(deadLetters(of: $0), partitions: 1, retention: .days(30)) }
 
-    /// The topics events flow on, in the table's order.
-    static let flows = [
-        registrationRequests, registrationOutcomes, imageCommands, profileCommands, registrationReplies, codeRequests,
-        codeOutcomes, authRequests, authOutcomes, accountRequests, accountOutcomes, accountReplies,
-    ]
+    /// The topics events flow on, in the table's order: each flow's topics as its declaration names them.
+    static let flows = Flow.all.flatMap { $0.messages.map(\.topic) }.reduce(into: [String]()) { topics, topic in
+        if !topics.contains(topic) { topics.append(topic) }
+    }
 
     /// The topics workers consume, in the table's order: the topics of the routing table (`StepRoutes`), each of
     /// which has a dead-letter topic. (The account worker reads `registration.outcomes` too, to answer sign-ins
@@ -47,7 +46,7 @@ public enum Topic {
     public static let inputs = flows.filter { topic in StepRoutes.all.contains { $0.topic == topic } }
 
     /// The public outcome topics: one answer per request, read by clients.
-    public static let outcomes = [registrationOutcomes, codeOutcomes, authOutcomes, accountOutcomes]
+    public static let outcomes = Flow.all.map(\.outcomes.topic)
 
     /// Each public request topic and the outcome topic its requests are answered on.
     public static let answers = [registrationRequests: registrationOutcomes, codeRequests: codeOutcomes, authRequests: authOutcomes,

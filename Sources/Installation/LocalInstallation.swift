@@ -1,5 +1,6 @@
 import Backends
 import Crypto
+import Domain
 import EventTransport
 import Foundation
 import Kafka
@@ -22,7 +23,7 @@ public final class LocalInstallation: @unchecked Sendable {
 
     // `workers` is guarded by `lock`: a chaos run's fault task and its final checks, or a test and
     // its helpers, may start and kill workers at once.
-    public static let workerNames = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
+    public static let workerNames = WorkerRole.allCases.map(\.workerName)
 
     /// Worker properties that let a killed worker's partitions move to its successor within seconds,
     /// not the default 45 s session timeout (a stalled worker at worst causes a rebalance and a redelivery).

@@ -1,8 +1,8 @@
 import Domain
 import Foundation
 
-/// Account changes as this client publishes them: each secret sealed for its field and the request.
-extension RegistrarClient {
+/// Account changes as a client publishes them: each secret sealed for its field and the request.
+extension RequestSealing {
     /// A password change, re-authenticated with `password`.
     public func passwordChange(email: String, password: String, newPassword: String,
                                locale: String? = nil, requestId: String = UUID().uuidString.lowercased()) -> PasswordChangeRequested {

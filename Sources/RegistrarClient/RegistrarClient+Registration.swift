@@ -3,15 +3,9 @@ import Domain
 import Foundation
 import Registration
 
-/// Registrations: seal the password, stage a large avatar, publish, await the outcome.
-extension RegistrarClient {
-    /// The outcome of one registration, opened.
-    public enum RegistrationOutcome: Sendable {
-        case completed(RegistrationResult)
-        case failed(RegistrationFailed)
-    }
-
-    /// A registration request as this client publishes it: the password and the `register` code mailed to `email`
+/// Registrations: seal the password, stage a large avatar, open the outcome.
+extension RequestSealing {
+    /// A registration request as a client publishes it: the password and the `register` code mailed to `email`
     /// sealed (without a code the registration fails `code_required`), the avatar inline, or staged in `objects`
     /// (a claim check) when it is given and the avatar too large for a message.
     public func registration(id: String = UUID().uuidString.lowercased(), email: String, password: String, code: String?, name: String,
@@ -24,27 +18,18 @@ extension RegistrarClient {
                               isMapLocationEnabled: isMapLocationEnabled)
     }
 
-    /// Publishes `request` and returns its outcome. A refused registration whose avatar was staged in `objects`
-    /// has its staged object deleted: nothing staged outlives a refusal (a registration that started has had it
-    /// deleted by the image worker already).
-    public func register(_ request: RegistrationRequested, timeout: Duration,
-                         staging objects: (any ObjectStore)? = nil) async throws -> RegistrationOutcome {
-        switch try await send(.registrationRequested(request), timeout: timeout) {
-        case .registrationCompleted(let completed):
-            return .completed(try open(completed))
-        case .registrationFailed(let failed):
-            if case .staged(let key, _, _)? = request.avatar, key == AvatarStep.stagingKey(registrationId: request.registrationId) {
-                try? objects?.delete(key)
-            }
-            return .failed(failed)
-        case let other:
-            throw UnexpectedOutcome(type: other.type)
-        }
-    }
-
     /// What a completed registration of this client's tells it: the uid and profile sealed to its request's reply key.
     public func open(_ completed: RegistrationCompleted) throws -> RegistrationResult {
         try replySecret.open(completed)
+    }
+
+    /// The outcome of a registration, opened.
+    public func registrationOutcome(_ outcome: Event) throws -> RegistrarClient.RegistrationOutcome {
+        switch outcome {
+        case .registrationCompleted(let completed): .completed(try open(completed))
+        case .registrationFailed(let failed): .failed(failed)
+        case let other: throw RegistrarClient.UnexpectedOutcome(type: other.type)
+        }
     }
 
     private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {
@@ -52,5 +37,27 @@ extension RegistrarClient {
         let key = AvatarStep.stagingKey(registrationId: registrationId)
         try objects.put(avatar, key: key, contentType: "application/octet-stream")
         return .staged(key: key, sha256: sha256Hex(avatar), size: avatar.count)
+    }
+}
+
+/// Registrations through the topics: publish, await the outcome.
+extension RegistrarClient {
+    /// The outcome of one registration, opened.
+    public enum RegistrationOutcome: Sendable {
+        case completed(RegistrationResult)
+        case failed(RegistrationFailed)
+    }
+
+    /// Publishes `request` and returns its outcome. A refused registration whose avatar was staged in `objects`
+    /// has its staged object deleted: nothing staged outlives a refusal (a registration that started has had it
+    /// deleted by the image worker already).
+    public func register(_ request: RegistrationRequested, timeout: Duration,
+                         staging objects: (any ObjectStore)? = nil) async throws -> RegistrationOutcome {
+        let outcome = try registrationOutcome(try await send(.registrationRequested(request), timeout: timeout))
+        if case .failed = outcome, case .staged(let key, _, _)? = request.avatar,
+           key == AvatarStep.stagingKey(registrationId: request.registrationId) {
+            try? objects?.delete(key)
+        }
+        return outcome
     }
 }

@@ -10,7 +10,7 @@ import Kafka
 /// outcomes: signed by the worker role that produces them, with a key `verifier` trusts; anything else
 /// on the outcome topics is ignored and the wait goes on. One producer and one outcome listener serve
 /// every request it makes.
-public final class RegistrarClient: Sendable {
+public final class RegistrarClient: RequestSealing {
     public let kafka: KafkaConfiguration
     public let publicKey: SealingPublicKey
     /// What each request's reply key pair is derived from: outcomes seal their details to the pair of their request.
@@ -19,9 +19,6 @@ public final class RegistrarClient: Sendable {
     public let name: String
     private let producer: KafkaProducer
     private let listener: OutcomeListener
-
-    /// The topics the outcomes of public requests come on.
-    public static let outcomeTopics = Topic.outcomes
 
     /// How long `close` waits for the listener and for what is still being published, at most each.
     public static let closeLimit = Duration.seconds(5)
@@ -35,7 +32,7 @@ public final class RegistrarClient: Sendable {
         self.publicKey = publicKey
         self.replySecret = replySecret
         self.name = name
-        listener = try OutcomeListener(topics: Self.outcomeTopics, configuration: kafka, timeout: connectTimeout,
+        listener = try OutcomeListener(topics: Topic.outcomes, configuration: kafka, timeout: connectTimeout,
                                        admits: verifier.admitsOutcome)
         producer = try KafkaProducer(configuration: kafka)
     }
@@ -56,17 +53,8 @@ public final class RegistrarClient: Sendable {
         }
     }
 
-    /// The reply key (base64) request `requestId` carries.
-    public func replyKey(for requestId: String) -> String { replySecret.replyKey(for: requestId) }
-
     /// How many messages for requests of this client's were ignored: not signed by the role that produces them.
     public var ignoredOutcomes: Int { listener.refusedCount }
-
-    /// `secret` sealed to the account worker's public key for `purpose` in request `requestId` of `email`
-    /// (with the request's reply key), base64, as requests carry it.
-    public func seal(_ secret: String, for purpose: SealedSecret.Purpose, requestId: String, email: String?) -> String {
-        publicKey.sealedBase64(secret, for: purpose, in: SealContext(requestId: requestId, email: email, replyKey: replyKey(for: requestId)))
-    }
 
     /// Publishes `event` with the standard headers and returns once the broker has it, with where it put it.
     @discardableResult
@@ -107,13 +95,7 @@ public final class RegistrarClient: Sendable {
     }
 
     /// The consumer group of the workers that take requests on `topic` (a worker's group is its name).
-    static func consumerGroup(of topic: String) -> String? {
-        switch topic {
-        case Topic.registrationRequests, Topic.authRequests, Topic.accountRequests: "account-worker"
-        case Topic.codeRequests: "code-dispatch-worker"
-        default: nil
-        }
-    }
+    static func consumerGroup(of topic: String) -> String? { Flow.requested(on: topic)?.handler.workerName }
 
     /// Runs `action` (which publishes `request`, or lets a published one proceed) and returns the outcome
     /// of `request` that follows. Throws `TimedOut` when none comes within `timeout` of `action`'s end.
@@ -141,15 +123,7 @@ public final class RegistrarClient: Sendable {
     }
 
     /// The topic the outcome of a request published as `request` comes on; nil for an internal event.
-    public static func outcomeTopic(of request: Event) -> String? {
-        switch request.topic {
-        case Topic.registrationRequests: Topic.registrationOutcomes
-        case Topic.codeRequests: Topic.codeOutcomes
-        case Topic.authRequests: Topic.authOutcomes
-        case Topic.accountRequests: Topic.accountOutcomes
-        default: nil
-        }
-    }
+    public static func outcomeTopic(of request: Event) -> String? { Flow.requested(on: request.topic)?.outcomes.topic }
 
     /// Where a request without an outcome stands with the workers of its topic.
     public enum RequestProgress: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Domain
+
 /// What each worker, and the operator's tools, may do in the SQL databases, table by table: the one declaration from
 /// which `registrar migrate` grants each one's database role its privileges (PostgreSQL), so that a worker's
 /// credentials reach only its own tables. The schema itself belongs to the role that migrates it (the owner); these
@@ -8,12 +10,23 @@
 /// database and, in the profile database, reads profiles (sign-in's login guard, profile reads). The operator's tools
 /// (`registrar audit`, `status`, `console`) read the accounts, sagas, account changes and profiles, and write nothing.
 public enum DatabaseAccess {
-    /// Who connects to a database: the workers, by their names, and the operator's tools.
-    public enum Worker: String, CaseIterable, Sendable {
-        case accountWorker = "account-worker"
-        case codeDispatchWorker = "code-dispatch-worker"
-        case profileWorker = "profile-worker"
-        case operatorTools = "operator"
+    /// Who connects to a database: the workers, by their names (their roles'), and the operator's tools (`operator`).
+    public enum Worker: RawRepresentable, CaseIterable, Sendable {
+        case accountWorker, codeDispatchWorker, profileWorker, operatorTools
+
+        public init?(rawValue: String) {
+            guard let worker = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = worker
+        }
+
+        public var rawValue: String {
+            switch self {
+            case .accountWorker: WorkerRole.account.workerName
+            case .codeDispatchWorker: WorkerRole.codeDispatch.workerName
+            case .profileWorker: WorkerRole.profile.workerName
+            case .operatorTools: "operator"
+            }
+        }
 
         /// The role `registrar migrate` grants to unless told another: `registrar_account_worker`, ….
         public var defaultRole: String { "registrar_" + rawValue.split(separator: "-").joined(separator: "_") }

@@ -18,7 +18,6 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
     static let expiredTokenGrace: TimeInterval = 3_600
 
-    public static let name = "account-worker"
     public static let role = WorkerRole.account
     public static let summary = "create accounts, drive the registration saga, sign in, sign out and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,

@@ -10,7 +10,6 @@ import Verification
 /// answers kept for their retention, then forgotten by its periodic sweep).
 public enum CodeDispatchWorker: WorkerKind, HoldsFlowKeys {
     static let flowKeys = [WorkerKeys.codeSecret]
-    public static let name = "code-dispatch-worker"
     public static let role = WorkerRole.codeDispatch
     public static let summary = "send one-time codes by email, within the resend limits"
     public static let steps: [any EventHandler.Type] = [AnswerOnce<CodeDispatchStep>.self]

@@ -9,7 +9,6 @@ import Support
 
 /// The image worker: processes, stores and deletes avatars.
 public enum ImageWorker: WorkerKind {
-    public static let name = "image-worker"
     public static let role = WorkerRole.image
     public static let summary = "process, store and delete avatars (ProfileImages/<uuid>.jpg)"
     public static let steps: [any EventHandler.Type] = [AvatarStep.self]

@@ -7,7 +7,6 @@ import Support
 
 /// The profile worker: writes, updates and deletes profiles.
 public enum ProfileWorker: WorkerKind {
-    public static let name = "profile-worker"
     public static let role = WorkerRole.profile
     public static let summary = "write, update and delete profiles (users/<uid>)"
     public static let steps: [any EventHandler.Type] = [ProfileStep.self, ProfileEmailStep.self]

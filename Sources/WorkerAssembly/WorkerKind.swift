@@ -11,8 +11,6 @@ import WorkerRuntime
 /// One kind of worker: its command line and how its options build its stack. The worker executables
 /// and the in-process test tier build their stacks through it alike.
 public protocol WorkerKind {
-    /// The worker's name: its command, its consumer group and its Kafka client id.
-    static var name: String { get }
     /// The role whose event signing key it holds and signs its events with.
     static var role: WorkerRole { get }
     static var summary: String { get }
@@ -28,6 +26,9 @@ public protocol WorkerKind {
 }
 
 extension WorkerKind {
+    /// The worker's name (its role's): its command, its consumer group and its Kafka client id.
+    public static var name: String { role.workerName }
+
     public static var letters: [Letter] { [] }
 
     /// The worker's command line: the connection's options and its own.

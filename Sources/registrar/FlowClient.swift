@@ -30,10 +30,13 @@ struct FlowClient {
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             OutcomeKeySource.option,
-            .value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, e.g. zh-CN,en (default: English)",
-                   environment: "REGISTRAR_LOCALE"),
+            localeOption,
         ] + ConnectionOptions.commandSpecs
     }
+
+    /// `--locale`: the language of the mails a request causes (a code mailed for the command included).
+    static let localeOption = CommandSpec.Option.value("locale", "Language of the mails the request causes: a BCP 47 tag or a list, "
+                                                       + "e.g. zh-CN,en (default: English)", environment: "REGISTRAR_LOCALE")
 
     /// Runs a command of `spec` with a client made from its options, after reading the secrets `secrets` names.
     static func run(_ arguments: [String], spec: CommandSpec, secrets: (ParsedArguments) throws -> [SecretOption] = { _ in [] },

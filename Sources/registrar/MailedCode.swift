@@ -10,7 +10,8 @@ extension RegistrarClient {
     /// so a request refused in its cooldown still reads the code mailed a moment ago.
     func mailedCode(_ purpose: CodePurpose, email: String, parsed: ParsedArguments, timeout: Duration) async throws -> String {
         if parsed.value(Secret.code.name + "-file") == nil {
-            let request = CodeRequested(requestId: UUID().uuidString.lowercased(), email: email, purpose: purpose)
+            // In the language the command's `--locale` asks for, when it has one.
+            let request = CodeRequested(requestId: UUID().uuidString.lowercased(), email: email, purpose: purpose, locale: parsed.value("locale"))
             switch try await send(.codeRequested(request), timeout: timeout) {
             case .codeSent:
                 note("a \(purpose.rawValue) code was sent to \(email)")

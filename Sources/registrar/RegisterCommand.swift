@@ -24,6 +24,7 @@ enum RegisterCommand {
             .value("reply-key-file", "Keep the secret the request's reply key pair is derived from in this file (0600, in any directory), "
                    + "for `registrar status`; default: in memory only"),
             OutcomeKeySource.option,
+            FlowClient.localeOption,
         ] + Secret.password.options + Secret.code.options + ConnectionOptions.commandSpecs + BackendOptions.specs)
 
     static func run(_ arguments: [String]) async -> ExitCode {

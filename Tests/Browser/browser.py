@@ -6,7 +6,7 @@ until true) — and prints one JSON line per page: {"url": ..., "html": <the ren
 the same page again). --screenshot PNG saves the first page as Chromium renders it. --header "Name: value"
 adds a header to every request the browser sends (as a browser holding an operator's credentials would);
 --resolve "MAP name address" makes Chromium resolve a name to an address (e.g. a rebound DNS name)."""
-import argparse, base64, fcntl, json, os, shutil, subprocess, sys, tempfile, time
+import argparse, base64, fcntl, json, os, select, shutil, subprocess, sys, tempfile, time
 
 
 class Browser:
@@ -32,14 +32,19 @@ class Browser:
         self.next_id = 0
         self.session = None
 
-    def call(self, method, params=None, session=True):
+    def call(self, method, params=None, session=True, timeout=60):
+        """The result of `method`; fails when Chromium does not answer within `timeout` seconds (a page that
+        reloads faster than a loaded machine renders it may never yield a screenshot), instead of waiting forever."""
         self.next_id += 1
         message = {"id": self.next_id, "method": method, "params": params or {}}
         if session and self.session:
             message["sessionId"] = self.session
         os.write(self.commands, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
         while True:
             while b"\0" not in self.buffer:
+                if not select.select([self.answers], [], [], max(0, deadline - time.monotonic()))[0]:
+                    raise RuntimeError(f"{method}: chromium did not answer within {timeout} s")
                 chunk = os.read(self.answers, 1 << 16)
                 if not chunk:
                     raise RuntimeError("chromium closed the pipe")

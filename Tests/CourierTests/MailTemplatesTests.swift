@@ -1,13 +1,13 @@
+@testable import Courier
 import Domain
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
-@testable import Courier
 
 /// Mails come from template files by locale: the built-in English and Simplified Chinese sets render every letter,
 /// an operator's directory overrides or adds to them, and every flaw is found by `check`, before anything is sent.
-@Suite struct MailTemplatesTests {
+@Suite(.tags(.unit)) struct MailTemplatesTests {
     static let code = Letter("login_code", kind: "code", values: ["code", "recoveryCode", "digitsDisabled", "minutes", "oneMinute"])
     static let emailChanged = Letter("email_changed", kind: "notice", values: ["newEmail"])
     static let settings = MailSettings(product: "Chat & Go", support: "help@chat.example")

@@ -1,7 +1,8 @@
 import Crypto
+@testable import TestSupport
 import Testing
 
-@Suite struct BytesTests {
+@Suite(.tags(.unit)) struct BytesTests {
     /// RFC 4231 test cases 1, 2 and 6 (a key longer than the block size).
     @Test(arguments: [
         (bytes(hex: String(repeating: "0b", count: 20)), "Hi There",

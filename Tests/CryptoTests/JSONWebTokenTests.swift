@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
+@testable import TestSupport
 import Testing
 
-@Suite struct JSONWebTokenTests {
+@Suite(.tags(.unit)) struct JSONWebTokenTests {
     struct Claims: Codable, Equatable {
         var iss: String?
         var aud: String?

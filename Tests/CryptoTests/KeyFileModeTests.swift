@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Key files are 0600 in 0700 directories; one open to group or others is refused, naming it and its mode;
 /// a new set never replaces an existing key; keys from the environment decode without naming their value.
-@Suite struct KeyFileModeTests {
+@Suite(.tags(.unit)) struct KeyFileModeTests {
     @Test func createsSecretsPrivateInAPrivateDirectory() async throws {
         try await withTemporaryDirectory { directory in
             let keys = directory + "/new/keys"

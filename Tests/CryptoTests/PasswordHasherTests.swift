@@ -1,7 +1,8 @@
 import Crypto
+@testable import TestSupport
 import Testing
 
-@Suite struct PasswordHasherTests {
+@Suite(.tags(.unit)) struct PasswordHasherTests {
     let hasher = PasswordHasher()
 
     @Test func hashesWithArgon2idAtOWASPCost() throws {

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
+@testable import TestSupport
 import Testing
 
-@Suite struct SealingKeyTests {
+@Suite(.tags(.unit)) struct SealingKeyTests {
     let pair = SealingKeyPair.generate()
 
     @Test func sealsAndOpens() throws {

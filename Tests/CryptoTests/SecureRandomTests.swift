@@ -1,7 +1,8 @@
 import Crypto
+@testable import TestSupport
 import Testing
 
-@Suite struct SecureRandomTests {
+@Suite(.tags(.unit)) struct SecureRandomTests {
     @Test func bytesAreRandomOfTheRequestedLength() {
         #expect(SecureRandom.bytes(0).isEmpty)
         #expect(SecureRandom.bytes(32).count == 32)

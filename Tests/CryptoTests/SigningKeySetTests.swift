@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// The access-token signing key's life cycle in a key directory, on an injected clock.
-@Suite struct SigningKeySetTests {
+@Suite(.tags(.unit)) struct SigningKeySetTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let lifetime: TimeInterval = 900
 

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
+@testable import TestSupport
 import Testing
 
-@Suite struct SigningKeyTests {
+@Suite(.tags(.unit)) struct SigningKeyTests {
     @Test func matchesRFC8032TestVector1() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/rfc8032.key"

@@ -1,4 +1,5 @@
 import Foundation
+@testable import TestSupport
 
 /// Bytes from a hex string such as an RFC test vector.
 func bytes(hex: String) -> [UInt8] {

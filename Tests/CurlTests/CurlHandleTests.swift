@@ -1,7 +1,8 @@
 import Curl
+@testable import TestSupport
 import Testing
 
-@Suite struct CurlHandleTests {
+@Suite(.tags(.unit)) struct CurlHandleTests {
     @Test func aRequestLibcurlCannotMakeIsMisuse() throws {
         let handle = try CurlHandle()
         let error = #expect(throws: CurlError.self) { try handle.perform([.url("gopherish://example.com/")]) }

@@ -1,11 +1,12 @@
 import Domain
 import Foundation
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// A dead-lettered request's failure is its answer once and for all: kept in the answer memo, so that
 /// a replay of the request is answered the same, and never given over an answer given already.
-@Suite struct AnswerOnceDeadLetterTests {
+@Suite(.tags(.unit)) struct AnswerOnceDeadLetterTests {
     static let request = Event.tokenRequested(TokenRequested(requestId: "req-1", grantType: .password, email: "a@example.com",
                                                              sealedCredential: "c2VhbGVk", replyKey: "cmVwbHk="))
     static let failure = RequestFailure.outcome(ofRequestOn: Topic.authRequests, id: "req-1", message: "dead-lettered (test)")!

@@ -1,11 +1,11 @@
-import Foundation
-import StoreTesting
-import Testing
 @testable import Domain
+import Foundation
+@testable import TestSupport
+import Testing
 
 /// Each limit and list the schema publishes is the code's: compared both ways, so that the schema
 /// states no limit the code does not have and the code has none the schema does not state.
-@Suite struct ContractLimitTests {
+@Suite(.tags(.unit)) struct ContractLimitTests {
     /// Where the schema states each limit (a JSON pointer), and the constant the code uses.
     static let limits: [String: Int] = [
         "/x-maxMessageBytes": ContractLimits.messageBytes,

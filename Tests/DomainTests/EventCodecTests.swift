@@ -1,9 +1,10 @@
+@testable import Domain
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
-@testable import Domain
 
-@Suite struct EventCodecTests {
+@Suite(.tags(.unit)) struct EventCodecTests {
     static let samples: [Event] = [
         .registrationRequested(RegistrationRequested(registrationId: "r1", email: "a@example.com", name: "A",
                                                      sealedPassword: "c2VhbGVk", sealedCode: nil, replyKey: "a2V5", avatar: .inline("AAEC"), isMapLocationEnabled: true)),

@@ -1,8 +1,9 @@
-import Testing
 @testable import Domain
+@testable import TestSupport
+import Testing
 
 /// Every event kind is a wire type the codec knows.
-@Suite struct EventKindTests {
+@Suite(.tags(.unit)) struct EventKindTests {
     @Test(arguments: Event.Kind.allCases)
     func theCodecDecodesEveryKind(kind: Event.Kind) {
         // The type and version only: decoded as that type, so refused for its missing fields (not as unknown).

@@ -1,4 +1,5 @@
 import Domain
+@testable import TestSupport
 
 /// One event of every type, with the variants of optional and alternative fields, each valid by the
 /// published schema: what the contract tests encode and validate.

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 @testable import Domain
+import Foundation
+@testable import TestSupport
+import Testing
 
 /// The code, sign-in and account-change events round-trip, are keyed by their request id and go to their topics.
-@Suite struct FlowEventCodecTests {
+@Suite(.tags(.unit)) struct FlowEventCodecTests {
     static let samples: [(Event, String)] = [
         (.codeRequested(CodeRequested(requestId: "q", email: "a@example.com", purpose: .resetPassword)), Topic.codeRequests),
         (.codeRefused(CodeRefused(requestId: "q", reason: .codeRateLimited, message: "wait", retryAfter: 42)), Topic.codeOutcomes),

@@ -1,9 +1,10 @@
 import Domain
+@testable import TestSupport
 import Testing
 
 /// A dead-lettered request's failure outcome: one per public request topic, keyed by the id read
 /// from the body, which need not decode.
-@Suite struct RequestFailureTests {
+@Suite(.tags(.unit)) struct RequestFailureTests {
     @Test(arguments: [
         (Topic.registrationRequests, Event.Kind.registrationFailed, Topic.registrationOutcomes),
         (Topic.codeRequests, .codeRefused, Topic.codeOutcomes),

@@ -1,8 +1,9 @@
-import Testing
 @testable import Domain
+@testable import TestSupport
+import Testing
 
 /// A routing table hands each (topic, event type) to the one step that declares it, and no other.
-@Suite struct RoutingTableTests {
+@Suite(.tags(.unit)) struct RoutingTableTests {
     struct ImageStep: EventHandler {
         static let routes = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
         func handle(_ event: Event) throws -> [Event] { [] }

@@ -1,12 +1,12 @@
-import Foundation
-import StoreTesting
-import Testing
 @testable import Domain
+import Foundation
+@testable import TestSupport
+import Testing
 
 /// The events the code writes are exactly what the published schema allows: every event type has
 /// a schema, a sample of each validates (one jsonschema process for the whole batch), and a field
 /// the schema does not define fails both the schema and the decoder, at every depth.
-@Suite struct SchemaValidationTests {
+@Suite(.tags(.unit)) struct SchemaValidationTests {
     @Test func everyEventTypeHasASchemaAndASample() throws {
         let schema = try ContractSchema.document()
         let listed = (schema["oneOf"] as? [[String: String]] ?? []).compactMap { $0["$ref"]?.replacingOccurrences(of: "#/$defs/", with: "") }

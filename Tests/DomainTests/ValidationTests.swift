@@ -1,7 +1,8 @@
-import Testing
 @testable import Domain
+@testable import TestSupport
+import Testing
 
-@Suite struct ValidationTests {
+@Suite(.tags(.unit)) struct ValidationTests {
     let rules = RegistrationRules()
 
     @Test func acceptsATypicalRegistration() {

@@ -1,12 +1,12 @@
-import Foundation
 import Domain
-import Registration
-import StoreTesting
-import Synchronization
-import Testing
 @testable import EmbeddedStores
+import Foundation
+import Registration
+import Synchronization
+@testable import TestSupport
+import Testing
 
-@Suite struct FileObjectStoreTests {
+@Suite(.tags(.unit)) struct FileObjectStoreTests {
     @Test(arguments: ["", "/etc/passwd", "../outside", "a/../../outside", "a//b", "a/", "./a", ".hidden", "a/.tmp"])
     func refusesKeysOutsideTheTree(key: String) throws {
         try withTemporaryDirectory { directory in
@@ -85,7 +85,7 @@ import Testing
 
 /// A file system that is full refuses a put transiently, so the image worker waits instead of failing
 /// the registration; the put succeeds once there is room. (Root only: it mounts a 1 MiB tmpfs.)
-@Suite struct FileObjectStoreFullDiskTests {
+@Suite(.tags(.unit)) struct FileObjectStoreFullDiskTests {
     @Test(.enabled(if: getuid() == 0, "mount needs root"))
     func aFullDiskIsTransient() throws {
         try withSmallFileSystem { mount in

@@ -1,12 +1,12 @@
 import Courier
 import Domain
-import Foundation
-import StoreTesting
-import Testing
 @testable import EmbeddedStores
+import Foundation
+@testable import TestSupport
+import Testing
 
 /// Outbox messages hold codes: `.eml` files are 0600 in a 0700 directory, and an outbox open to others is refused.
-@Suite struct FileOutboxModeTests {
+@Suite(.tags(.unit)) struct FileOutboxModeTests {
     let message = EmailMessage(from: "a@example.com", to: "b@example.com", subject: "Your code", text: "123456",
                                html: "<p>123456</p>", messageId: "m-1@example.com", date: Date(timeIntervalSince1970: 0))
 

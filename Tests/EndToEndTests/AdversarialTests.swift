@@ -1,3 +1,4 @@
+@testable import TestSupport
 import Testing
 
 /// The attacks of issue 12 (point 8) on the real binaries: the same bodies as the in-process `TrustTests`,
@@ -6,7 +7,7 @@ import Testing
 /// suites count): each attack keeps to its own mailboxes and ids (`Attacks.unique`), and what it reads of a
 /// whole topic it narrows to its victim.
 /// The production pass of `scripts/test` runs them again on PostgreSQL, S3 and SMTP.
-@Suite struct AdversarialTests {
+@Suite(.tags(.live)) struct AdversarialTests {
     // Attacks 1, 3, 4
     @Test func forgedRepliesDeleteNothing() async throws {
         try await LiveSystem.shared(by: "AdversarialTests") { try await Attacks.forgedRepliesDeleteNothing(on: $0) }

@@ -1,12 +1,13 @@
 import Domain
 import EventTransport
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// The local broker keeps everything in memory and listens on a new port each time it starts. The
 /// workers follow it through `<data-dir>/broker.bootstrap`: after a restart a new request is answered,
 /// and a request re-published (its outcome was lost with the old broker) gets the very same outcome.
-@Suite struct BrokerRestartTests {
+@Suite(.tags(.live, .timed)) struct BrokerRestartTests {
     @Test func workersFollowARestartedBrokerAndARepublishedRequestGetsItsOutcomeAgain() async throws {
         try await LiveSystem.with { system in
             let first = try await system.request(email: "before-restart@example.com")

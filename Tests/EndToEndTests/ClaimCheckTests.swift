@@ -2,11 +2,12 @@ import Backends
 import Domain
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// Large avatars through the `registrar` CLI and the real worker processes: staged in the object
 /// store by claim check, and refused above the limit.
-@Suite(.serialized) struct ClaimCheckTests {
+@Suite(.tags(.live), .serialized) struct ClaimCheckTests {
     @Test func largeAvatarsTravelByClaimCheckAndOversizedOnesAreRefused() async throws {
         try await LiveSystem.shared { system in
             // ~3 MB: far above what goes inline in a message, staged in the object store instead.

@@ -1,10 +1,11 @@
 import Domain
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// The operator's commands: status shows the path, audit finds half-registered users, usage errors exit 2.
-@Suite(.serialized) struct CommandLineTests {
+@Suite(.tags(.live), .serialized) struct CommandLineTests {
     @Test func statusShowsThePathAndAuditFindsOrphans() async throws {
         try await LiveSystem.shared { system in
             let registered = try await system.registrar(["register", "--email", "status@example.com",

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
 
 /// `registrar console` in headless Chromium (driven through the DevTools protocol by `Tests/Browser/browser.py`) and
@@ -10,7 +11,7 @@ import Testing
 /// paths; a replay through the page's forms ends in an outcome. The attacks: no credentials, wrong ones, a page on
 /// another site driving the operator's browser, a page whose DNS name was rebound to the console's address — each
 /// reads nothing and replays nothing. Systems of their own: the tests sharing one count the dead letters on its topics.
-@Suite(.serialized) struct ConsoleTests {
+@Suite(.tags(.live), .serialized) struct ConsoleTests {
     static let hostile = "<script>document.title='owned'</script><img src=x onerror=alert(1)>"
     static let credentials = "ops:correct horse battery staple"
     /// The header an operator's browser sends once signed in.

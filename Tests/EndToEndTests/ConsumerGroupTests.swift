@@ -1,11 +1,11 @@
 import Foundation
 import Kafka
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// What the console reads of a consumer group: its members (DescribeConsumerGroups) against noida-db, an
 /// independent Kafka-protocol server, and its committed offsets against each partition's end.
-@Suite(.serialized) struct ConsumerGroupTests {
+@Suite(.tags(.live), .serialized) struct ConsumerGroupTests {
     @Test func aGroupsMembersAndLagAreRead() async throws {
         let server = try NoidaServer()
         var configuration = KafkaConfiguration(bootstrapServers: server.bootstrapServers, clientID: "described-member")

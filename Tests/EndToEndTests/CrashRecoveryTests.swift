@@ -2,12 +2,13 @@ import Domain
 import Foundation
 import Kafka
 import Registration
+@testable import TestSupport
 import Testing
 
 /// Workers killed mid-saga (SIGKILL: no clean-up, no commit) and restarted: every saga still ends
 /// with exactly one outcome and nothing half-registered is left. The cases share one installation of
 /// their own, one after the other (each restarts what it killed), and count only their own registrations.
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.tags(.live, .timed, .crash), .serialized) struct CrashRecoveryTests {
     @Test(arguments: ["account-worker", "image-worker", "profile-worker"])
     func sagasSurviveAWorkerKilledMidway(worker: String) async throws {
         try await LiveSystem.shared(by: "CrashRecoveryTests") { system in

@@ -3,10 +3,11 @@ import Foundation
 import Kafka
 import Registration
 import Support
+@testable import TestSupport
 import Testing
 
 /// Undecodable input goes to the dead-letter topic, where the CLI lists and replays it.
-@Suite(.serialized) struct DeadLetterTests {
+@Suite(.tags(.live), .serialized) struct DeadLetterTests {
     @Test func malformedMessagesAreDeadLetteredAndTheWorkerGoesOn() async throws {
         try await LiveSystem.shared { system in
             let hostile: [(String, String)] = [

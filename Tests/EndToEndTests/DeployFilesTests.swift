@@ -1,12 +1,13 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// The deploy files cannot run here (no container engine, no cluster, no systemd as PID 1), so what can be
 /// checked is checked: they parse, every command they run is one of the package's binaries, every option
 /// and environment variable they give is one that binary's `--help` lists, and `systemd-analyze verify`
 /// passes on every worker's unit.
-@Suite struct DeployFilesTests {
+@Suite(.tags(.live, .storeFree)) struct DeployFilesTests {
     static let deploy = Binaries.packageRoot + "/deploy"
     static let executables = ["registrar", "account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "kafka-tool"]
     /// The image reference the manifests name, a placeholder for the operator's registry (see the manifest's header).

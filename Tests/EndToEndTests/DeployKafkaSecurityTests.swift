@@ -2,6 +2,7 @@ import EventTransport
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
 import WorkerRuntime
 
@@ -10,7 +11,7 @@ import WorkerRuntime
 /// Kubernetes workload that connects names a principal that has SCRAM credentials and ACLs (or is the super
 /// user); and librdkafka (Debian's, the one the image ships) accepts each one's exact client settings, which
 /// proves SASL/SCRAM and SSL are compiled in and the CA file loads.
-@Suite struct DeployKafkaSecurityTests {
+@Suite(.tags(.live, .storeFree)) struct DeployKafkaSecurityTests {
     static let deploy = DeployFilesTests.deploy
 
     /// The credentials the script makes, in a fresh directory.

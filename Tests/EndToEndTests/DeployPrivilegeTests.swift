@@ -1,6 +1,6 @@
 import Foundation
 import Support
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// What each process of the deploy files holds, read from the files: only its own keys (a directory of its own, so a
@@ -8,7 +8,7 @@ import Testing
 /// store only for the image worker and the gateway's staging), and, on Kubernetes, what the API server would accept
 /// (`kubernetes-validate --strict`), pods whose secret files the workers can read, and network policies. The files are
 /// started for real by scripts/deploy-rehearsal (compose, and each Deployment's container as kubelet would run it).
-@Suite struct DeployPrivilegeTests {
+@Suite(.tags(.live, .storeFree)) struct DeployPrivilegeTests {
     static let deploy = DeployFilesTests.deploy
     static let workers = ["account-worker", "code-dispatch-worker", "image-worker", "profile-worker"]
     /// The store variables each process may be given, and the database role it connects as.

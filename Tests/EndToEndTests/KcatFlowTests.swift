@@ -1,12 +1,13 @@
 import Domain
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// kcat, a client that signs nothing, on the real binaries: the README's public flow (a registration
 /// request on `registration.requests`) still completes, while a command it forges on `profile.commands`
 /// is dead-lettered `unauthenticated` and the victim's profile stays.
-@Suite(.serialized) struct KcatFlowTests {
+@Suite(.tags(.live), .serialized) struct KcatFlowTests {
     static let kcat = ["/usr/bin/kcat", "/usr/local/bin/kcat"].first(where: FileManager.default.isExecutableFile(atPath:))
 
     @Test(.enabled(if: kcat != nil, "kcat is not installed"))

@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// `registrar keys` makes a key set once, for an operator to distribute; a worker in production mode
 /// started without its keys exits 1 naming what is missing, and creates nothing.
-@Suite struct KeysCommandTests {
+@Suite(.tags(.live)) struct KeysCommandTests {
     @Test func keysCreatesAPrivateSetOnceAndPrintsOnlyThePublicKey() async throws {
         try await inTemporaryDirectory { root in
             let keys = root + "/set"

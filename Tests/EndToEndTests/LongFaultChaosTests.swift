@@ -1,5 +1,6 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// The long-fault chaos run, shortened: beside the short faults, the data disk full, the databases
@@ -7,7 +8,7 @@ import Testing
 /// broker restarted, and oversized and mistyped messages on every input topic. `registrar-dev chaos
 /// --long-faults` also checks that nothing but the hostile messages was dead-lettered and no worker died.
 /// (Root only: the run mounts a tmpfs to fill and uses `chattr`.)
-@Suite(.serialized) struct LongFaultChaosTests {
+@Suite(.tags(.live, .chaos, .timed), .serialized) struct LongFaultChaosTests {
     @Test(.enabled(if: getuid() == 0, "--long-faults needs root"))
     func nothingIsLostDeadLetteredOrStoppedUnderLongFaults() async throws {
         let run = try await ChaosRun.run(["--long-faults", "--long-fault-seconds", "5", "--rate", "5", "--fault-interval", "1",

@@ -1,6 +1,8 @@
 import Domain
 import Foundation
+import Installation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Every worker and the gateway serve `/metrics`, `/healthz` and `/readyz` on `--metrics-listen`; a fresh process
@@ -8,8 +10,8 @@ import Testing
 /// holds; a real Prometheus (Debian `prometheus`) scrapes them, counts the registrations the test made, evaluates the
 /// shipped alert rules and answers every query of the shipped Grafana dashboard; `promtool` accepts each exposition;
 /// `/readyz` says why while a dependency fails.
-@Suite(.serialized) struct OperationsEndpointTests {
-    static let workers = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"]
+@Suite(.tags(.live, .timed), .serialized) struct OperationsEndpointTests {
+    static let workers = LocalInstallation.workerNames
     static let listen = Dictionary(uniqueKeysWithValues: workers.map { ($0, ["--metrics-listen", "127.0.0.1:0"]) })
     /// The topics each worker reads.
     static let inputs = [
@@ -149,10 +151,11 @@ import Testing
         try await LiveSystem.with(extraArguments: Self.listen) { system in
             let port = try await Self.ports(of: system)["account-worker"]!
             try await Self.waitUntilReady(port)
+            // Its register code first: the code dispatch worker keeps codes in the accounts database too.
+            let request = try await system.request(email: "locked-out@example.com")
             // The accounts database is held by another writer for 8 s while a registration arrives.
             let lock = try ChildProcess("/bin/sh", ["-c", "(echo 'BEGIN EXCLUSIVE;'; sleep 8; echo 'COMMIT;') | sqlite3 '\(system.directory)/accounts.sqlite'"])
             try await Task.sleep(for: .milliseconds(500))
-            let request = try await system.request(email: "locked-out@example.com")
             try await system.publish([request])
             let deadline = ContinuousClock.now + .seconds(8)
             var notReady: String?

@@ -2,11 +2,12 @@ import Domain
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
 
 /// The CLI for scripts and people: `--json` answers, `audit` refusing a store that does not exist, partial answers
 /// said (exit 1), a usage error in two lines, `--version` on every binary, reply-key files checked for their own mode.
-@Suite(.serialized) struct OperatorCommandLineTests {
+@Suite(.tags(.live), .serialized) struct OperatorCommandLineTests {
     @Test func scriptsGetJSONFromStatusAuditDeadLettersLoginAndRefresh() async throws {
         try await LiveSystem.shared { system in
             // A reply-key file in an ordinary 0755 directory (a working directory): only the file's own mode counts.

@@ -1,9 +1,10 @@
+@testable import TestSupport
 import Testing
 
 /// The attacks of issue 22 on account ownership, on the real binaries (the same bodies as the in-process
-/// `OwnershipTests`, `Harness/Attacks/OwnershipAttacks.swift`), on installations of this suite's own (they leave
+/// `OwnershipTests`, `TestSupport/Systems/Attacks/OwnershipAttacks.swift`), on installations of this suite's own (they leave
 /// dead letters other suites count). The production pass of `scripts/test` runs them again on PostgreSQL, S3 and SMTP.
-@Suite struct OwnershipAttackTests {
+@Suite(.tags(.live)) struct OwnershipAttackTests {
     // Point 1: no account without a proven mailbox; the migration keeps the pre-hijacker out.
     @Test func aRegistrationWithoutTheMailboxCreatesNothing() async throws {
         try await LiveSystem.shared(by: "OwnershipAttackTests") { try await Attacks.aRegistrationWithoutTheMailboxCreatesNothing(on: $0) }

@@ -1,7 +1,7 @@
 import Foundation
-import StoreTesting
 import Support
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// The chaos run on the production backends — PostgreSQL, S3 (moto) and SMTP (aiosmtpd) — where, on
@@ -14,7 +14,7 @@ import Testing
 ///
 /// `REGISTRAR_CHAOS_REGISTRATIONS` and `REGISTRAR_CHAOS_RATE` set the run's size and pace (default 150 at
 /// 25/s), for a long run by hand.
-@Suite(.serialized) struct ProductionChaosTests {
+@Suite(.tags(.live, .chaos, .production, .serial), .serialized) struct ProductionChaosTests {
     @Test func nothingIsLostOrHalfDoneWhenTheProductionStoresFail() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-pg-\(UUID().uuidString.prefix(8))").path
         let postgres = try PostgresServer()

@@ -2,12 +2,12 @@ import Domain
 import Foundation
 import Installation
 import Registration
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// Faults of the production backends while registrations flow through the real workers.
-@Suite(.serialized) struct ProductionFaultTests {
+@Suite(.tags(.live, .timed, .production), .serialized) struct ProductionFaultTests {
     /// PostgreSQL (accounts, sagas, profiles) restarted mid-run: the workers retry and reconnect,
     /// and every registration still ends complete or undone.
     @Test func registrationsSurviveAPostgreSQLRestart() async throws {

@@ -2,10 +2,11 @@ import Domain
 import Foundation
 import Kafka
 import Registration
+@testable import TestSupport
 import Testing
 
 /// Passwords never travel or rest in plaintext: not in any topic's bytes, not in any log line.
-@Suite(.serialized) struct SecretsTests {
+@Suite(.tags(.live), .serialized) struct SecretsTests {
     @Test func thePasswordAppearsInNoTopicAndNoLog() async throws {
         try await LiveSystem.shared { system in
             let password = "Pl41ntext-Canary-\(UUID().uuidString.prefix(8))"

@@ -3,15 +3,15 @@ import Domain
 import Foundation
 import Installation
 import RegistrarClient
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// Issue 23 point 3 on the real binaries: a worker started while its database, object store, mail server, broker or
 /// disk is unavailable neither exits nor restarts in a loop. It stays alive (`/healthz` 200), says on `/readyz` (503)
 /// what it waits for, and serves once the dependency is back. A worker restarted with its keys unchanged writes
 /// nothing (`keys/jwks.json` stays the same file), and SIGTERM ends a waiting worker at once.
-@Suite(.serialized) struct StartDuringOutageTests {
+@Suite(.tags(.live, .timed), .serialized) struct StartDuringOutageTests {
     static let endpoint = ["--metrics-listen", "127.0.0.1:0"]
 
     @Test func workersStartedWhileTheirDatabaseIsDownWaitAndServeOnceItIsBack() async throws {

@@ -1,8 +1,8 @@
 import Backends
 import Foundation
 import SQLStores
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// Each systemd unit of deploy/systemd started as systemd would start it, short of systemd itself (no PID 1 here):
@@ -13,7 +13,7 @@ import Testing
 /// `StateDirectory=`, and run as a user of its own as `DynamicUser=yes` would. Each becomes ready (its /readyz on a
 /// real broker, Tansu) and stops on SIGTERM with exit 0.
 /// (`systemd-analyze verify` and the sandbox's exposure are `DeployFilesTests`'.)
-@Suite(.serialized) struct SystemdUnitTests {
+@Suite(.tags(.live, .storeFree), .serialized) struct SystemdUnitTests {
     static let units = DeployFilesTests.deploy + "/systemd"
     static let dynamicUser: uid_t = 61_873
 

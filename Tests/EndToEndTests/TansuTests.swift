@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Installation
 import Kafka
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// The end-to-end lane on a second, real broker: Tansu (a Kafka-protocol broker process with real consumer
@@ -10,7 +10,7 @@ import Testing
 /// SIGKILL evicted from its group and its partitions moved; a new replica handed partitions cooperatively;
 /// nothing lost across a broker SIGKILL on S3 storage (moto). See `TansuServer` for the handshake relay that
 /// librdkafka 2.0.2 needs in front of Tansu.
-@Suite(.serialized) struct TansuTests {
+@Suite(.tags(.live, .production, .timed), .serialized) struct TansuTests {
     @Test func everyPublicFlowOnTansu() async throws {
         let tansu = try TansuServer()
         try await LiveSystem.with(broker: tansu) { system in

@@ -1,13 +1,13 @@
 import Domain
 import Foundation
 import Kafka
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// `registrar topics create|check` against noida-db, an independent Kafka-protocol server with the Admin API,
 /// and its refusal on the local mock broker, which has no CreateTopics.
-@Suite(.serialized) struct TopicsCommandTests {
+@Suite(.tags(.live), .serialized) struct TopicsCommandTests {
     @Test func createMakesEveryTopicOfTheTableAndCheckAgrees() async throws {
         let server = try NoidaServer()
         let created = try await Self.registrar(["topics", "create", "--bootstrap", server.bootstrapServers])

@@ -1,16 +1,16 @@
 import Crypto
 import Domain
+import EventTransport
 import Foundation
 import Kafka
-import StoreTesting
+@testable import TestSupport
 import Testing
-import EventTransport
 
 /// `registrar keys rotate-events`'s rotation in a key directory: after a rotation a consumer loading the
 /// role's public keys takes events signed with the new key and with the old one (the overlap); after a
 /// second rotation, or once the previous key is retired, the old key is refused — also by a consumer that
 /// read the keys before the rotation and kept running (it re-reads the files).
-@Suite struct EventKeyRotationTests {
+@Suite(.tags(.unit)) struct EventKeyRotationTests {
     static let command = Event.deleteAvatar(DeleteAvatar(registrationId: "reg-1", imageId: "00000000-0000-0000-0000-000000000002", step: "compensating", revision: 3))
 
     /// Whether a consumer takes the command signed with `key`: one loading `directory`'s image keys now, or

@@ -1,12 +1,13 @@
 import Crypto
 import Domain
-import Kafka
-import Testing
 @testable import EventTransport
+import Kafka
+@testable import TestSupport
+import Testing
 
 /// The event signature: what a worker's signer puts in the headers verifies only for the same topic,
 /// key, type and value, under a trusted key of a role the route takes; anything else is refused.
-@Suite struct EventSignatureTests {
+@Suite(.tags(.unit)) struct EventSignatureTests {
     static let account = EventSigner(role: .account, key: .generate())
     static let image = EventSigner(role: .image, key: .generate())
     static let verifier = EventVerifier(trusting: [.account: [account.publicKey], .image: [image.publicKey]])

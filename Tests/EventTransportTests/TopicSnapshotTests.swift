@@ -1,12 +1,13 @@
+@testable import EventTransport
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
-@testable import EventTransport
 
 /// `TopicSnapshot`: a window of each partition read to the end it had, or a partial answer that says which
 /// partitions it could not finish in time; and the one line a command prints when no broker can be reached.
-@Suite struct TopicSnapshotTests {
+@Suite(.tags(.kafka)) struct TopicSnapshotTests {
     /// A mock cluster with `counts[p]` messages on partition `p` of topic `t`.
     private static func cluster(_ counts: [Int]) async throws -> (MockCluster, KafkaConfiguration) {
         let cluster = try MockCluster(brokers: 1)

@@ -3,7 +3,7 @@ import HTTPServer
 import Testing
 
 /// Issue 21 point 6: whom a request is counted against.
-@Suite struct ForwardedForTests {
+@Suite(.tags(.unit)) struct ForwardedForTests {
     let proxies = [AddressRange("10.0.0.0/8")!, AddressRange("fd00::/8")!, AddressRange("192.0.2.7")!]
 
     func client(peer: String, _ headers: [(String, String)]) -> String {

@@ -1,10 +1,11 @@
 @testable import Gateway
 import HTTPServer
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// Requests by id, bounded waits, no timeout kept as an answer, and the rate limiter.
-@Suite struct PendingAnswersTests {
+@Suite(.tags(.unit)) struct PendingAnswersTests {
     @Test func aRetryOfTheSameRequestJoinsTheFirstWork() async {
         let pending = PendingAnswers()
         let runs = Mutex(0)

@@ -1,9 +1,10 @@
 @testable import Gateway
 import HTTPServer
+@testable import TestSupport
 import Testing
 
 /// Strict body parsing: media types, form encoding, flat JSON, multipart, HTTP Basic credentials.
-@Suite struct RequestBodyTests {
+@Suite(.tags(.unit)) struct RequestBodyTests {
     static func request(_ type: String?, _ body: String) -> HTTPRequest {
         HTTPRequest(method: "POST", path: "/x", headers: HTTPHeaders(type.map { [("Content-Type", $0)] } ?? []), body: Array(body.utf8))
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Imaging
+@testable import TestSupport
 import Testing
 
-@Suite struct AvatarProcessorTests {
+@Suite(.tags(.unit)) struct AvatarProcessorTests {
     let processor = AvatarProcessor()
 
     /// Asserts `avatar` is a baseline sRGB JPEG of `side`×`side` that libvips decodes, without metadata segments.

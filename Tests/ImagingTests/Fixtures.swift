@@ -1,5 +1,6 @@
 import Foundation
 import Support
+@testable import TestSupport
 
 /// Test images made on the fly: pixels written as PPM here, converted by the `vips` command
 /// (Debian package libvips-tools), and outputs inspected with `vipsheader` and `vips getpoint`.

@@ -1,9 +1,10 @@
 import Domain
 import Imaging
 import ImagingAdapters
+@testable import TestSupport
 import Testing
 
-@Suite struct VipsAvatarImagingTests {
+@Suite(.tags(.unit)) struct VipsAvatarImagingTests {
     @Test func eachRejectionHasItsContractReasonCode() {
         let rejections: [AvatarRejection] = [
             .empty, .tooLarge(bytes: 1), .notAnImage, .unsupportedFormat("tiff"), .corrupt("x"),

@@ -1,10 +1,11 @@
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// Account changes through the real workers in process: re-authentication, revocation, notices, and
 /// an email change refused for a taken address.
-@Suite struct AccountChangeTests {
+@Suite(.tags(.inProcess)) struct AccountChangeTests {
     @Test func aPasswordChangeNeedsTheOldPasswordAndSignsEverySessionOut() async throws {
         try await InProcessSystem.with { system in
             _ = try await system.register("changer@example.com", password: "first password by the quiet river")

@@ -1,8 +1,9 @@
+@testable import TestSupport
 import Testing
 
 /// Issue 12 point 8's variants, table-driven, through the real workers in process on either store
 /// (`Harness/Attacks/*Variants.swift`; `AdversarialTests` plays a few of them on the real binaries).
-@Suite struct AttackVariantTests {
+@Suite(.tags(.inProcess)) struct AttackVariantTests {
     @Test func everyInternalTypeOnEveryPublicTopicIsUnexpected() async throws {
         try await InProcessSystem.with { try await Attacks.everyInternalTypeOnEveryPublicTopicIsUnexpected(on: $0) }
     }

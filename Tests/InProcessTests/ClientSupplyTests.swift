@@ -3,10 +3,11 @@ import Foundation
 import Kafka
 import RegistrarClient
 import Support
+@testable import TestSupport
 import Testing
 
 /// `ClientSupply`, the clients the gateway and a waiting CLI command publish through (issue 23 point 2).
-@Suite struct ClientSupplyTests {
+@Suite(.tags(.inProcess)) struct ClientSupplyTests {
     /// A client whose producer failed for good (an idempotent producer's fatal error, which librdkafka raises on a
     /// real cluster and never recovers from) is closed and replaced: the request is published again on a new client
     /// and answered, rather than retried on the dead one until its window ends.

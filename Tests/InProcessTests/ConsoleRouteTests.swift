@@ -4,12 +4,13 @@ import Foundation
 import HTTPServer
 import Kafka
 import Registration
+@testable import TestSupport
 import Testing
 
 /// Every route of the operator console and every answer it gives, through `Console.handle` in the test process on
 /// the in-process workers (the route tier); `ConsoleTests` drives the process with a real browser and curl. Each
 /// attack is played with what an attacker can send, and what it could have read or replayed is checked for.
-@Suite struct ConsoleRouteTests {
+@Suite(.tags(.routes)) struct ConsoleRouteTests {
     static let host = "console.test"
     static let (operatorName, password) = ("ops", "correct horse battery staple")
     static let authorization = "Basic " + Data("\(operatorName):\(password)".utf8).base64EncodedString()

@@ -5,11 +5,12 @@ import Foundation
 import HTTPServer
 import Kafka
 import Registration
+@testable import TestSupport
 import Testing
 
 /// The console never reads a whole topic: on a topic holding far more than its window, it keeps the last `window`
 /// messages of each partition, and its page still counts every message through the partitions' offsets (lag).
-@Suite struct ConsoleWindowTests {
+@Suite(.tags(.kafka)) struct ConsoleWindowTests {
     @Test func theConsoleKeepsTheLastMessagesOfEachPartitionAndCountsTheRestByOffsets() async throws {
         let cluster = try MockCluster(brokers: 1)
         for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }

@@ -2,11 +2,12 @@ import Domain
 import Foundation
 import Kafka
 import Registration
+@testable import TestSupport
 import Testing
 
 /// Every event the workers emit validates against the published JSON Schemas (a real validator:
 /// Python's jsonschema, Draft 2020-12).
-@Suite struct ContractTests {
+@Suite(.tags(.inProcess)) struct ContractTests {
     @Test func emittedEventsValidateAgainstTheSchemas() async throws {
         try await InProcessSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 100, height: 100)

@@ -1,11 +1,12 @@
 import Domain
 import Foundation
 import SignIn
+@testable import TestSupport
 import Testing
 
 /// The export through the real workers in process: everything stored about the account, nothing secret, sealed to the
 /// requester, only for a recent sign-in of the account itself.
-@Suite struct ExportTests {
+@Suite(.tags(.inProcess)) struct ExportTests {
     @Test func aRecentSignInExportsItsAccountProfileSessionsAndHistoryWithoutSecrets() async throws {
         try await InProcessSystem.with { system in
             let uid = try await system.register("exporter@example.com", password: "exporter quartz lantern 42")

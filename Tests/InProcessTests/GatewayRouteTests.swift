@@ -4,11 +4,12 @@ import Gateway
 import HTTPServer
 import Kafka
 import RegistrarClient
+@testable import TestSupport
 import Testing
 
 /// Every route of the gateway and every answer it gives, through `Gateway.handle` in the test process in front of
 /// the in-process workers (the route tier); `GatewayEdgeTests` and its siblings send the same over TLS to the process.
-@Suite struct GatewayRouteTests {
+@Suite(.tags(.routes)) struct GatewayRouteTests {
     @Test func healthzAnswersOK() async throws {
         let routes = try await Routes.gateway()
         let answer = await routes.get("/healthz")
@@ -121,7 +122,7 @@ import Testing
     }
 
     @Test func getCodeForAnInvalidAddressIs400WithTheReason() async throws {
-        let answer = await try Routes.gateway().post("/email/getCode", form: [("emailAddress", "not-an-address"), ("type", "2")])
+        let answer = try await Routes.gateway().post("/email/getCode", form: [("emailAddress", "not-an-address"), ("type", "2")])
         #expect(answer.status == 400 && answer.error == ReasonCode.emailInvalid.rawValue, "\(answer)")
     }
 
@@ -146,7 +147,7 @@ import Testing
     }
 
     @Test func getCodeInAnotherMediaTypeIs415() async throws {
-        let answer = await try Routes.gateway().post("/email/getCode", body: Array("emailAddress=a@example.com".utf8), type: "text/plain")
+        let answer = try await Routes.gateway().post("/email/getCode", body: Array("emailAddress=a@example.com".utf8), type: "text/plain")
         #expect(answer.status == 415 && answer.error == "unsupported_media_type")
     }
 
@@ -199,7 +200,7 @@ import Testing
     }
 
     @Test func aWrongCredentialIsInvalidGrant() async throws {
-        let answer = await try Routes.gateway().post("/oauth/token", form: [
+        let answer = try await Routes.gateway().post("/oauth/token", form: [
             ("grant_type", "password"), ("username", Routes.email("nobody")), ("password", "not the password"),
         ] + Routes.clientFields)
         #expect(answer.status == 400 && answer.error == "invalid_grant", "\(answer)")
@@ -225,7 +226,7 @@ import Testing
     }
 
     @Test func anUnsupportedGrantIs400() async throws {
-        let answer = await try Routes.gateway().post("/oauth/token", form: [("grant_type", "client_credentials")] + Routes.clientFields)
+        let answer = try await Routes.gateway().post("/oauth/token", form: [("grant_type", "client_credentials")] + Routes.clientFields)
         #expect(answer.status == 400 && answer.error == "unsupported_grant_type")
     }
 

@@ -3,12 +3,13 @@ import Domain
 import Foundation
 import RegistrarClient
 import SignIn
+@testable import TestSupport
 import Testing
 
 /// Issue 21 points 1 and 9 in process (the same bodies run on the real binaries in `AdversarialTests`): a client
 /// takes only genuine outcomes, sealed answers open only for the request they name, and a request id reused with
 /// another reply key gives nothing away.
-@Suite struct GenuineOutcomeTests {
+@Suite(.tags(.inProcess)) struct GenuineOutcomeTests {
     @Test func forgedOutcomesReachNoClient() async throws {
         try await InProcessSystem.with { try await Attacks.forgedOutcomesReachNoClient(on: $0) }
     }

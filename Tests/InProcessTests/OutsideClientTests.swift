@@ -1,15 +1,15 @@
 import Domain
 import Foundation
-import Kafka
-import StoreTesting
-import Support
 import EventTransport
+import Kafka
+import Support
+@testable import TestSupport
 import Testing
 
 /// A client of another make seals as the contract documents (`contract/seal_example.py`, PyNaCl's `SealedBox`),
 /// and the account worker accepts it; it takes the outcome as the contract documents (`contract/outcome_example.py`:
 /// the answering worker's signature verified, the answer opened with its own reply key and naming its request).
-@Suite struct OutsideClientTests {
+@Suite(.tags(.inProcess)) struct OutsideClientTests {
     /// `secret` sealed by the contract's Python example for one field of one request.
     static func pythonSeal(_ secret: String, publicKey: String, purpose: SealedSecret.Purpose, context: SealContext) throws -> String {
         let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)").path

@@ -1,8 +1,9 @@
+@testable import TestSupport
 import Testing
 
-/// The attacks of issue 22 in process (the bodies in `Harness/Attacks/OwnershipAttacks.swift`; `OwnershipAttackTests`
+/// The attacks of issue 22 in process (the bodies in `TestSupport/Systems/Attacks/OwnershipAttacks.swift`; `OwnershipAttackTests`
 /// plays them on the real binaries).
-@Suite struct OwnershipTests {
+@Suite(.tags(.inProcess)) struct OwnershipTests {
     @Test func credentialChangesEndEverySession() async throws {
         try await InProcessSystem.with { try await Attacks.credentialChangesEndEverySession(on: $0) }
     }

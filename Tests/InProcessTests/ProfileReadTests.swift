@@ -3,11 +3,12 @@ import CryptoAdapters
 import Domain
 import Foundation
 import SignIn
+@testable import TestSupport
 import Testing
 
 /// `GET /me`'s request through the real workers in process: the profile of the uid a verified access token names,
 /// sealed to the requester; the login guard; every token that does not verify refused alike, and nothing changed.
-@Suite struct ProfileReadTests {
+@Suite(.tags(.inProcess)) struct ProfileReadTests {
     @Test func aVerifiedTokenReadsItsOwnCompleteProfileSealed() async throws {
         try await InProcessSystem.with { system in
             let uid = try await system.register("reader@example.com", password: "reader password by the quiet river")

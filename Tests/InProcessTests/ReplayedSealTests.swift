@@ -1,8 +1,9 @@
+@testable import TestSupport
 import Testing
 
 /// Attack 2 of issue 12 (replayed seals) and its variants through the real workers in process (the bodies
 /// are shared with `AdversarialTests`, which plays them on the real binaries: `Harness/Attacks`).
-@Suite struct ReplayedSealTests {
+@Suite(.tags(.inProcess)) struct ReplayedSealTests {
     @Test func aRegistrationPasswordCopiedIntoASignInIsRefused() async throws {
         try await InProcessSystem.with { try await Attacks.aRegistrationPasswordCopiedIntoASignInIsRefused(on: $0) }
     }

@@ -1,12 +1,13 @@
 import Domain
 import EventTransport
 import Foundation
+@testable import TestSupport
 import Testing
 import WorkerRuntime
 
 /// Keys and ledgers that change under running workers (issue 12): an event-key rotation is followed at once,
 /// the old key accepted until it is retired; the account worker's sweep forgets expired seal claims.
-@Suite struct RunningWorkerKeyTests {
+@Suite(.tags(.inProcess)) struct RunningWorkerKeyTests {
     /// The account role's key rotated and retired while every worker runs: registrations complete throughout,
     /// the new key signs the next commands, an event signed with the old key is taken during the overlap
     /// (the image worker answers it) and refused `unauthenticated` once the old key is retired.

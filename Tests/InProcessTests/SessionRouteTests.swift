@@ -1,10 +1,11 @@
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// The sign-out and session routes through the gateway's handler in front of the in-process workers: RFC 7009
 /// revocation, `POST /me/sign-out`, `POST /me/sign-out-everywhere`, `GET /me/sessions`, `DELETE /me/sessions/{id}`.
-@Suite struct SessionRouteTests {
+@Suite(.tags(.routes)) struct SessionRouteTests {
     private static let basic = "Basic " + Data("\(Routes.clientID):\(Routes.clientSecret)".utf8).base64EncodedString()
 
     @Test func revokingARefreshTokenEndsItsSessionAndAnUnknownTokenIsStill200() async throws {
@@ -84,7 +85,7 @@ import Testing
 }
 
 /// `GET /me/export` through the gateway's handler.
-@Suite struct ExportRouteTests {
+@Suite(.tags(.routes)) struct ExportRouteTests {
     @Test func aRecentSignInDownloadsItsData() async throws {
         let routes = try await Routes.gateway()
         let email = Routes.email("export")

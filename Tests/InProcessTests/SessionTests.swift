@@ -1,12 +1,13 @@
 import Domain
 import Foundation
 import SignIn
+@testable import TestSupport
 import Testing
 
 /// Sign-out, revocation and the list of sessions through the real workers in process: each ends exactly the sessions
 /// it names — refresh tokens and access tokens alike — and the attacks (another account's token, a copied seal, a token
 /// already signed out, a forged token) end nothing.
-@Suite struct SessionTests {
+@Suite(.tags(.inProcess)) struct SessionTests {
     /// Two sign-ins of one account: signing one out ends its refresh and its access token, and the other goes on.
     @Test func signingOutEndsThisSessionOnly() async throws {
         try await InProcessSystem.with { system in

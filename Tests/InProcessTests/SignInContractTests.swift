@@ -1,11 +1,12 @@
 import Domain
 import Foundation
 import Kafka
+@testable import TestSupport
 import Testing
 
 /// Every code, sign-in and account-change event the workers emit validates against the published
 /// JSON Schemas, and no secret (password, code, token) is on any topic or in any log.
-@Suite struct SignInContractTests {
+@Suite(.tags(.inProcess)) struct SignInContractTests {
     @Test func everyEventValidatesAndNoSecretTravelsInPlaintext() async throws {
         try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             // The workers log to this process's standard error: a copy of it is their log.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+@testable import TestSupport
 
 /// Copies what this process writes to standard error (the in-process workers' logs) into a file,
 /// passing it on to the real standard error too, until `stop()`.

@@ -1,12 +1,13 @@
 import Domain
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// A registration whose next worker never comes is failed and compensated at its deadline (a short
 /// one, passed on the workers' clock); when the worker finally comes back, its late work is undone
 /// instead of resurrecting anything.
-@Suite struct StuckSagaTests {
+@Suite(.tags(.inProcess)) struct StuckSagaTests {
     @Test func aSagaPastItsDeadlineIsUndoneAndLateWorkIsIgnored() async throws {
         try await InProcessSystem.with(workers: ["account-worker", "profile-worker", "code-dispatch-worker"],
                                        extraArguments: ["account-worker": ["--saga-deadline", "2"]]) { system in

@@ -2,11 +2,12 @@ import Domain
 import Foundation
 import Kafka
 import RegistrarClient
+@testable import TestSupport
 import Testing
 
 /// A registration whose outcome does not come in time says whether it still waits for a worker or was taken
 /// by one: the account workers' group committed offset on its partition tells.
-@Suite struct TimedOutProgressTests {
+@Suite(.tags(.inProcess)) struct TimedOutProgressTests {
     @Test func aRegistrationNoWorkerTookIsQueued() async throws {
         try await InProcessSystem.with(workers: []) { system in
             let first = try await timeOut(system, "first@example.com")

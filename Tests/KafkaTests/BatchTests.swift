@@ -1,11 +1,12 @@
 import Foundation
 import Kafka
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// Messages handed out in batches on the consumer's polling thread, and copied to another topic from librdkafka's
 /// buffers (the relay's path), against an in-process mock cluster.
-@Suite struct BatchTests {
+@Suite(.tags(.kafka, .serial)) struct BatchTests {
     let cluster: MockCluster
     let configuration: KafkaConfiguration
 

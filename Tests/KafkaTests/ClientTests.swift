@@ -1,10 +1,11 @@
 import Foundation
 import Kafka
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// The library in-process, against an in-process mock cluster.
-@Suite struct ClientTests {
+@Suite(.tags(.kafka, .serial)) struct ClientTests {
     let cluster: MockCluster
     let configuration: KafkaConfiguration
 

@@ -1,10 +1,11 @@
 import Foundation
 import Kafka
 import KafkaCommands
+@testable import TestSupport
 import Testing
 
 /// Producers, consumers and the broker in separate `kafka-tool` processes.
-@Suite struct CrossProcessTests {
+@Suite(.tags(.kafka, .serial)) struct CrossProcessTests {
     @Test func keysHeadersAndBytesArriveIntact() async throws {
         try await withBroker(topics: ["bytes": 1]) { broker in
             let key: [UInt8] = [0x00, 0xFF, 0x80, 0x41]

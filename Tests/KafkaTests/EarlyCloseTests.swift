@@ -1,13 +1,14 @@
 import Foundation
 import Kafka
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// A cooperative-sticky consumer closed after joining its group but before its first assignment (a
 /// worker stopped, or following a restarted broker, while it joins) ends cleanly. librdkafka 2.0.2
 /// aborts the process there (`rd_kafka_sticky_assignor_state_destroy: Assertion 'assignor_state'
 /// failed`, confluentinc/librdkafka#4312, fixed in 2.3.0), so this test crashes without the workaround.
-@Suite struct EarlyCloseTests {
+@Suite(.tags(.kafka, .serial)) struct EarlyCloseTests {
     @Test func aConsumerClosedBetweenJoiningAndItsFirstAssignmentEndsCleanly() async throws {
         let cluster = try MockCluster(brokers: 1)
         try cluster.createTopic("early", partitions: 2, replicationFactor: 1)

@@ -1,9 +1,10 @@
 import Foundation
 import Kafka
+@testable import TestSupport
 import Testing
 
 /// Bad settings and missing brokers fail clearly and quickly, in the library and in the tools.
-@Suite struct FailureTests {
+@Suite(.tags(.kafka, .serial)) struct FailureTests {
     @Test func invalidPropertyFailsAtConstructionWithLibrdkafkaText() throws {
         var configuration = KafkaConfiguration(bootstrapServers: "127.0.0.1:1", clientID: "test")
         configuration.properties["no.such.property"] = "1"

@@ -1,10 +1,10 @@
 import Foundation
 @testable import KafkaCommands
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// The relay that lets librdkafka 2.0.2 talk to Tansu: what it rewrites, and Tansu reached through it, never directly.
-@Suite struct HandshakeRelayTests {
+@Suite(.tags(.kafka, .serial)) struct HandshakeRelayTests {
     /// An ApiVersions v3 answer as Tansu writes it: two API keys, then its four feature fields, default-valued.
     static let tansuAnswer: [UInt8] = [0, 0, 3] + [0, 0, 0, 0, 0, 11, 0] + [0, 18, 0, 0, 0, 3, 0] + [0, 0, 0, 0]
         + [4, 0, 1, 1, 1, 8, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 2, 1, 1, 3, 1, 0]

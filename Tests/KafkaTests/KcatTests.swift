@@ -1,8 +1,9 @@
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// A client nobody here wrote (kcat) talks to the mock broker and to our tools.
-@Suite struct KcatTests {
+@Suite(.tags(.kafka, .serial)) struct KcatTests {
     static let kcat = installedProgram("kcat")
 
     @Test(.enabled(if: kcat != nil, "kcat is not installed"))

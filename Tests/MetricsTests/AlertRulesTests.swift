@@ -1,10 +1,11 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// The alert rules `deploy/prometheus` ships: `promtool check rules` accepts them, `promtool test rules` plays each
 /// rule's firing and quiet cases (`registrar-alerts.test.yml`), and the example scrape configuration loads them.
-@Suite struct AlertRulesTests {
+@Suite(.tags(.unit)) struct AlertRulesTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../deploy/prometheus").standardized.path
 
     @Test(arguments: [

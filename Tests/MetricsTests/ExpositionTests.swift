@@ -1,10 +1,11 @@
 import Foundation
 import Metrics
 import Support
+@testable import TestSupport
 import Testing
 
 /// The registry's text exposition: what Prometheus parses, checked line by line and by `promtool`.
-@Suite struct ExpositionTests {
+@Suite(.tags(.unit)) struct ExpositionTests {
     @Test func countersGaugesAndHistogramsAreWrittenInTheTextFormat() {
         let registry = MetricsRegistry()
         let handled = registry.counter("registrar_messages_handled_total", "Messages handled", labels: ["topic", "result"])

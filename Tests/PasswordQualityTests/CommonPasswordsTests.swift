@@ -1,11 +1,12 @@
 import Domain
 import Foundation
 import PasswordQuality
+@testable import TestSupport
 import Testing
 
 /// zxcvbn's guess estimate beside libpwquality's dictionary: the passwords the dictionary let through (issue 22) are
 /// refused, long passphrases are not.
-@Suite struct CommonPasswordsTests {
+@Suite(.tags(.unit)) struct CommonPasswordsTests {
     let passwords: CommonPasswords
 
     init() throws { passwords = try CommonPasswords() }

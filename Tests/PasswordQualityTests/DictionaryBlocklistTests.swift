@@ -1,10 +1,11 @@
 import Foundation
 import Domain
 import PasswordQuality
+@testable import TestSupport
 import Testing
 
 /// libpwquality's dictionary check, without composition rules.
-@Suite struct DictionaryBlocklistTests {
+@Suite(.tags(.unit)) struct DictionaryBlocklistTests {
     let blocklist: DictionaryBlocklist
 
     init() throws { blocklist = try DictionaryBlocklist() }
@@ -33,7 +34,7 @@ import Testing
 }
 
 /// The dictionary kept open gives libpwquality's own verdicts (which open the dictionary on every call).
-@Suite struct DictionaryVerdictTests {
+@Suite(.tags(.unit)) struct DictionaryVerdictTests {
     /// Dictionary words and their variations (capitals, digits, reversals, padding), palindromes, short and long
     /// passwords, and phrases: each judged by the blocklist and by libpwquality in another process.
     @Test func verdictsAreLibpwqualitysOwn() throws {

@@ -1,13 +1,13 @@
 import Domain
 import Foundation
-import Fakes
-import Testing
 @testable import Registration
+@testable import TestSupport
+import Testing
 
 /// The claim check as the contract states it: a staged avatar is read from `staging/<registrationId>`
 /// only, its stored size checked before it is read, and deleted once used; a request naming any other
 /// object of the store neither reads nor deletes it.
-@Suite struct AvatarStagingTests {
+@Suite(.tags(.unit)) struct AvatarStagingTests {
     struct PassThrough: AvatarImaging {
         func process(_ original: [UInt8]) -> Result<[UInt8], Failure> { .success(original) }
         func defaultAvatar() -> [UInt8] { [0] }

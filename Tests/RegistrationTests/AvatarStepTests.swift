@@ -1,11 +1,11 @@
 import Domain
-import Fakes
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// The image worker's step on an in-memory object store: stored, refused, staged and compensated avatars.
-@Suite struct AvatarStepTests {
+@Suite(.tags(.unit)) struct AvatarStepTests {
     let images = InMemoryObjectStore()
     var step: AvatarStep { AvatarStep(images: images, imaging: FakeImaging(), sha256: { "sha-\($0.count)" }) }
 

@@ -1,6 +1,6 @@
 import Domain
-import Fakes
 import Registration
+@testable import TestSupport
 import Testing
 
 extension RegistrationCoordinatorTests {

@@ -1,10 +1,10 @@
 import Domain
-import Fakes
 import Registration
+@testable import TestSupport
 import Testing
 
 /// The profile worker's step on an in-memory profile store: written, refused and deleted profiles.
-@Suite struct ProfileStepTests {
+@Suite(.tags(.unit)) struct ProfileStepTests {
     let profiles = InMemoryProfileStore()
     var step: ProfileStep { ProfileStep(profiles: profiles) }
     let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)

@@ -1,12 +1,12 @@
 import Domain
-import Fakes
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// The account worker's registration saga on in-memory stores: what each request and reply publishes,
 /// what it leaves in the account store, and how failures, deadlines and redeliveries are answered.
-@Suite struct RegistrationCoordinatorTests {
+@Suite(.tags(.unit)) struct RegistrationCoordinatorTests {
     let accounts = InMemoryAccountStore()
     let clock = ManualClock()
     let ledger = InMemorySealLedger()

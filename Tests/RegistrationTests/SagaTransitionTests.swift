@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 import Domain
+import Foundation
 @testable import Registration
+@testable import TestSupport
+import Testing
 
-@Suite struct SagaTransitionTests {
+@Suite(.tags(.unit)) struct SagaTransitionTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// Stands for a completed saga's result sealed to its requester.

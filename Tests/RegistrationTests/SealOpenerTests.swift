@@ -1,12 +1,12 @@
 import Domain
-import Fakes
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// A seal opens only in the message it was made for: its purpose, request id, email and reply key, within the
 /// maximum age, and once per request id (the very same seals again being a redelivery).
-@Suite struct SealOpenerTests {
+@Suite(.tags(.unit)) struct SealOpenerTests {
     let clock = ManualClock()
     let ledger = InMemorySealLedger()
     let context = SealContext(requestId: "q-1", email: "ada@example.com", replyKey: "key:ada")

@@ -1,5 +1,6 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// The channels of `contract/asyncapi.yaml`, read with Python's YAML parser.

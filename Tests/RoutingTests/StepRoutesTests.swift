@@ -1,26 +1,16 @@
-import AccountChanges
 import Domain
 import Foundation
-import Registration
-import SignIn
 import Support
+@testable import TestSupport
 import Testing
-import Verification
+import WorkerAssembly
 
 /// The routes of every worker's steps against the topic contract: each input topic is read by some
 /// step, each route is claimed once, and `contract/asyncapi.yaml` lists, for each consumed channel,
 /// exactly the message types the steps take there.
-@Suite struct StepRoutesTests {
-    /// Every worker's steps, as its `main.swift` assembles them.
-    static let workers: [String: [any EventHandler.Type]] = [
-        "account-worker": [RegistrationCoordinator.self, SignInStep.self, ProfileReadStep.self, SessionStep.self, ExportStep.self,
-                           AccountChangeStep.self],
-        "image-worker": [AvatarStep.self],
-        "profile-worker": [ProfileStep.self, ProfileEmailStep.self],
-        "code-dispatch-worker": [CodeDispatchStep.self],
-    ]
-
-    static var routes: [Route] { workers.values.flatMap { $0.flatMap { $0.routes } } }
+@Suite(.tags(.unit)) struct StepRoutesTests {
+    /// Every worker's steps' routes, as the worker kinds assemble them.
+    static var routes: [Route] { TopicAccess.workers.flatMap { $0.steps.flatMap { $0.routes } } }
 
     @Test func noRouteIsTakenByTwoSteps() {
         let counted = Dictionary(Self.routes.map { ($0, 1) }, uniquingKeysWith: +)

@@ -1,9 +1,10 @@
 import Domain
+@testable import TestSupport
 import Testing
 
 /// The topic table (`Topic.all`) against `contract/asyncapi.yaml`: the same topics, dead letters
 /// included, with the same partitions, retention and cleanup policy.
-@Suite struct TopicTableTests {
+@Suite(.tags(.unit)) struct TopicTableTests {
     @Test func theChannelsAreTheTopicsOfTheTable() async throws {
         let documented = Set(try await AsyncAPIDocument.channels().keys)
         let table = Set(Topic.all.map(\.name))

@@ -1,10 +1,10 @@
 import Curl
-import Foundation
 import Domain
 import EmbeddedStores
+import Foundation
 import Registration
 @testable import S3Store
-import StoreTesting
+@testable import TestSupport
 
 /// An implementation of the object store, to run one behaviour suite against each.
 enum ObjectStoreBackend: String, CaseIterable, Sendable {

@@ -1,11 +1,12 @@
-import Foundation
 import Domain
+import Foundation
 import Registration
 import S3Store
+@testable import TestSupport
 import Testing
 
 /// What every `ObjectStore` must do, checked against each implementation.
-@Suite struct ObjectStoreBehaviourTests {
+@Suite(.tags(.production)) struct ObjectStoreBehaviourTests {
     @Test(arguments: ObjectStoreBackend.allCases)
     func putsGetsAndDeletesObjects(backend: ObjectStoreBackend) throws {
         try backend.withStore { (store) throws in

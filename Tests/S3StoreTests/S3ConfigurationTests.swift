@@ -1,9 +1,9 @@
 import Domain
 @testable import S3Store
-import StoreTesting
+@testable import TestSupport
 import Testing
 
-@Suite struct S3ConfigurationTests {
+@Suite(.tags(.production)) struct S3ConfigurationTests {
     let environment = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "eu-west-1"]
 
     @Test func awsDefaultsAreVirtualHosted() throws {

@@ -1,11 +1,11 @@
-import Foundation
 import Domain
+import Foundation
 import Registration
 @testable import S3Store
-import StoreTesting
+@testable import TestSupport
 import Testing
 
-@Suite struct S3FaultTests {
+@Suite(.tags(.production)) struct S3FaultTests {
     @Test func serverErrorsAreRetriedUntilTheServerRecovers() throws {
         let (relay, configuration) = try relayedBucket()
         defer { relay.close() }

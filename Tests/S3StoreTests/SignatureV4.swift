@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+@testable import TestSupport
 
 /// AWS Signature Version 4 computed here from AWS's published algorithm, independently of libcurl,
 /// to check the signatures libcurl sends.

@@ -1,14 +1,14 @@
 import Crypto
-import Foundation
 import Domain
+import Foundation
 import Registration
 @testable import S3Store
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// moto does not check signatures, so the requests libcurl signs are captured by a relay and their
 /// `Authorization` headers recomputed here with `SignatureV4`.
-@Suite struct SigningTests {
+@Suite(.tags(.unit)) struct SigningTests {
     /// AWS's SigV4 test suite, case "get-vanilla": checks `SignatureV4` itself.
     @Test func theReferenceSignerMatchesAWSTestVector() {
         let signer = SignatureV4(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",

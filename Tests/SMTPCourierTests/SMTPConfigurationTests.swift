@@ -1,8 +1,9 @@
 import Domain
 import SMTPCourier
+@testable import TestSupport
 import Testing
 
-@Suite struct SMTPConfigurationTests {
+@Suite(.tags(.unit)) struct SMTPConfigurationTests {
     @Test func readsEverythingFromTheURL() throws {
         let configuration = try SMTPConfiguration(
             url: "smtp://mailer:p%40ss@mail.example.com:2525?tls=none&from=bounces@example.com&ca-file=/etc/ca.pem&connect-timeout=3&timeout=20")

@@ -2,11 +2,11 @@ import Courier
 import Domain
 import Foundation
 import SMTPCourier
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// `SMTPMailer` against a real SMTP server (aiosmtpd) started by each test.
-@Suite struct SMTPMailerTests {
+@Suite(.tags(.production)) struct SMTPMailerTests {
     @Test func deliversBothPartsWithTheCode() throws {
         let server = try SMTPServer()
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000))

@@ -5,11 +5,12 @@ import Registration
 import SignIn
 import SQLiteDriver
 @testable import SQLStores
-import StoreTesting
+import SQLiteDriver
+@testable import TestSupport
 import Testing
 
 /// Account databases of earlier builds open with their rows and gain what this build adds.
-@Suite struct AccountSchemaUpgradeTests {
+@Suite(.tags(.production)) struct AccountSchemaUpgradeTests {
     /// The build before the answer memo (the schema's first two migrations, as that build wrote them).
     @Test(arguments: ["sqlite", "postgres"])
     func aDatabaseOfTheBuildBeforeTheMemoOpensWithItsAccountsAndGainsTheMemo(driver: String) throws {

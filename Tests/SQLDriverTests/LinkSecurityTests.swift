@@ -1,8 +1,9 @@
 @testable import PostgresDriver
+@testable import TestSupport
 import Testing
 
 /// PostgreSQL links to another host are verified by default; weaker modes must be set explicitly.
-@Suite struct LinkSecurityTests {
+@Suite(.tags(.unit)) struct LinkSecurityTests {
     let none: [String: String] = [:]
 
     @Test func aRemoteHostWithoutAModeIsVerifiedFully() {

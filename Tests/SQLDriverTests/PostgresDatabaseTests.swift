@@ -1,13 +1,13 @@
-import Foundation
 import Domain
+import Foundation
 @testable import PostgresDriver
 import Registration
 import SQLStores
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
-@Suite struct PostgresDatabaseTests {
+@Suite(.tags(.production)) struct PostgresDatabaseTests {
     let migrations = [
         "CREATE TABLE items (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
         "ALTER TABLE items ADD COLUMN note TEXT;",

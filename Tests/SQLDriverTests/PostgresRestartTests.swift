@@ -1,15 +1,15 @@
-import Foundation
 import Domain
+import Foundation
 import PostgresDriver
 import Registration
 import SQLStores
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// The stores ride out a PostgreSQL restart: in-flight calls fail transiently or are retried on new
 /// connections, and nothing committed is lost.
-@Suite(.serialized) struct PostgresRestartTests {
+@Suite(.tags(.production, .serial), .serialized) struct PostgresRestartTests {
     @Test func storesRecoverWhenTheServerRestartsMidRun() throws {
         let server = try PostgresServer()
         let store = try SQLAccountStore(database: PostgresDatabase(url: server.url(), connections: 4))

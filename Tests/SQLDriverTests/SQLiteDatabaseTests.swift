@@ -1,14 +1,14 @@
 internal import CSQLite
-import Foundation
 import Domain
+import Foundation
 import Registration
-import StoreTesting
-import Synchronization
-import Testing
-@testable import SQLiteDriver
 @testable import SQLStores
+@testable import SQLiteDriver
+import Synchronization
+@testable import TestSupport
+import Testing
 
-@Suite struct SQLiteDatabaseTests {
+@Suite(.tags(.unit)) struct SQLiteDatabaseTests {
     let migrations = ["CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT;"]
 
     @Test func migrationsRunOnceWhenManyOpenANewFileAtOnce() throws {

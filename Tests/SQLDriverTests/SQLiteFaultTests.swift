@@ -1,13 +1,13 @@
-import Foundation
 import Domain
-import StoreTesting
-import Testing
-@testable import SQLiteDriver
+import Foundation
 @testable import SQLStores
+@testable import SQLiteDriver
+@testable import TestSupport
+import Testing
 
 /// A SQLite database whose files stop taking writes fails each call transiently, so a worker waits,
 /// and works again once they take writes: it never crashes the process. (Root only: `chattr` and `mount`.)
-@Suite(.serialized) struct SQLiteFaultTests {
+@Suite(.tags(.unit), .serialized) struct SQLiteFaultTests {
     let migrations = ["CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT;"]
 
     /// Immutable files (`chattr +i`) used to kill the process with SIGBUS at the next write to the

@@ -1,12 +1,12 @@
 import Domain
 import Foundation
-import StoreTesting
-import Testing
 @testable import SQLiteDriver
+@testable import TestSupport
+import Testing
 
 /// SQLite databases hold password hashes: created 0600 (their -wal and -shm too) in 0700 directories, and
 /// refused, naming the file and its mode, when they or their directory are open to group or others.
-@Suite struct SQLiteFileModeTests {
+@Suite(.tags(.unit)) struct SQLiteFileModeTests {
     @Test func createsTheDatabaseAndItsLogPrivate() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/new/db.sqlite"

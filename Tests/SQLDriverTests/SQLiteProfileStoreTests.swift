@@ -1,12 +1,12 @@
-import Foundation
 import Domain
+import Foundation
 import Registration
-import StoreTesting
-import Testing
-import SQLiteDriver
 import SQLStores
+import SQLiteDriver
+@testable import TestSupport
+import Testing
 
-@Suite struct SQLiteProfileStoreTests {
+@Suite(.tags(.unit)) struct SQLiteProfileStoreTests {
     let ada = Profile(name: "Ada", email: "ada@example.com", profileImage: "file:///objects/ProfileImages/a.jpg",
                       isMapLocationEnabled: true)
 

@@ -1,11 +1,12 @@
 import Domain
 import Foundation
-import Testing
 import RegistrarClient
+@testable import TestSupport
+import Testing
 
 /// The email change saga through the real worker processes, surviving SIGKILLs between the account
 /// update and the profile update.
-@Suite(.serialized) struct AccountChangeCrashTests {
+@Suite(.tags(.live, .timed, .crash), .serialized) struct AccountChangeCrashTests {
     @Test func anEmailChangeStaysConsistentWhenWorkersAreKilledBetweenAccountAndProfile() async throws {
         try await LiveSystem.with { system in
             let uid = try await system.register("mover@example.com", password: "mover password by the quiet river")

@@ -1,12 +1,12 @@
 import Domain
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// The messenger's flows through `registrar gateway` with curl: registration with and without an avatar,
 /// the login guard, password change and reset, email change.
-@Suite(.serialized) struct GatewayAccountTests {
+@Suite(.tags(.live), .serialized) struct GatewayAccountTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
 
     /// A password grant; returns the answer.

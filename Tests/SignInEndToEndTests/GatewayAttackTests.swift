@@ -4,15 +4,15 @@ import EventTransport
 import Foundation
 import Kafka
 import SignIn
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// Issue 21 played against `registrar gateway` in front of the real workers (both stores in `scripts/test`), each
 /// attack asserting that the harm did not happen: no one opens another's answer, no forged answer reaches a client,
 /// legitimate requests keep being answered during floods, nothing staged remains, old TLS gets no handshake, limits
 /// count what they should, status URLs and idempotency keys tell strangers nothing, and the key set is current.
-@Suite(.serialized) struct GatewayAttackTests {
+@Suite(.tags(.live), .serialized) struct GatewayAttackTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
 
     /// The token request of `email` published last on `auth.requests`, once there.

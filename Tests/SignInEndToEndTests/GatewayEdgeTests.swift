@@ -1,13 +1,13 @@
 import Domain
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// The HTTPS edge, `registrar gateway`, in front of the real workers: the apps' own request shapes
 /// replayed with curl, an OAuth 2.0 client library no one here wrote, and every refusal specific
 /// and without effect.
-@Suite(.serialized) struct GatewayEdgeTests {
+@Suite(.tags(.live), .serialized) struct GatewayEdgeTests {
     static func certificate(in system: LiveSystem) throws -> (certificate: String, key: String) {
         try makeSelfSignedCertificate(in: system.directory)
     }

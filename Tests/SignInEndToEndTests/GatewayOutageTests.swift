@@ -1,13 +1,13 @@
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 
 /// Issue 23 points 1 and 2 on the real binaries: the gateway's answer is the workers' answer — a request outliving the
 /// gateway's wait and its listening window is never answered with a timeout, and its retry gets the genuine outcome
 /// once the workers give it — and the gateway, like the console and a waiting CLI command, follows a SIGKILLed and restarted local broker
 /// as the workers do.
-@Suite(.serialized) struct GatewayOutageTests {
+@Suite(.tags(.live, .timed), .serialized) struct GatewayOutageTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
 
     /// Retries `request` (the same key) until its answer is not 503/202, at most `limit`; every answer it saw.

@@ -1,6 +1,6 @@
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 
 /// `registrar gateway` as a process of its own in front of a live system, on any free port, with the
 /// example client configuration (`deploy/gateway-clients.json`).

@@ -1,13 +1,13 @@
 import Crypto
 import CryptoAdapters
 import Foundation
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// `GET /me` through `registrar gateway` with curl: the profile of a complete account; `403` for an incomplete
 /// one; `401` with the RFC 6750 challenge for a missing, malformed, expired, wrong-audience or unknown-`kid`
 /// token, and nothing changed (no store record, no token in clear on a topic).
-@Suite(.serialized) struct GatewayProfileTests {
+@Suite(.tags(.live), .serialized) struct GatewayProfileTests {
     static func me(_ gateway: GatewayProcess, _ token: String?) async throws -> CurlRun {
         try await gateway.curl("/me", token.map { ["-H", "Authorization: Bearer \($0)"] } ?? [])
     }

@@ -1,11 +1,11 @@
 import Foundation
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// Idempotency across gateway replicas and restarts: two `registrar gateway` processes sharing one reply key file
 /// answer a retried POST with the same `Idempotency-Key` once (the workers' answer memo under the request id the key
 /// and the request derive); a guessed key with another body never gets someone else's answer.
-@Suite(.serialized) struct GatewayReplicaTests {
+@Suite(.tags(.live), .serialized) struct GatewayReplicaTests {
     @Test func aRetryThroughAnotherReplicaOrAfterARestartIsAnsweredOnce() async throws {
         try await LiveSystem.shared { system in
             let email = "replica-\(UUID().uuidString.prefix(8))@example.com".lowercased()

@@ -1,12 +1,13 @@
-import Domain
 import Crypto
+import Domain
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Sign-in and account changes through the `registrar` CLI and the real worker processes; their secrets come
 /// from standard input or files, never from argv.
-@Suite(.serialized) struct SignInCommandLineTests {
+@Suite(.tags(.live), .serialized) struct SignInCommandLineTests {
     @Test func theCommandLineRequestsACodeAndSignsIn() async throws {
         try await LiveSystem.shared { system in
             let requested = try await system.registrar(["code", "request", "--email", "cli@example.com", "--purpose", "register",
@@ -52,6 +53,30 @@ import Testing
                 }
             }
             #expect(try system.backends.accounts().account(email: "argv@example.com") == nil)
+        }
+    }
+
+    /// `registrar register --locale zh-CN` has its register code mailed in Simplified Chinese, and the code's recovery
+    /// form (ASCII, on a line of its own) registers as well as its digits.
+    @Test func theCodeACommandAsksForIsMailedInItsLocale() async throws {
+        try await LiveSystem.shared { system in
+            let email = "locale-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let before = Set(try system.emails(kind: "code"))
+            let subject = "Subject: =?UTF-8?B?\(Data("您的Registrar验证码".utf8).base64EncodedString())?="
+            let registered = try await system.registrar(["register", "--email", email, "--name", "Lin", "--locale", "zh-CN"],
+                                                        input: ["lin harbour lantern seven"]) {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while true {
+                    if let mail = try system.emails(kind: "code").first(where: { !before.contains($0) && $0.contains("To: \(email)") }) {
+                        #expect(mail.split(whereSeparator: \.isNewline).contains { $0 == subject }, "\(mail)")
+                        let recovery = try #require(mail.range(of: #"[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}"#, options: .regularExpression))
+                        return String(mail[recovery])
+                    }
+                    guard ContinuousClock.now < deadline else { throw HarnessError("no register code mailed to \(email)") }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(registered.status == 0 && registered.output.hasPrefix("completed"), "\(registered.output)")
         }
     }
 

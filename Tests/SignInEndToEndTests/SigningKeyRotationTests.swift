@@ -2,11 +2,12 @@ import Crypto
 import CryptoAdapters
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// `registrar keys rotate-signing` under a running account worker: the next tokens carry the new `kid`,
 /// the earlier ones still verify through the JWKS, and an independent verifier (PyJWT) agrees.
-@Suite(.serialized) struct SigningKeyRotationTests {
+@Suite(.tags(.live), .serialized) struct SigningKeyRotationTests {
     @Test func aRunningAccountWorkerSignsWithTheRotatedKeyWhileOldTokensStillVerify() async throws {
         try await LiveSystem.with { system in
             _ = try await system.register("rotation@example.com", password: "rotation password by the quiet river")

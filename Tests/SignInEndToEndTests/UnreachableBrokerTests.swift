@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Every `registrar` command that talks to the topics, pointed at an address where no broker listens, fails with
 /// exit code 1 and one line saying so (`cannot reach Kafka at 127.0.0.1:1: connection refused`), soon after its
 /// `--timeout` — it does not hang closing its Kafka clients; librdkafka's own lines come only with `--verbose`.
-@Suite struct UnreachableBrokerTests {
+@Suite(.tags(.live, .storeFree)) struct UnreachableBrokerTests {
     /// Far above what a failing command takes (a few seconds); only a hang comes near it.
     static let hangBound = Duration.seconds(60)
 

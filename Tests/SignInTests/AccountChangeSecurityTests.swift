@@ -1,8 +1,8 @@
 import AccountChanges
 import Domain
-import Fakes
 import Foundation
 import SignIn
+@testable import TestSupport
 import Testing
 import Verification
 

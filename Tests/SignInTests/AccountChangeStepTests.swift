@@ -1,16 +1,16 @@
 import AccountChanges
 import Courier
 import Domain
-import Fakes
 import Foundation
 import Registration
 import SignIn
+@testable import TestSupport
 import Testing
 import Verification
 
 /// The account-change step on in-memory stores with a manual clock: password change and reset, the
 /// email change saga with its compensation and deadline, notices, and redelivered requests.
-@Suite struct AccountChangeStepTests {
+@Suite(.tags(.unit)) struct AccountChangeStepTests {
     let accounts = InMemoryAccountStore()
     let codes = InMemoryCodeStore()
     let secrets = FakeCodeSecrets()

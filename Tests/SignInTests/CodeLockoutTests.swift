@@ -1,7 +1,7 @@
 import Domain
-import Fakes
 import Foundation
 import SignIn
+@testable import TestSupport
 import Testing
 
 /// Wrong codes are counted per account, apart from wrong passwords: neither lock blocks the other path.

@@ -2,11 +2,12 @@ import AccountChanges
 import Registration
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// The email change saga: forward, refusal, deadline compensation, redelivery; replies matched by the version of
 /// the command they answer.
-@Suite struct EmailChangeSagaTests {
+@Suite(.tags(.unit)) struct EmailChangeSagaTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
     var change: AccountChangeRecord {
         AccountChangeRecord(requestId: "r", uid: "u", kind: .changeEmail, oldEmail: "old@example.com", newEmail: "new@example.com",

@@ -1,12 +1,12 @@
 import Domain
-import Fakes
 import Foundation
 import Registration
 import SignIn
+@testable import TestSupport
 import Testing
 
 /// A password sign-in does one hash verification whether the account exists, has a password or not.
-@Suite struct EqualTimingTests {
+@Suite(.tags(.unit)) struct EqualTimingTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
 
     @Test func anAccountWithoutAPasswordIsVerifiedAgainstTheDecoyHash() throws {

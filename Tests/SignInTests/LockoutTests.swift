@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 @testable import SignIn
+@testable import TestSupport
+import Testing
 
 /// Per-account lockout: five failures lock for the base time, each further failure doubles it up to the cap; no lock
 /// holds longer than the cap.
-@Suite struct LockoutTests {
+@Suite(.tags(.unit)) struct LockoutTests {
     let policy = LockoutPolicy()
     let now = Date(timeIntervalSince1970: 1_000_000)
 

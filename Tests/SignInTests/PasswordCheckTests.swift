@@ -1,12 +1,13 @@
 import Domain
 import Foundation
 import Registration
-import Synchronization
-import Testing
 @testable import SignIn
+import Synchronization
+@testable import TestSupport
+import Testing
 
 /// Re-authentication: rehash on parameter change, lockout answering like a wrong password, unknown emails.
-@Suite struct PasswordCheckTests {
+@Suite(.tags(.unit)) struct PasswordCheckTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
 
     func check(hash: String = "v2:right password", status: AccountStatus = .active) -> (PasswordCheck, MemoryAccounts) {

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 @testable import SignIn
+@testable import TestSupport
+import Testing
 
 /// Refresh rotation: a current token rotates, its own request may rotate it again to the same reply key,
 /// anyone else reusing it (or that request id with another reply key) revokes the family.
-@Suite struct RotationDecisionTests {
+@Suite(.tags(.unit)) struct RotationDecisionTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
 
     func token(replacedBy: String? = nil, revoked: Bool = false, expiresIn: Double = 60) -> RefreshToken {

@@ -1,14 +1,14 @@
 import Domain
-import Fakes
 import Foundation
 import Registration
 import SignIn
+@testable import TestSupport
 import Testing
 import Verification
 
 /// The sign-in step on in-memory stores with a manual clock: password, code and refresh grants, the
 /// profile guard, lockout, and sign-ins that register their account through the saga.
-@Suite struct SignInStepTests {
+@Suite(.tags(.unit)) struct SignInStepTests {
     let accounts = InMemoryAccountStore()
     let codes = InMemoryCodeStore()
     let secrets = FakeCodeSecrets()

@@ -1,8 +1,8 @@
 import Domain
-import Fakes
 import Foundation
 import Registration
 import SignIn
+@testable import TestSupport
 import Testing
 import Verification
 

@@ -4,13 +4,13 @@ import Domain
 import Foundation
 import Registration
 import SignIn
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// What every `AccountChangeStore` must do (sign-in failures and account changes), checked against
 /// each implementation.
-@Suite struct AccountChangeStoreBehaviourTests {
+@Suite(.tags(.production)) struct AccountChangeStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func failuresAreSavedAsTheBodyLeavesThem(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in

@@ -1,13 +1,13 @@
 import Backends
-import Foundation
 import Domain
+import Foundation
 import Registration
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// What every `AccountStore` must do, checked against each implementation.
-@Suite struct AccountStoreBehaviourTests {
+@Suite(.tags(.production)) struct AccountStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func startInsertsThePendingAccountAndTheSaga(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in

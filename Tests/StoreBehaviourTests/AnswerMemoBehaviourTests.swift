@@ -1,14 +1,14 @@
 import Backends
 import Domain
 import Foundation
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// A request is answered once: a redelivered request, or a step that would answer differently the
 /// second time (new tokens, a cooldown refusal), republishes the first answer verbatim; checked on
 /// the memo of each implementation, which lives in the account database.
-@Suite struct AnswerMemoBehaviourTests {
+@Suite(.tags(.production)) struct AnswerMemoBehaviourTests {
     /// Answers every code request with a new, different answer, as a step re-run after a crash might.
     final class FickleStep: EventHandler, Sendable {
         static let routes = Route.set([Topic.codeRequests: [.codeRequested]])

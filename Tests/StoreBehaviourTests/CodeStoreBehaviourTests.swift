@@ -1,13 +1,13 @@
 import Backends
 import Domain
 import Foundation
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 import Verification
 
 /// What every `CodeStore` must do, checked against each implementation.
-@Suite struct CodeStoreBehaviourTests {
+@Suite(.tags(.production)) struct CodeStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func updateSavesWhatTheBodyLeaves(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.codeStore(at:)) { (store) throws in

@@ -3,13 +3,13 @@ import Domain
 import Foundation
 import PostgresDriver
 import SQLStores
-import StoreTesting
+@testable import TestSupport
 import Testing
 import Verification
 
 /// Least privilege per worker on a real PostgreSQL: `registrar migrate`'s setup (`DatabaseSetup`) run as the owner,
 /// then each worker's role connects and does what its stores do, and is refused everything else.
-@Suite struct DatabaseRoleTests {
+@Suite(.tags(.production)) struct DatabaseRoleTests {
     /// A database migrated and granted by its owner, with a role per worker (named apart from other tests').
     struct Setup {
         let owner: String

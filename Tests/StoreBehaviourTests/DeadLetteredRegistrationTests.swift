@@ -1,12 +1,12 @@
 import Domain
 import Foundation
 import Registration
-import StoreTesting
+@testable import TestSupport
 import Testing
 
 /// A dead-lettered registration request is answered once: with its failure, recorded as a failed saga
 /// so that a replay of the request gets the same failure, or with the outcome of a saga that exists.
-@Suite struct DeadLetteredRegistrationTests {
+@Suite(.tags(.production)) struct DeadLetteredRegistrationTests {
     static let failure = RequestFailure.outcome(ofRequestOn: Topic.registrationRequests, id: "r1", message: "dead-lettered (test)")!
     static let request = Event.registrationRequested(RegistrationRequested(
         registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", sealedCode: nil, replyKey: "a2V5", avatar: nil,

@@ -1,10 +1,11 @@
 import Backends
 import Domain
 import Registration
+@testable import TestSupport
 import Testing
 
 /// What every `ProfileStore` must do, checked against each implementation.
-@Suite struct ProfileStoreBehaviourTests {
+@Suite(.tags(.production)) struct ProfileStoreBehaviourTests {
     let ada = Profile(name: "Ada", email: "ada@example.com", profileImage: "file:///objects/ProfileImages/a.jpg",
                       isMapLocationEnabled: true)
 

@@ -4,12 +4,12 @@ import Domain
 import Foundation
 import Installation
 import PostgresDriver
+import RegistrarClient
 import Registration
 import SQLStores
-import RegistrarClient
-import StoreTesting
 import Support
 import Synchronization
+@testable import TestSupport
 import Testing
 import WorkerAssembly
 
@@ -17,7 +17,7 @@ import WorkerAssembly
 /// set) on one PostgreSQL database answer a redelivered sign-in once, byte for byte, and its side
 /// effect (a refresh token stored) happens once: the answer memo is kept in the account database, in
 /// the same transaction as the step's writes.
-@Suite struct ReplicaAccountWorkersTests {
+@Suite(.tags(.production)) struct ReplicaAccountWorkersTests {
     static let password = "correct horse battery staple"
 
     /// One PostgreSQL account database with ada's active account and complete profile, the key set

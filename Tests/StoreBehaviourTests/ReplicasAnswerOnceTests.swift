@@ -2,18 +2,17 @@ import Backends
 import Courier
 import CryptoAdapters
 import Domain
-import Fakes
 import Foundation
 import PostgresDriver
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 import Verification
 
 /// Two replicas of the code dispatch worker on two hosts (separate data directories, so separate
 /// keys and outboxes) on one PostgreSQL database answer a redelivered request once, identically:
 /// the answer memo is in the shared account database, not on either host.
-@Suite struct ReplicasAnswerOnceTests {
+@Suite(.tags(.production)) struct ReplicasAnswerOnceTests {
     /// Counts the events the step it wraps handles.
     final class Counting<Step: EventHandler>: EventHandler, Sendable {
         static var routes: Set<Route> { Step.routes }

@@ -2,11 +2,12 @@ import Backends
 import Domain
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
 /// A request id uses one set of seals, on every implementation and across replicas: the same seals again
 /// (a redelivery) are accepted, other seals under the same id are refused.
-@Suite struct SealLedgerBehaviourTests {
+@Suite(.tags(.production)) struct SealLedgerBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func aRequestIdClaimsOneSetOfSeals(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in

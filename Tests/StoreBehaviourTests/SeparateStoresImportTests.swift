@@ -2,17 +2,17 @@ import Backends
 import Domain
 import Foundation
 import Registration
-import SQLiteDriver
 import SQLStores
+import SQLiteDriver
 import SignIn
-import StoreTesting
+@testable import TestSupport
 import Testing
 import Verification
 
 /// A data directory of an older build kept the codes and the tokens in files of their own (`codes.sqlite`,
 /// `tokens.sqlite`), each schema counted in its file's `user_version`: the first open of the account
 /// database takes them in, once, and keeps every record.
-@Suite struct SeparateStoresImportTests {
+@Suite(.tags(.production)) struct SeparateStoresImportTests {
     @Test func theFirstOpenImportsTheCodeAndTokenFilesOnce() throws {
         try withTemporaryDirectory { directory in
             let code = CodeRecord(email: "ada@example.com", purpose: .login, digest: String(repeating: "cd", count: 32),

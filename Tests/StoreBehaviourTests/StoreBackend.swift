@@ -1,9 +1,9 @@
 import Backends
-import PostgresDriver
-import SQLiteDriver
 import Domain
+import PostgresDriver
 import Registration
-import StoreTesting
+import SQLiteDriver
+@testable import TestSupport
 
 /// An implementation of the stores, to run one behaviour suite against each.
 enum StoreBackend: String, CaseIterable, Sendable {

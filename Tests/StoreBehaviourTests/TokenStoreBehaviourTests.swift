@@ -2,12 +2,12 @@ import Backends
 import Domain
 import Foundation
 import SignIn
-import StoreTesting
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// What every `TokenStore` must do, checked against each implementation.
-@Suite struct TokenStoreBehaviourTests {
+@Suite(.tags(.production)) struct TokenStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func storedTokensAreFoundByDigest(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in

@@ -3,14 +3,14 @@ import Domain
 import Foundation
 import Registration
 import SignIn
-import StoreTesting
+@testable import TestSupport
 import Testing
 import Verification
 
 /// A step's writes and its answer commit together (`AnswerMemo.atomically`), on each implementation:
 /// a failure anywhere inside, the memo's own write included, leaves neither, and a run that finds its
 /// request answered meanwhile is undone whole.
-@Suite struct UnitOfWorkBehaviourTests {
+@Suite(.tags(.production)) struct UnitOfWorkBehaviourTests {
     struct Refused: Error {}
 
     /// Starts a registration under the request's id (a write in the account database) and answers the

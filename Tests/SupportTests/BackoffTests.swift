@@ -1,7 +1,8 @@
-import Testing
 import Support
+@testable import TestSupport
+import Testing
 
-@Suite struct BackoffTests {
+@Suite(.tags(.unit)) struct BackoffTests {
     struct Flaky: Error, Equatable {
         var transient: Bool
     }
@@ -82,7 +83,7 @@ import Support
     }
 }
 
-@Suite struct DurationConversionTests {
+@Suite(.tags(.unit)) struct DurationConversionTests {
     @Test func convertsToSecondsAndMilliseconds() {
         #expect(Duration.milliseconds(1500).timeInterval == 1.5)
         #expect(Duration.microseconds(2_999).milliseconds == 2)

@@ -1,9 +1,10 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// A log line that cannot be written is dropped; the process goes on.
-@Suite struct LoggerTests {
+@Suite(.tags(.unit)) struct LoggerTests {
     @Test func aLineWrittenToAFullDiskIsDropped() throws {
         let full = open("/dev/full", O_WRONLY)
         try #require(full >= 0, "/dev/full is available")

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 @testable import Support
+@testable import TestSupport
+import Testing
 
-@Suite struct ParsedArgumentsTests {
+@Suite(.tags(.unit)) struct ParsedArgumentsTests {
     let spec = CommandSpec(name: "tool", summary: "test", options: [
         .value("bootstrap", "brokers", environment: "KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092"),
         .value("topic", "topics", repeatable: true),

@@ -1,10 +1,11 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Which mounted secrets a worker reads: what kubelet makes of a Secret under `fsGroup`, what systemd and a
 /// prepared directory give, and nothing another user could read, replace or plant.
-@Suite struct SecretFileRuleTests {
+@Suite(.tags(.unit)) struct SecretFileRuleTests {
     static let worker = SecretFileRule(user: 10001, group: 10001)
     static func file(_ mode: mode_t, owner: uid_t = 0, group: gid_t = 10001) -> SecretFileRule.Status {
         .init(mode: S_IFREG | mode, owner: owner, group: group)

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import Support
+@testable import TestSupport
+import Testing
 
 /// Secrets come from a file, standard input or a prompt; one given on the command line is refused without
 /// being repeated.
-@Suite struct SecretInputTests {
+@Suite(.tags(.unit)) struct SecretInputTests {
     let password = SecretOption("password", "password")
     let code = SecretOption("code", "one-time code")
     var spec: CommandSpec { CommandSpec(name: "tool", summary: "test", options: [.value("email", "")] + password.options + code.options) }

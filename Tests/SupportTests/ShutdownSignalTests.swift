@@ -1,9 +1,10 @@
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// The shutdown signal reaches every waiter: the worker loop, the startup wait, the broker follower, the endpoint.
-@Suite struct ShutdownSignalTests {
+@Suite(.tags(.unit)) struct ShutdownSignalTests {
     @Test func everyWaiterIsWokenAndALateOneReturnsAtOnce() async throws {
         let signal = ShutdownSignal(signals: [])
         let woken = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -1,13 +1,13 @@
 import Courier
 import Domain
-import Fakes
 import Foundation
+@testable import TestSupport
 import Testing
 import Verification
 
 /// The code dispatch step on an in-memory code store, a recording mailer and a manual clock: an outstanding code
 /// mailed again, resend limits, refusals, and redeliveries answered without a second email.
-@Suite struct CodeDispatchStepFakeTests {
+@Suite(.tags(.unit)) struct CodeDispatchStepFakeTests {
     let codes = InMemoryCodeStore()
     let mailer = RecordingMailer()
     let clock = ManualClock()

@@ -2,17 +2,18 @@ import Courier
 import CryptoAdapters
 import Domain
 import EmbeddedStores
-import SQLiteDriver
-import SQLStores
 import Foundation
+import SQLStores
+import SQLiteDriver
 import Synchronization
+@testable import TestSupport
 import Testing
 import Verification
 
 /// The code dispatch step on a real SQLite code store, real secrets and a real outbox, with faults
 /// injected around them: a code is recorded before it is mailed, and whatever fails, a retry or a
 /// redelivery mails the very same message (same code, same Message-ID) or nothing.
-@Suite final class CodeDispatchStepTests {
+@Suite(.tags(.unit)) final class CodeDispatchStepTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("code-dispatch-\(UUID().uuidString)").path
     let request = Event.codeRequested(CodeRequested(requestId: "r-1", email: "ada@example.com", purpose: .login))
     let now = Date(timeIntervalSince1970: 1_000_000)

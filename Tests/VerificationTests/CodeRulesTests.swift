@@ -1,11 +1,12 @@
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 @testable import Verification
 
 /// The pure code rules: an outstanding code mailed again rather than replaced, the cooldown between its mails, the
 /// hourly limit, single use, attempts, the recovery form, and distinct internal reasons.
-@Suite struct CodeRulesTests {
+@Suite(.tags(.unit)) struct CodeRulesTests {
     let rules = CodeRules()
     let start = Date(timeIntervalSince1970: 1_000_000)
 

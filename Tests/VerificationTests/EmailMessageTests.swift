@@ -1,10 +1,11 @@
 import Courier
 import Foundation
 import Support
+@testable import TestSupport
 import Testing
 
 /// Rendered emails are RFC 5322 messages with text and HTML alternatives, checked by Python's parser.
-@Suite struct EmailMessageTests {
+@Suite(.tags(.unit)) struct EmailMessageTests {
     let message = EmailMessage(
         from: "Registrar <no-reply@registrar.local>", to: "zoe@example.com", subject: "Ihr Code: 123456 – gültig",
         text: "Your code is: 123456\n" + String(repeating: "long line with ünïcödé and = signs ", count: 5) + "\nend ",

@@ -1,13 +1,13 @@
 import Courier
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 @testable import WorkerAssembly
 
 /// A worker that mails checks its templates when it starts: a flaw stops the start, naming the file and the line,
 /// instead of failing a send.
-@Suite struct MailTemplatesAtStartTests {
+@Suite(.tags(.unit)) struct MailTemplatesAtStartTests {
     @Test func everyLetterOfEveryWorkerRendersInEveryBuiltInLocale() throws {
         #expect(Set(MailOptions.letters.map(\.name)) == Set(MailTemplates.builtInFiles.keys.map { String($0.split(separator: "/")[1]) }),
                 "every built-in letter is mailed by some worker, and every mailed letter is built in")

@@ -1,13 +1,13 @@
 import Domain
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 @testable import WorkerAssembly
 
 /// The ACLs `registrar topics acls` prints: derived from the routing tables and the event types' producers,
 /// each principal gets only what its role needs.
-@Suite struct TopicAccessTests {
+@Suite(.tags(.unit)) struct TopicAccessTests {
     @Test func theDeclaredStepsAreTheStepsEachStackRoutesTo() throws {
         let built = try withTemporaryDirectory { data in
             [try Self.routes(AccountWorker.self, data), try Self.routes(ImageWorker.self, data),

@@ -3,14 +3,14 @@ import Crypto
 import Domain
 import EventTransport
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 @testable import WorkerAssembly
 
 /// Each worker's event keys: its own role's private key and the public keys of the roles whose events
 /// it takes, nothing else; in production only from the operator (environment, file, key directory), never created.
-@Suite struct WorkerEventKeysTests {
+@Suite(.tags(.unit)) struct WorkerEventKeysTests {
     static let production = ["--profiles", "postgres://nobody@127.0.0.1:1/none"]
 
     @Test func eachWorkerTrustsTheProducersOfItsRoutesOnly() throws {

@@ -3,14 +3,14 @@ import Crypto
 import Domain
 import EventTransport
 import Foundation
-import StoreTesting
 import Support
+@testable import TestSupport
 import Testing
 @testable import WorkerAssembly
 
 /// Which keys each worker holds and where it finds them: in production mode only from the operator
 /// (environment, files, key directory), never created; in embedded mode created in `<data>/keys`.
-@Suite struct WorkerKeysTests {
+@Suite(.tags(.unit)) struct WorkerKeysTests {
     static let production = ["--accounts", "postgres://nobody@127.0.0.1:1/none"]
 
     @Test func eachWorkerHasOptionsForItsOwnKeysOnly() {
@@ -107,7 +107,7 @@ import Testing
 /// The image worker (which parses untrusted images) and the profile worker hold none of the account worker's
 /// keys: building their stacks opens every store they use, on an embedded data directory, without opening or
 /// creating `<data>/keys` (their own event keys are `WorkerEventKeysTests`').
-@Suite struct KeylessWorkersTests {
+@Suite(.tags(.unit)) struct KeylessWorkersTests {
     @Test func imageAndProfileWorkersNeverTouchTheKeyDirectory() throws {
         try withTemporaryDirectory { data in
             let image = try ParsedArguments(["--data-dir", data], spec: ImageWorker.spec, environment: [:])

@@ -2,12 +2,13 @@ import EventTransport
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
 import WorkerRuntime
 
 /// `--kafka-property` and `KAFKA_PROPERTIES` carry secrets (`sasl.password`): values keep their commas, and
 /// no error shows any part of one.
-@Suite struct ConnectionOptionsTests {
+@Suite(.tags(.unit)) struct ConnectionOptionsTests {
     let spec = CommandSpec(name: "tool", summary: "test", options: ConnectionOptions.specs)
 
     func options(_ arguments: [String], environment: [String: String] = [:]) throws -> ConnectionOptions {
@@ -48,7 +49,7 @@ import WorkerRuntime
 }
 
 /// `--kafka-properties-file`: the SASL credentials come from a mounted file, never argv.
-@Suite struct KafkaPropertiesFileTests {
+@Suite(.tags(.unit)) struct KafkaPropertiesFileTests {
     let spec = CommandSpec(name: "tool", summary: "test", options: ConnectionOptions.specs)
 
     @Test func aFilesLinesAreProperties() throws {

@@ -3,6 +3,7 @@ import EventTransport
 import Foundation
 import Kafka
 import Support
+@testable import TestSupport
 import Testing
 @testable import WorkerRuntime
 
@@ -15,7 +16,7 @@ import Testing
 /// The assertion is looser on purpose: each rebalance round of the local mock broker waits a fixed
 /// delay, and a loaded machine sometimes needs extra rounds (21 s to join was seen once in CI). What the
 /// test must catch is Kafka's 45 s default session timeout coming back, which the 85 s stalls came from.
-@Suite struct FailoverTests {
+@Suite(.tags(.kafka, .timed)) struct FailoverTests {
     static let target = Duration.seconds(15)
     static let kafkaDefaultSessionTimeout = Duration.seconds(45)
 

@@ -4,13 +4,14 @@ import Foundation
 import Kafka
 import Support
 import Synchronization
+@testable import TestSupport
 import Testing
 @testable import WorkerRuntime
 
 /// The worker loop against a broker (librdkafka's mock cluster in this process, over TCP): a message
 /// whose step keeps failing transiently holds up only its own partition, and is handled once the
 /// store recovers.
-@Suite struct PartitionIsolationTests {
+@Suite(.tags(.kafka)) struct PartitionIsolationTests {
     /// Fails `slow`'s first attempts with a transient store error; records every completion in order.
     final class FlakyStep: EventHandler, Sendable {
         static let routes = Route.set(["isolation.input": [.profileWritten]])

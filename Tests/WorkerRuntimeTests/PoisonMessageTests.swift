@@ -2,6 +2,7 @@ import Crypto
 import Domain
 import EventTransport
 import Kafka
+@testable import TestSupport
 import Testing
 @testable import WorkerRuntime
 
@@ -9,7 +10,7 @@ import Testing
 /// is handled or dead-lettered, and the input is committed past it. A dead letter too large for the
 /// producer carries a prefix with the original's size and SHA-256, and a request whose id can be read
 /// is answered with its failure. (The real `Worker` on an in-process mock cluster.)
-@Suite(.serialized) struct PoisonMessageTests {
+@Suite(.tags(.kafka), .serialized) struct PoisonMessageTests {
     /// librdkafka's default `message.max.bytes`, the worker's producer limit.
     static let producerLimit = 1_000_000
 

@@ -1,12 +1,13 @@
 import Domain
 import Support
 import Synchronization
+@testable import TestSupport
 import Testing
 @testable import WorkerRuntime
 
 /// A step failing transiently is retried after the policy's back-off (an injected, instant sleep
 /// here) until it succeeds, however long that takes; a permanent failure is not retried.
-@Suite struct RetryTests {
+@Suite(.tags(.kafka)) struct RetryTests {
     @Test func aTransientFailureIsRetriedWithBackOffUntilTheStepSucceeds() async throws {
         let bench = try WorkerBench()
         let step = ScriptedStep { event, attempt in

@@ -1,12 +1,13 @@
 import Domain
 import Kafka
+@testable import TestSupport
 import Testing
 @testable import WorkerRuntime
 
 /// What the worker does with a message its routing table cannot hand to a step: it copies the message
 /// to its topic's dead-letter topic with the reason, commits it and goes on. No step is called and
 /// nothing else is published. (The real `Worker` on an in-process mock cluster.)
-@Suite struct RoutingDeadLetterTests {
+@Suite(.tags(.kafka)) struct RoutingDeadLetterTests {
     static let completed = Event.registrationCompleted(RegistrationCompleted(registrationId: "reg-1", sealedResult: "c2VhbGVk"))
 
     @Test func anEventOfATypeNotTakenOnItsTopicIsDeadLetteredAsUnexpectedType() async throws {

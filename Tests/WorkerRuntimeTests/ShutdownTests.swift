@@ -1,11 +1,12 @@
 import Dispatch
 import Domain
+@testable import TestSupport
 import Testing
 @testable import WorkerRuntime
 
 /// On shutdown the worker stops taking messages, finishes the one in hand (publishing its answer and
 /// committing it) within the grace period, and leaves the rest to whoever takes the partition next.
-@Suite struct ShutdownTests {
+@Suite(.tags(.kafka)) struct ShutdownTests {
     @Test func shutdownFinishesTheMessageInHandAndLeavesTheRestUncommitted() async throws {
         let bench = try WorkerBench()
         let grace = Duration.seconds(60)

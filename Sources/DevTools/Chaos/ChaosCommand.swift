@@ -60,7 +60,7 @@ public enum ChaosCommand {
                     at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
                     brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover,
                     // The registrations' codes are mailed before the run, which lasts longer than a code's 10 minutes under long faults.
-                    arguments: ["code-dispatch-worker": ["--code-ttl", "7200"]])
+                    arguments: [WorkerRole.codeDispatch.workerName: ["--code-ttl", "7200"]])
             } catch {
                 disk?.unmount()
                 throw error

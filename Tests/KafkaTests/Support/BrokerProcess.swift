@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import KafkaCommands
+@testable import TestSupport
 
 /// A `kafka-tool broker` process with a control socket, for tests across processes.
 struct BrokerProcess: Sendable {

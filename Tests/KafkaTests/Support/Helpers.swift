@@ -1,6 +1,7 @@
 import Foundation
-import Support
 import Kafka
+import Support
+@testable import TestSupport
 import Testing
 
 /// Runs `body` with a fresh broker process, stopping it afterwards even when `body` throws.

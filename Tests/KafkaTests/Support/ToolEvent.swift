@@ -1,4 +1,5 @@
 import Foundation
+@testable import TestSupport
 
 /// One JSON line printed by `kafka-tool` (`message`, `assigned`, `committed`, `delivered`, …).
 struct ToolEvent: Decodable, Sendable, Hashable {

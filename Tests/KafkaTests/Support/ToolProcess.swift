@@ -1,6 +1,7 @@
 import Foundation
 import Support
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// A running `kafka-tool` process whose JSON output lines a test waits for.

@@ -1,5 +1,6 @@
 import Domain
 import Synchronization
+@testable import TestSupport
 
 /// A step with the account worker's sign-in routes (`TokenRequested` on `auth.requests`, registration
 /// outcomes on `registration.outcomes`), and `TokenRequested` on every input topic (so that a

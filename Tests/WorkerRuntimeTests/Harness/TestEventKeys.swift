@@ -1,6 +1,7 @@
 import Crypto
 import Domain
 import EventTransport
+@testable import TestSupport
 
 /// Event keys of the bench: the worker signs as the account role; `profile` signs what a test
 /// publishes as the profile worker would; the worker trusts both.

@@ -4,6 +4,7 @@ import Foundation
 import Kafka
 import Support
 import Synchronization
+@testable import TestSupport
 import WorkerRuntime
 
 /// The real `Worker` on librdkafka's mock cluster in this process, with the topics of `ScriptedStep`'s

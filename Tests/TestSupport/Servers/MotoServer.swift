@@ -44,10 +44,10 @@ public final class MotoServer: @unchecked Sendable {
 
     private static func findExecutable() throws -> String {
         if let configured = ProcessInfo.processInfo.environment["MOTO_SERVER"] { return configured }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let packageRoot = URL(fileURLWithPath: Binaries.packageRoot)
         let virtualEnvironment = packageRoot.appendingPathComponent(".build/test-servers/moto/bin/moto_server").path
         if FileManager.default.isExecutableFile(atPath: virtualEnvironment) { return virtualEnvironment }
-        guard let found = StoreTesting.executable(named: "moto_server") else {
+        guard let found = TestSupport.executable(named: "moto_server") else {
             throw TestServerError("no moto_server: run scripts/setup (installs moto[server] into .build/test-servers/moto) or set MOTO_SERVER")
         }
         return found

@@ -1,5 +1,4 @@
 import Kafka
-import StoreTesting
 
 /// Checks the bodies of messages read from the topics against the published contract
 /// (`ContractSchema.validate`, one validator process for the whole batch).

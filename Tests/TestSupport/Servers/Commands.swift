@@ -30,8 +30,7 @@ public func runCommand(_ executable: String, _ arguments: [String]) throws -> St
 /// the error says what to run (`what`: its name and package) when neither is there.
 func installedTestServer(_ path: String, variable: String, what: String) throws -> String {
     if let configured = ProcessInfo.processInfo.environment[variable] { return configured }
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let installed = packageRoot.appendingPathComponent(".build/test-servers/" + path).path
+    let installed = URL(fileURLWithPath: Binaries.packageRoot).appendingPathComponent(".build/test-servers/" + path).path
     guard FileManager.default.isExecutableFile(atPath: installed) else {
         throw TestServerError("no \(what): run scripts/setup (installs it into .build/test-servers) or set \(variable)")
     }

@@ -12,16 +12,6 @@ extension TestSystem {
         try await client.publish(OutgoingMessage(topic: topic, key: key, value: value))
     }
 
-    /// Publishes requests (acknowledged by the broker before returning).
-    func publish(_ requests: [RegistrationRequested]) async throws {
-        for request in requests { try await client.publish(.registrationRequested(request)) }
-    }
-
-    /// Publishes `request` and returns its outcome.
-    func send(_ request: Event, timeout: Duration = .seconds(60)) async throws -> Event {
-        try await client.send(request, timeout: timeout)
-    }
-
     /// Publishes `request` and returns the first event keyed by its id on `topic`, which need not be
     /// an outcome topic (e.g. the command a worker sends on to the next one).
     func send(_ request: Event, awaiting topic: String, timeout: Duration = .seconds(60)) async throws -> Event {
@@ -45,24 +35,11 @@ extension TestSystem {
         return outcomes
     }
 
-    /// Waits until every id in `ids` has an outcome; returns them. Fails after `timeout`.
-    func waitForOutcomes(_ ids: [String], timeout: Duration = .seconds(90)) async throws -> [String: [Event]] {
+    /// Waits until the log of `worker` holds one of `texts` (a worker's sign that it met a fault); fails after `timeout`.
+    func waitForLog(of worker: String, containing texts: String..., timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while true {
-            let outcomes = try await self.outcomes()
-            if ids.allSatisfy({ outcomes[$0] != nil }) { return outcomes }
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("no outcome within \(timeout) for \(ids.filter { outcomes[$0] == nil })")
-            }
-            try await Task.sleep(for: .milliseconds(250))
-        }
-    }
-
-    /// Waits until the log of `worker` holds `text` (a worker's sign that it met a fault); fails after `timeout`.
-    func waitForLog(of worker: String, containing text: String, timeout: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !((try? String(contentsOfFile: "\(logs)/\(worker).log", encoding: .utf8))?.contains(text) ?? false) {
-            guard ContinuousClock.now < deadline else { throw HarnessError("\(worker) did not log '\(text)' within \(timeout)") }
+        while !((try? String(contentsOfFile: "\(logs)/\(worker).log", encoding: .utf8)).map { log in texts.contains(where: log.contains) } ?? false) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("\(worker) did not log any of \(texts) within \(timeout)") }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -2,13 +2,14 @@ import CryptoAdapters
 import Domain
 import Foundation
 import SignIn
+@testable import TestSupport
 import Testing
 
-/// Sign-in through the real workers in process: code sign-in registering a complete account, the profile guard,
+/// Sign-in through the workers' stacks without Kafka: code sign-in registering a complete account, the profile guard,
 /// access tokens verifiable with the published JWKS, refresh rotation with reuse detection, lockout.
-@Suite struct SignInTests {
+@Suite(.tags(.kafkaFree)) struct SignInFlowTests {
     @Test func aCodeSignInRegistersACompleteAccountOnce() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let code = try await system.code(for: "Fresh.Person@example.com", .register)
             let (outcome, tokens) = try await system.signIn(.email, email: "fresh.person@example.com", secret: code, id: "signup-1")
             guard case .tokenIssued(let issued) = outcome else { Issue.record("not signed in: \(outcome)"); return }
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func anIncompleteProfileCannotSignIn() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let uid = try await system.register("guarded@example.com", password: "guarded password by the quiet river")
             guard case .tokenIssued = try await system.signIn(.password, email: "guarded@example.com", secret: "guarded password by the quiet river").0 else {
                 Issue.record("complete profile refused")
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func refreshTokensRotateAndAReusedOneRevokesTheFamily() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let uid = try await system.register("rotor@example.com", password: "rotor password by the quiet river")
             let (_, first) = try await system.signIn(.password, email: "rotor@example.com", secret: "rotor password by the quiet river")
             let initial = try #require(first)
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test func fiveFailuresLockTheAccountWithDoublingBackOff() async throws {
-        try await InProcessSystem.with(extraArguments: ["account-worker": ["--lockout-base", "3"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["account-worker": ["--lockout-base", "3"]]) { system in
             _ = try await system.register("locked@example.com", password: "locked password by the quiet river")
             let lockouts = metricValue(#"registrar_lockouts_total{kind="password"}"#)
             var wrong: [Event] = []

@@ -6,7 +6,6 @@ import Installation
 import Kafka
 import RegistrarClient
 import Registration
-import StoreTesting
 import Support
 import WorkerRuntime
 
@@ -128,7 +127,8 @@ final class LiveSystem: TestSystem {
         }
     }
 
-    private func registrar(_ arguments: [String], input: [String], then nextLine: (() async throws -> String)?) async throws -> (status: Int32, output: String) {
+    /// Runs the `registrar` CLI as ``registrar(_:input:)`` does, then types the line `nextLine` gives, when given.
+    func registrar(_ arguments: [String], input: [String], then nextLine: (() async throws -> String)?) async throws -> (status: Int32, output: String) {
         let process = try ChildProcess(Binaries.path("registrar"), arguments + ["--data-dir", directory], environment: backends.environment,
                                        input: .pipe, errors: .file("\(logs)/cli.log"))
         process.write(Array(input.map { $0 + "\n" }.joined().utf8))

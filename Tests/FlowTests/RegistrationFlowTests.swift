@@ -2,12 +2,13 @@ import Backends
 import Domain
 import Foundation
 import Registration
+@testable import TestSupport
 import Testing
 
-/// The registration saga across the real workers in process, on a mock cluster.
-@Suite struct RegistrationSagaTests {
+/// The registration saga across the workers' stacks, without Kafka.
+@Suite(.tags(.kafkaFree)) struct RegistrationFlowTests {
     @Test func completesWithAndWithoutAnAvatar() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 640, height: 480)
             let withAvatar = try await system.request(email: "Ada@Example.com", name: "Ada", avatar: photo)
             let withoutAvatar = try await system.request(email: "grace@example.com", name: "Grace")
@@ -19,7 +20,7 @@ import Testing
                     Issue.record("\(request.email): \(String(describing: outcomes[request.registrationId]))")
                     continue
                 }
-                let completed = try system.client.open(outcome)
+                let completed = try system.sealing.open(outcome)
                 let account = try #require(try system.backends.accounts().account(uid: completed.uid))
                 #expect(account.status == .active)
                 #expect(account.email == RegistrationRules.normalizedEmail(request.email))
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func refusesAnEmailAlreadyUsedInAnyLetterCase() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let first = try await system.request(email: "taken@example.com")
             try await system.publish([first])
             _ = try await system.waitForOutcomes([first.registrationId])
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func corruptAvatarLeavesNothingBehind() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 300)
             let truncated = try await system.request(email: "corrupt@example.com", avatar: Array(photo.prefix(photo.count / 2)))
             let garbage = try await system.request(email: "garbage@example.com", avatar: Array("definitely not an image".utf8))
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func failingProfileStoreUndoesTheAccountAndTheImage() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let probe = try await system.request(email: "before@example.com")
             try await system.publish([probe])
             _ = try await system.waitForOutcomes([probe.registrationId])
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func republishingARequestReturnsTheSameOutcomeAndCreatesNothingTwice() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let request = try await system.request(email: "twice@example.com")
             try await system.publish([request])
             let first = try await system.waitForOutcomes([request.registrationId])
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func twentyConcurrentRegistrationsOfOneEmailMakeOneAccount() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             let spellings = ["same@example.com", "SAME@example.com", "Same@Example.Com", " same@EXAMPLE.com "]
             let requests = try await (0..<20).asyncMap { try await system.request(email: spellings[$0 % spellings.count], name: "Racer \($0)") }
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,12 +1,12 @@
 import Foundation
 import HTTPServer
-import StoreTesting
 import Support
 import Synchronization
+@testable import TestSupport
 import Testing
 
 /// The HTTP server over libmicrohttpd, driven by curl.
-@Suite struct HTTPServerTests {
+@Suite(.tags(.unit)) struct HTTPServingTests {
     /// Answers `METHOD path` and the body back, counting the requests it was handed.
     final class Echo: Sendable {
         let handled = Mutex(0)

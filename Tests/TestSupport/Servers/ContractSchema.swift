@@ -5,9 +5,7 @@ import Foundation
 /// the schema is valid and that `asyncapi.yaml` names every event it defines.
 public enum ContractSchema {
     /// The package's `contract/` directory.
-    public static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("contract").path
+    public static let directory = Binaries.packageRoot + "/contract"
 
     /// `events.schema.json`, parsed.
     public static func document() throws -> [String: Any] {

@@ -7,7 +7,7 @@ import Testing
 
 /// What the sign-in tests do with an installation: request codes and read them back from the emails
 /// sent, sign in and open the sealed tokens, register accounts.
-extension TestSystem {
+extension FlowSystem {
     /// Requests a code and returns the answer.
     func requestCode(_ email: String, _ purpose: CodePurpose, id: String = UUID().uuidString) async throws -> Event {
         try await send(.codeRequested(CodeRequested(requestId: id, email: email, purpose: purpose)))
@@ -77,12 +77,14 @@ extension TestSystem {
 
     /// A token request with a fresh reply key; returns the outcome and, when issued, the opened tokens.
     func signIn(_ grant: GrantType, email: String?, secret: String, id: String = UUID().uuidString) async throws -> (Event, TokenPair?) {
-        try await client.requestTokens(grant, email: email, credential: secret, requestId: id, timeout: .seconds(60))
+        let outcome = try await send(.tokenRequested(sealing.tokenRequest(grant, email: email, credential: secret, requestId: id)))
+        return (outcome, try sealing.tokens(in: outcome, answering: id))
     }
 
     /// Registers an account with a password through the saga and returns its uid.
     func register(_ email: String, password: String) async throws -> String {
-        switch try await client.register(try await request(email: email, password: password), timeout: .seconds(90)) {
+        let outcome = try await send(.registrationRequested(try await request(email: email, password: password)), timeout: .seconds(90))
+        switch try sealing.registrationOutcome(outcome) {
         case .completed(let completed): return completed.uid
         case .failed(let failed): throw HarnessError("registration of \(email) did not complete: \(failed.reason.rawValue) — \(failed.message)")
         }

@@ -3,7 +3,6 @@ import Crypto
 import Domain
 import Foundation
 import Registration
-import StoreTesting
 import Support
 
 /// Where a `LiveSystem`'s stores live. The embedded defaults (SQLite and files in the data

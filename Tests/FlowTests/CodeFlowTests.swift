@@ -1,13 +1,14 @@
 import Domain
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// One-time codes through the real code dispatch and account workers in process: resend limits, expiry, single
 /// use, digits dead after five wrong attempts (the recovery form still counts), and no difference between known and
 /// unknown emails.
-@Suite struct CodeTests {
+@Suite(.tags(.kafkaFree)) struct CodeFlowTests {
     @Test func aSecondCodeWithinTheCooldownIsRefusedWithRetryAfter() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             #expect(try await system.requestCode("cool@example.com", .login, id: "first") == .codeSent(
                 CodeSent(requestId: "first", purpose: .login, expiresIn: 600)))
             guard case .codeRefused(let refused) = try await system.requestCode("COOL@example.com", .login) else {
@@ -26,7 +27,7 @@ import Testing
     /// The hourly limit counts codes issued, each used or left to expire before the next (an outstanding one is mailed
     /// again instead): five codes an hour, the sixth request waits for the first to leave the hour.
     @Test func theSixthCodeWithinAnHourIsRefusedWithRetryAfter() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0", "--code-ttl", "1"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0", "--code-ttl", "1"]]) { system in
             for _ in 1...5 {
                 let answer = try await system.requestCode("hourly@example.com", .login)
                 guard case .codeSent = answer else { Issue.record("refused early: \(answer)"); return }
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func anExpiredCodeIsRefused() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-ttl", "1"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-ttl", "1"]]) { system in
             let code = try await system.code(for: "late@example.com", .login)
             system.clock.advance(by: 1.5) // past the code's whole lifetime
             let (outcome, tokens) = try await system.signIn(.email, email: "late@example.com", secret: code)
@@ -53,7 +54,7 @@ import Testing
 
     /// Five wrong digits kill the digits; the code, mailed again, still counts in its recovery form, once.
     @Test func aCodeWorksOnceAndTheSixthAttemptFailsEvenWithTheRightDigits() async throws {
-        try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
+        try await KafkaFreeSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
             let code = try await system.code(for: "once@example.com", .login)
             let wrong = code == "000000" ? "111111" : "000000"
             for _ in 1...5 {
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func anUnknownEmailLooksLikeAKnownOne() async throws {
-        try await InProcessSystem.with { system in
+        try await KafkaFreeSystem.with { system in
             _ = try await system.register("known@example.com", password: "known password 1 by the quiet river")
             var answers: [String: [Event]] = [:]
             for (tag, email) in [("k", "known@example.com"), ("u", "unknown@example.com")] {

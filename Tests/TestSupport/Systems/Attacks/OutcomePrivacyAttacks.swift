@@ -27,7 +27,7 @@ extension Attacks {
             return
         }
 
-        let outcomes = try await TopicSnapshot.read(RegistrarClient.outcomeTopics, configuration: system.kafka)
+        let outcomes = try await TopicSnapshot.read(Topic.outcomes, configuration: system.kafka)
         #expect(Set(outcomes.map(\.topic)).isSuperset(of: [Topic.registrationOutcomes, Topic.authOutcomes, Topic.accountOutcomes]))
         let personal = [victim.uid, victim.email, victim.profile.name, victim.profile.profileImage, victim.imageId, codedUid,
                         codedPerson, privatePerson]

@@ -2,12 +2,10 @@ import Backends
 import Crypto
 import EventTransport
 import Domain
-import Fakes
 import Foundation
 import Installation
 import Kafka
 import RegistrarClient
-import StoreTesting
 import Support
 import Synchronization
 import WorkerAssembly

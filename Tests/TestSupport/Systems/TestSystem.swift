@@ -6,24 +6,37 @@ import Kafka
 import RegistrarClient
 import Registration
 
-/// A whole Registrar installation for one test, however its workers run (`LiveSystem`: separate
-/// processes; `InProcessSystem`: in the test process): what the tests read and change through it.
-protocol TestSystem: AnyObject, Sendable {
+/// A whole Registrar installation for one test, whatever its tier: its workers as processes (`LiveSystem`), in the
+/// test process on a mock cluster (`InProcessSystem`), or their stacks driven without Kafka (`KafkaFreeSystem`).
+/// What the tests publish, await, read and change through it; a test written against it runs on every tier.
+protocol FlowSystem: AnyObject, Sendable {
     /// The data directory of its embedded stores, keys and logs.
     var directory: String { get }
-    /// A client configuration for its broker.
-    var kafka: KafkaConfiguration { get }
-    /// The client the tests publish and await through (`RegistrarClient`, as the CLI uses it).
-    var client: RegistrarClient { get }
+    /// Seals requests as a client would, and opens what their outcomes seal to it.
+    var sealing: any RequestSealing { get }
     /// The stores, embedded or production (see `StoreLocation`).
     var backends: StoreLocation { get }
     /// The time the workers read now.
     var now: Date { get }
+    /// Publishes `event` on its topic as any client could.
+    func publish(_ event: Event) async throws
+    /// Publishes `request` and returns its outcome.
+    func send(_ request: Event, timeout: Duration) async throws -> Event
+    /// Every registration outcome published so far, by registration id (a redelivered saga may publish its outcome twice).
+    func outcomes() async throws -> [String: [Event]]
     /// Stops every worker and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool) async
-    /// Lets `seconds` pass for the workers: moves their clock on the in-process tier; on the real binaries real time
-    /// passes by itself.
+    /// Lets `seconds` pass for the workers: moves their clock on the Kafka-free and in-process tiers; on the real
+    /// binaries real time passes by itself.
     func letTimePass(seconds: Double)
+}
+
+/// A system with a broker (`LiveSystem`, `InProcessSystem`): its Kafka configuration and the client the tests
+/// publish and await through (`RegistrarClient`, as the CLI uses it).
+protocol TestSystem: FlowSystem {
+    /// A client configuration for its broker.
+    var kafka: KafkaConfiguration { get }
+    var client: RegistrarClient { get }
     /// Holds the worker `name` (frozen, or stopped): it takes nothing until `resume`.
     func hold(_ name: String) async throws
     /// Lets a held worker go on (thawed, or started again).
@@ -31,9 +44,19 @@ protocol TestSystem: AnyObject, Sendable {
 }
 
 extension TestSystem {
+    var sealing: any RequestSealing { client }
+
+    func publish(_ event: Event) async throws { try await client.publish(event) }
+
+    func send(_ request: Event, timeout: Duration) async throws -> Event {
+        try await client.send(request, timeout: timeout)
+    }
+}
+
+extension FlowSystem {
     var logs: String { directory + "/logs" }
     /// The account worker's sealing key, which clients seal secrets to.
-    var publicKey: SealingPublicKey { client.publicKey }
+    var publicKey: SealingPublicKey { sealing.publicKey }
 
     /// Runs `body` with this started installation and stops it afterwards, keeping its data and logs when `body` throws.
     func run(_ body: (Self) async throws -> Void) async throws {
@@ -51,7 +74,31 @@ extension TestSystem {
     /// code mailed to `email` for it, read from the mail.
     func request(id: String = UUID().uuidString.lowercased(), email: String, password: String = "correct horse battery",
                  name: String = "Test User", avatar: [UInt8]? = nil) async throws -> RegistrationRequested {
-        try client.registration(id: id, email: email, password: password, code: try await code(for: email, .register), name: name, avatar: avatar)
+        try sealing.registration(id: id, email: email, password: password, code: try await code(for: email, .register), name: name,
+                                 avatar: avatar)
+    }
+
+    /// Publishes `request` and returns its outcome within a minute.
+    func send(_ request: Event) async throws -> Event {
+        try await send(request, timeout: .seconds(60))
+    }
+
+    /// Publishes registration requests.
+    func publish(_ requests: [RegistrationRequested]) async throws {
+        for request in requests { try await publish(.registrationRequested(request)) }
+    }
+
+    /// Waits until every id in `ids` has an outcome; returns them. Fails after `timeout`.
+    func waitForOutcomes(_ ids: [String], timeout: Duration = .seconds(90)) async throws -> [String: [Event]] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let outcomes = try await self.outcomes()
+            if ids.allSatisfy({ outcomes[$0] != nil }) { return outcomes }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("no outcome within \(timeout) for \(ids.filter { outcomes[$0] == nil })")
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
     }
 
     /// The audit's findings, with nothing in flight counted (grace 0).

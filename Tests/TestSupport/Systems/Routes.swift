@@ -5,7 +5,6 @@ import Gateway
 import HTTPServer
 import RegistrarClient
 import Registration
-import StoreTesting
 import Testing
 
 /// The route tier: the gateway's and the console's handlers called in the test process, with no socket and no
