@@ -61,26 +61,24 @@ public struct AccountChangeStep: EventHandler {
     /// Moves the email change of the profile worker's reply. A reply for no change, or for another
     /// uid than the change's, changes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
     private func advance(on reply: Event, uid: String) throws -> [Event] {
-        guard let change = try accounts.change(requestId: reply.key) else {
-            throw UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
+        try emailChanges.advance(reply.key, on: reply, missing: {
+            UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
+        }, check: { change in
+            guard uid == change.uid else {
+                throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
+            }
+        }) { change, now in
+            EmailChangeSaga.on(reply, change: change, at: now)
         }
-        guard uid == change.uid else {
-            throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
-        }
-        let transition = EmailChangeSaga.on(reply, change: change, at: clock())
-        guard let record = transition.record else { return EmailChangeSaga.events(of: change) }
-        return EmailChangeSaga.events(of: try accounts.save(record, applying: transition.update))
     }
 
     /// Undoes every email change that has waited for its profile since before `deadline`.
     public func expireChanges(notUpdatedSince deadline: Date) throws -> [Event] {
-        var events: [Event] = []
-        for change in try accounts.changes(in: .awaitingProfile, updatedBefore: deadline) {
-            guard let transition = EmailChangeSaga.expire(change, at: clock()), let record = transition.record else { continue }
-            events += EmailChangeSaga.events(of: try accounts.save(record, applying: transition.update))
-        }
-        return events
+        try emailChanges.expire(movedBefore: deadline, EmailChangeSaga.expire)
     }
+
+    /// The engine driving the email change saga over the account store.
+    private var emailChanges: SagaEngine<EmailChangeSaga> { SagaEngine(log: EmailChangeLog(accounts: accounts), clock: clock) }
 
     private func unlessRecorded(_ requestId: String, locale: String?, _ body: () throws -> [Event]) throws -> [Event] {
         if let failure = RequestId.validate(requestId) { return [failed(requestId, failure)] }

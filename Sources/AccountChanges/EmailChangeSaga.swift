@@ -10,9 +10,9 @@ import Registration
 /// then the account.
 /// A transition names the record to save (nil: nothing changes) and the account update; the events to publish
 /// are those of the record as saved (``events(of:)``), whose command carries the revision the store gave it.
-public struct EmailChangeSaga: Sendable, Equatable {
+public struct EmailChangeSaga: SagaMove, Equatable {
     public var record: AccountChangeRecord?
-    public var update: AccountUpdate?
+    public var change: AccountUpdate?
 
     /// The transition for `reply` on `change`, at `date`.
     public static func on(_ reply: Event, change: AccountChangeRecord, at date: Date) -> EmailChangeSaga {
@@ -25,7 +25,7 @@ public struct EmailChangeSaga: Sendable, Equatable {
             return advance(change, to: .failed, at: date, update: AccountUpdate(email: change.oldEmail),
                            failure: Failure(rejected.reason, rejected.message))
         default:
-            return EmailChangeSaga(record: nil, update: nil)
+            return EmailChangeSaga(record: nil, change: nil)
         }
     }
 
@@ -61,6 +61,9 @@ public struct EmailChangeSaga: Sendable, Equatable {
         next.stage = stage
         next.failure = failure ?? change.failure
         next.updatedAt = date
-        return EmailChangeSaga(record: next, update: update)
+        return EmailChangeSaga(record: next, change: update)
     }
+
+    /// The events of the record as saved.
+    public func events(after saved: AccountChangeRecord) -> [Event] { Self.events(of: saved) }
 }

@@ -24,7 +24,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                                             AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
     static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
-    public static let letters = SignInStep.letters + AccountChangeStep.letters
+    public static let letters = SignInStep.letters + AccountChangeStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
         .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
@@ -65,9 +65,10 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let tokens = try stores.tokenStore()
         let seals = SealOpener(vault: vault, ledger: try stores.sealLedger(),
                                maximumAge: Double(try parsed.integer("seal-max-age") ?? 300), clock: clock)
-        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
-                                                    rules: rules, clock: clock)
         let mailer = MeteredMailer(mailer: try stores.mailer())
+        let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
+                                                    rules: rules, clock: clock,
+                                                    afterCommit: [Welcome.hook(mailer: mailer, mail: mail, clock: clock)])
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()

@@ -16,11 +16,10 @@ import Testing
         try await LiveSystem.with(broker: tansu) { system in
             // Registration with an avatar, then password sign-in, refresh, profile read.
             let photo = try await Fixtures.noiseJPEG(width: 300, height: 200)
-            let registration = try await system.request(email: "tansu@example.com", password: "tansu first password", avatar: photo)
-            guard case .completed(let completed) = try await system.client.register(registration, timeout: .seconds(90)) else {
-                throw HarnessError("the registration did not complete")
-            }
-            let (_, session) = try await system.signIn(.password, email: "tansu@example.com", secret: "tansu first password")
+            let registration = try await system.request(email: "tansu@example.com", password: "tansu violet kettle one", avatar: photo)
+            let registered = try await system.client.register(registration, timeout: .seconds(90))
+            guard case .completed(let completed) = registered else { throw HarnessError("the registration did not complete: \(registered)") }
+            let (_, session) = try await system.signIn(.password, email: "tansu@example.com", secret: "tansu violet kettle one")
             let tokens = try #require(session, "password sign-in")
             let (_, refreshed) = try await system.signIn(.refreshToken, email: nil, secret: tokens.refreshToken)
             #expect(refreshed != nil, "refresh")
@@ -36,18 +35,18 @@ import Testing
 
             // Password change, then reset; email change.
             let change = try await system.send(.passwordChangeRequested(system.client.passwordChange(
-                email: "tansu@example.com", password: "tansu first password", newPassword: "tansu second password")))
+                email: "tansu@example.com", password: "tansu violet kettle one", newPassword: "tansu oak lantern two")))
             guard case .accountChangeCompleted = change else { throw HarnessError("password change: \(change)") }
             let reset = try await system.code(for: "tansu@example.com", .resetPassword)
             let resetOutcome = try await system.send(.passwordResetRequested(system.client.passwordReset(
-                email: "tansu@example.com", code: reset, newPassword: "tansu third password")))
+                email: "tansu@example.com", code: reset, newPassword: "tansu quiet heron three")))
             guard case .accountChangeCompleted = resetOutcome else { throw HarnessError("password reset: \(resetOutcome)") }
             let moved = try await system.code(for: "tansu-moved@example.com", .changeEmail)
             let emailChange = try await system.send(.emailChangeRequested(system.client.emailChange(
-                email: "tansu@example.com", password: "tansu third password", newEmail: "tansu-moved@example.com", code: moved)))
+                email: "tansu@example.com", password: "tansu quiet heron three", newEmail: "tansu-moved@example.com", code: moved)))
             guard case .accountChangeCompleted = emailChange else { throw HarnessError("email change: \(emailChange)") }
-            #expect(try await system.signIn(.password, email: "tansu-moved@example.com", secret: "tansu third password").1 != nil)
-            #expect(reason(try await system.signIn(.password, email: "tansu@example.com", secret: "tansu third password").0) == .invalidCredentials)
+            #expect(try await system.signIn(.password, email: "tansu-moved@example.com", secret: "tansu quiet heron three").1 != nil)
+            #expect(reason(try await system.signIn(.password, email: "tansu@example.com", secret: "tansu quiet heron three").0) == .invalidCredentials)
             #expect(try system.audit().isEmpty)
             #expect(system.allWorkersRunning)
         }

@@ -30,7 +30,7 @@ import Testing
         let transition = SagaTransition.on(.profileWritten(ProfileWritten(registrationId: "r1", uid: "u1")),
                                            saga: saga(.awaitingProfile, imageURL: "u"), at: now, sealing: Self.sealed)
         #expect(transition.record?.stage == .completed)
-        #expect(transition.accountChange == .activate(uid: "u1"))
+        #expect(transition.change == .activate(uid: "u1"))
         #expect(transition.record?.sealedResult == "sealed result of u1")
         #expect(transition.events == [.registrationCompleted(RegistrationCompleted(registrationId: "r1", sealedResult: "sealed result of u1"))])
     }
@@ -39,7 +39,7 @@ import Testing
         let transition = SagaTransition.on(.avatarRejected(AvatarRejected(registrationId: "r1", imageId: "i1", reason: .imageCorrupt, message: "m")),
                                            saga: saga(.awaitingAvatar), at: now, sealing: Self.sealed)
         #expect(transition.record?.stage == .failed)
-        #expect(transition.accountChange == .delete(uid: "u1"))
+        #expect(transition.change == .delete(uid: "u1"))
         #expect(transition.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .imageCorrupt, message: "m"))])
     }
 
@@ -47,12 +47,12 @@ import Testing
         let rejected = SagaTransition.on(.profileRejected(ProfileRejected(registrationId: "r1", uid: "u1", reason: .profileStoreRejected, message: "m")),
                                          saga: saga(.awaitingProfile, imageURL: "u"), at: now, sealing: Self.sealed)
         #expect(rejected.record?.stage == .compensating)
-        #expect(rejected.accountChange == nil)
+        #expect(rejected.change == nil)
         #expect(rejected.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 3))])
 
         let deleted = SagaTransition.on(.avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "i1")), saga: rejected.record!, at: now, sealing: Self.sealed)
         #expect(deleted.record?.stage == .failed)
-        #expect(deleted.accountChange == .delete(uid: "u1"))
+        #expect(deleted.change == .delete(uid: "u1"))
         #expect(deleted.events == [.registrationFailed(RegistrationFailed(registrationId: "r1", reason: .profileStoreRejected, message: "m"))])
     }
 
@@ -89,7 +89,7 @@ import Testing
     @Test func expiryUndoesWhatExists() {
         let waitingForAvatar = SagaTransition.expire(saga(.awaitingAvatar), at: now)
         #expect(waitingForAvatar?.record?.stage == .failed)
-        #expect(waitingForAvatar?.accountChange == .delete(uid: "u1"))
+        #expect(waitingForAvatar?.change == .delete(uid: "u1"))
         #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "failed", revision: 2)))
 
         let waitingForProfile = SagaTransition.expire(saga(.awaitingProfile, imageURL: "u"), at: now)

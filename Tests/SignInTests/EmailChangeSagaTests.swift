@@ -21,7 +21,7 @@ import Testing
     @Test func theProfileFollowingCompletesTheChange() throws {
         let transition = EmailChangeSaga.on(updated("new@example.com"), change: change, at: now)
         let completed = try #require(transition.record)
-        #expect(completed.stage == .completed && transition.update == nil)
+        #expect(completed.stage == .completed && transition.change == nil)
         #expect(EmailChangeSaga.events(of: completed) == [.accountChangeCompleted(AccountChangeCompleted(requestId: "r", change: .changeEmail))])
     }
 
@@ -33,7 +33,7 @@ import Testing
         let rejected = Event.profileEmailRejected(ProfileEmailRejected(requestId: "r", uid: "u", reason: .profileInvalid, message: "m"))
         let transition = EmailChangeSaga.on(rejected, change: change, at: now)
         let failed = try #require(transition.record)
-        #expect(failed.stage == .failed && transition.update == AccountUpdate(email: "old@example.com"))
+        #expect(failed.stage == .failed && transition.change == AccountUpdate(email: "old@example.com"))
         #expect(EmailChangeSaga.events(of: failed) == [.accountChangeFailed(RequestRefusal(requestId: "r", reason: .profileInvalid, message: "m"))])
     }
 
@@ -48,7 +48,7 @@ import Testing
         // A late forward acknowledgement changes nothing; the compensation's acknowledgement fails the change.
         #expect(EmailChangeSaga.on(updated("new@example.com"), change: compensating, at: now).record == nil)
         let undone = EmailChangeSaga.on(updated("old@example.com", revision: 5), change: compensating, at: now)
-        #expect(undone.record?.stage == .failed && undone.update == AccountUpdate(email: "old@example.com"))
+        #expect(undone.record?.stage == .failed && undone.change == AccountUpdate(email: "old@example.com"))
         #expect(EmailChangeSaga.expire(compensating, at: now) == nil)
     }
 

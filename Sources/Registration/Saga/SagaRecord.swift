@@ -16,6 +16,9 @@ public enum SagaStage: String, Codable, Sendable, CaseIterable {
 
     /// Whether the saga has its outcome.
     public var isTerminal: Bool { self == .completed || self == .failed }
+
+    /// The stages that wait for a worker's reply, which the deadline sweep undoes (`SagaTransition.expire`).
+    public static let waiting: Set<SagaStage> = [.awaitingAvatar, .awaitingProfile]
 }
 
 /// The account worker's record of one registration: the saga's state.

@@ -8,10 +8,13 @@ import Foundation
 /// stage are published again, since a crash may have lost them. A forward reply for a failed
 /// saga (late or duplicated after compensation) publishes the undo of what it reports, naming only
 /// the saga's own ids.
-public struct SagaTransition: Sendable, Equatable {
+public struct SagaTransition: SagaMove, Equatable {
     public var record: SagaRecord?
-    public var accountChange: AccountChange?
+    public var change: AccountChange?
     public var events: [Event]
+
+    /// Its events, whatever the record as saved.
+    public func events(after saved: SagaRecord) -> [Event] { events }
 
     /// The transition for `reply` on `saga`, at `date`. `reply` names the saga's own ids: one that does
     /// not (`mismatch(of:with:)`) is refused before it gets here. `seal` gives the sealed result of a saga completing.
@@ -37,9 +40,9 @@ public struct SagaTransition: Sendable, Equatable {
         case (.avatarDeleted, .compensating):
             return advance(saga.moved(to: .failed, at: date), change: .delete(uid: saga.uid))
         case (.avatarDeleted, _), (.profileDeleted, _):
-            return SagaTransition(record: nil, accountChange: nil, events: [])
+            return SagaTransition(record: nil, change: nil, events: [])
         default:
-            return SagaTransition(record: nil, accountChange: nil, events: events(of: saga))
+            return SagaTransition(record: nil, change: nil, events: events(of: saga))
         }
     }
 
@@ -117,10 +120,10 @@ public struct SagaTransition: Sendable, Equatable {
     }
 
     private static func advance(_ next: SagaRecord, change: AccountChange? = nil) -> SagaTransition {
-        SagaTransition(record: next, accountChange: change, events: events(of: next))
+        SagaTransition(record: next, change: change, events: events(of: next))
     }
 
     private static func undo(_ event: Event) -> SagaTransition {
-        SagaTransition(record: nil, accountChange: nil, events: [event])
+        SagaTransition(record: nil, change: nil, events: [event])
     }
 }

@@ -11,15 +11,24 @@ public struct RegistrationCoordinator: EventHandler {
     public var mailbox: any MailboxProof
     public var rules: RegistrationRules
     public var clock: @Sendable () -> Date
+    /// Side effects of the saga's committed moves (a welcome mail once it completes), see `SagaEngine.Hook`.
+    public var afterCommit: [SagaEngine<SagaTransition>.Hook]
 
     public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, mailbox: any MailboxProof,
-                rules: RegistrationRules = .init(), clock: @escaping @Sendable () -> Date = Date.init) {
+                rules: RegistrationRules = .init(), clock: @escaping @Sendable () -> Date = Date.init,
+                afterCommit: [SagaEngine<SagaTransition>.Hook] = []) {
         self.accounts = accounts
         self.vault = vault
         self.seals = seals
         self.mailbox = mailbox
         self.rules = rules
         self.clock = clock
+        self.afterCommit = afterCommit
+    }
+
+    /// The engine driving the saga over the account store.
+    private var sagas: SagaEngine<SagaTransition> {
+        SagaEngine(log: RegistrationSagaLog(accounts: accounts), clock: clock, afterCommit: afterCommit)
     }
 
     public static let routes = StepRoutes.registration
@@ -51,13 +60,7 @@ public struct RegistrationCoordinator: EventHandler {
 
     /// Fails every saga that has not reached an outcome since `deadline`, undoing what it created.
     public func expireSagas(notUpdatedSince deadline: Date) throws -> [Event] {
-        let stuck = try accounts.sagas(in: [.awaitingAvatar, .awaitingProfile], updatedBefore: deadline)
-        var events: [Event] = []
-        for saga in stuck {
-            guard let transition = SagaTransition.expire(saga, at: clock()), let record = transition.record else { continue }
-            if try accounts.save(record, applying: transition.accountChange) { events += transition.events }
-        }
-        return events
+        try sagas.expire(movedBefore: deadline, SagaTransition.expire)
     }
 
     private func start(_ request: RegistrationRequested) throws -> [Event] {
@@ -136,16 +139,13 @@ public struct RegistrationCoordinator: EventHandler {
     /// Moves the reply's saga. A reply for no saga, or naming another uid or image id than the saga's
     /// record, changes and deletes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
     private func advance(on reply: Event) throws -> [Event] {
-        for _ in 0..<8 {
-            guard let saga = try accounts.saga(reply.registrationId) else {
-                throw UntrustedEvent.unknownSaga("\(reply.type) for registration \(reply.registrationId), which was never started")
-            }
+        try sagas.advance(reply.registrationId, on: reply, missing: {
+            UntrustedEvent.unknownSaga("\(reply.type) for registration \(reply.registrationId), which was never started")
+        }, check: { saga in
             if let mismatch = SagaTransition.mismatch(of: reply, with: saga) { throw UntrustedEvent.replyMismatch(mismatch) }
-            let transition = SagaTransition.on(reply, saga: saga, at: clock(), sealing: sealedResult)
-            guard let record = transition.record else { return transition.events }
-            if try accounts.save(record, applying: transition.accountChange) { return transition.events }
+        }) { saga, now in
+            SagaTransition.on(reply, saga: saga, at: now, sealing: sealedResult)
         }
-        throw StoreError(.transient, "saga \(reply.registrationId) kept changing under concurrent writers")
     }
 
     /// The completed saga's result sealed to its requester's reply key (checked when the saga started).

@@ -8,9 +8,7 @@ import Support
 /// The server comes from `$NOIDA_SERVER`, else the one `scripts/setup` links (`.build/test-servers/noida/server`).
 public final class NoidaServer: @unchecked Sendable {
     public let port: Int
-    // Set once in `init`, taken by `stop()`; guarded by `lock` for the exit handler.
-    private let lock = NSLock()
-    private var process: ChildProcess?
+    private let server = ServerProcess()
     private let dataDirectory: String
 
     /// The server's bootstrap address.
@@ -21,8 +19,8 @@ public final class NoidaServer: @unchecked Sendable {
         port = try freePort()
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("noida-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        process = try ChildProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
-                                   output: .discarded, errors: .file(dataDirectory + "/server.log"))
+        server.run(try ChildProcess(executable, ["start", "--only", "kafka", "--kafka-port", "\(port)", "--data-dir", dataDirectory],
+                                    output: .discarded, errors: .file(dataDirectory + "/server.log")))
         stopAtExit(self) { [weak self] in self?.stop() }
         try waitUntilListening(on: port)
     }
@@ -34,9 +32,7 @@ public final class NoidaServer: @unchecked Sendable {
 
     /// Stops the server, waits until it has exited and removes its data.
     public func stop() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGTERM)
-        process.waitUntilExit()
+        guard server.stop() else { return }
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 }

@@ -19,9 +19,7 @@ public final class SMTPServer: @unchecked Sendable {
     private let rejection: String?
     private let encryption: Encryption
     private let login: (user: String, password: String)?
-    // Replaced only by `start()` and `stop()`, which tests call from one task; guarded by `lock` for the exit handler.
-    private let lock = NSLock()
-    private var process: ChildProcess?
+    private let server = ServerProcess()
 
     /// While this file exists, the server defers every recipient with `451 4.3.0`.
     public var deferralFlag: String { directory + "/defer" }
@@ -85,7 +83,7 @@ public final class SMTPServer: @unchecked Sendable {
         }
         let process = try ChildProcess("/usr/bin/python3", ["-c", program, "-n", "-l", "127.0.0.1:\(port)"] + tls + ["-c"] + handler,
                                        output: .file(directory + "/server.log"), errors: .standardOutput)
-        lock.withLock { self.process = process }
+        server.run(process)
         try waitUntilListening(on: port)
     }
 
@@ -104,16 +102,12 @@ public final class SMTPServer: @unchecked Sendable {
                 time.sleep(3600)
             """
         let process = try ChildProcess("/usr/bin/python3", ["-c", program], output: .file(directory + "/server.log"), errors: .standardOutput)
-        lock.withLock { self.process = process }
+        server.run(process)
         try waitUntilListening(on: port)
     }
 
     /// Stops the server and waits until it has exited.
-    public func stop() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGTERM)
-        process.waitUntilExit()
-    }
+    public func stop() { server.stop() }
 
     /// The messages received so far, as the server stored them, oldest first.
     public func messages() throws -> [String] {

@@ -29,9 +29,7 @@ public final class TansuServer: @unchecked Sendable {
     private let storage: Storage
     private let relay: HandshakeRelay
     private let log: String
-    // Replaced only by `start()` and `kill()`/`stop()`, which tests call from one task; guarded by `lock` for the exit handler.
-    private let lock = NSLock()
-    private var process: ChildProcess?
+    private let server = ServerProcess()
 
     /// The workers' arguments on this broker: Tansu 0.6 holds every fetch for the whole wait, data or not (as the
     /// local mock broker does), so its workers keep the mock's 10 ms instead of the 500 ms a real broker that answers
@@ -73,23 +71,15 @@ public final class TansuServer: @unchecked Sendable {
                          "--advertised-listener-url", "tcp://127.0.0.1:\(relay.port)",
                          "--storage-engine", engine, "--cluster-id", "registrar-tests"]
         let process = try ChildProcess("/usr/bin/env", arguments, environment: environment, output: .file(log), errors: .file(log))
-        lock.withLock { self.process = process }
+        server.run(process)
         try waitUntilListening(on: brokerPort)
     }
 
     /// SIGKILLs the broker (no clean-up at all) and waits until it is gone; the relay stays.
-    public func kill() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGKILL)
-        process.waitUntilExit()
-    }
+    public func kill() { server.stop(SIGKILL) }
 
     /// Stops the broker and waits until it has exited.
-    public func stop() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
-        process.send(SIGTERM)
-        process.waitUntilExit()
-    }
+    public func stop() { server.stop() }
 
     /// The broker's log (standard output and error).
     public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
