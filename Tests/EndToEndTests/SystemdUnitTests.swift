@@ -111,7 +111,7 @@ import Testing
             let words = expand(execStart, credentials: credentials, root: root)
                 .replacingOccurrences(of: "--host 0.0.0.0 --port 8443", with: "--host 127.0.0.1 --port \(try freePort())")
                 .split(separator: " ").map(String.init)
-            let command = words[0].replacingOccurrences(of: "/usr/local/bin", with: Binaries.directory)
+            let command = try SystemdUnitTests.install(words[0], root: root)
             // systemd starts a service with its own environment only: `env -i` drops this process's.
             let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             return try ChildProcess("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--", "/usr/bin/env", "-i"]
@@ -196,6 +196,21 @@ import Testing
     }
 
     /// Writes `text` to `path`, 0600 (systemd reads these as root).
+    /// The unit's executable (`/usr/local/bin/<name>`) installed under `root` as an operator installs it, readable and
+    /// executable by every user: the build directory may sit where the service's own user cannot reach (a 0700 home or
+    /// temporary directory of the clone).
+    static func install(_ executable: String, root: String) throws -> String {
+        let installed = root + executable
+        if !FileManager.default.fileExists(atPath: installed) {
+            try FileManager.default.createDirectory(atPath: root + "/usr/local/bin", withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o755])
+            let name = String(executable.split(separator: "/").last ?? "")
+            try FileManager.default.copyItem(atPath: Binaries.path(name), toPath: installed)
+            chmod(installed, 0o755)
+        }
+        return installed
+    }
+
     static func write(_ text: String, to path: String) throws {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o600)
