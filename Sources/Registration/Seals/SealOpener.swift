@@ -2,7 +2,7 @@ import Domain
 import Foundation
 
 /// Opens the seals of one message: each must be a ``SealedSecret`` of its field's purpose, for the message's
-/// request id, email and reply key, sealed within ``maximumAge`` of now, and the message's request id must not
+/// request id, email, reply key and session id, sealed within ``maximumAge`` of now, and the message's request id must not
 /// have used other seals on its topic before (``SealLedger``). Anything else is refused and changes nothing. A seal
 /// refused for its time alone is reported to ``onSkew`` with the measured skew: a clock out of step (the sealer's or
 /// the worker's) refuses every request, which must not look like users mistyping.
@@ -50,7 +50,7 @@ public struct SealOpener: Sendable {
         let email = context.email.map(RegistrationRules.normalizedEmail)
         for secret in secrets {
             guard secret.requestId == context.requestId, secret.email.map(RegistrationRules.normalizedEmail) == email,
-                  secret.replyKeyFingerprint == fingerprint else { return .refused }
+                  secret.replyKeyFingerprint == fingerprint, secret.sessionId == context.sessionId else { return .refused }
             let skew = now.timeIntervalSince1970 - Double(secret.sealedAt)
             guard abs(skew) <= maximumAge else {
                 onSkew(Int(skew.rounded()))
