@@ -62,14 +62,15 @@ public enum ChaosCommand {
                 disk = try ChaosDisk(at: parsed.value("data-dir") ?? "data/chaos")
             }
             let gatewayShare = min(100, max(0, try parsed.integer("gateway-share") ?? 30))
-            let deadline = try parsed.integer("saga-deadline").map { [WorkerRole.account.workerName: ["--saga-deadline", String($0)]] } ?? [:]
+            // The passwords are sealed before the run, which lasts longer than a seal's 5 minutes under long faults.
+            let account = ["--seal-max-age", "7200"] + (try parsed.integer("saga-deadline").map { ["--saga-deadline", String($0)] } ?? [])
             let installation: LocalInstallation
             do {
                 installation = try await LocalInstallation(
                     at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
                     brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover,
                     // The registrations' codes are mailed before the run, which lasts longer than a code's 10 minutes under long faults.
-                    arguments: deadline.merging([WorkerRole.codeDispatch.workerName: ["--code-ttl", "7200"]]) { $0 + $1 })
+                    arguments: [WorkerRole.account.workerName: account, WorkerRole.codeDispatch.workerName: ["--code-ttl", "7200"]])
             } catch {
                 disk?.unmount()
                 throw error
