@@ -40,11 +40,7 @@ extension SQLAccountStore: DeletionStore {
     }
 
     public func deletions(in stages: Set<DeletionStage>, updatedBefore date: Date) throws(StoreError) -> [DeletionRecord] {
-        guard !stages.isEmpty else { return [] }
-        let placeholders = Array(repeating: "?", count: stages.count).joined(separator: ", ")
-        let sql = DeletionRecord.select + " WHERE stage IN (\(placeholders)) AND updated_at < ? ORDER BY updated_at, request_id"
-        let values: [any SQLValueConvertible] = stages.sorted { $0.rawValue < $1.rawValue } + [date]
-        return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, DeletionRecord.init) }
+        try records(in: stages, updatedBefore: date)
     }
 
     /// Deletes the account `uid` and every row naming it; its registration's record keeps only its ids and stage, so that
