@@ -27,7 +27,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     public static let letters = SignInStep.letters + AccountChangeStep.letters + DeletionStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
-        .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("saga-deadline", "Seconds a registration or email change may take before it is undone (a deletion's step, before it is sent again)", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
