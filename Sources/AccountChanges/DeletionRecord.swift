@@ -55,7 +55,8 @@ public protocol DeletionStore: AccountChangeStore {
     /// Atomically, if the account `record.uid` is active: inserts `record` with the account's next revision, marks the
     /// account `deleting` and ends its sessions at `cutoff` (``Account/notBefore``).
     func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart
-    /// Atomically replaces the stored record (a new stage takes the account's next revision as its `revision`); a
+    /// Atomically replaces the stored record (one that sends a command takes the account's next revision as its
+    /// `revision`, also when it sends its stage's command again: newer than any command of another saga meanwhile); a
     /// `completed` record erases, in the same transaction, the account `record.uid` and every row naming it: its
     /// registration's details, account changes and failure counts. Returns the record as stored.
     func save(_ record: DeletionRecord) throws(StoreError) -> DeletionRecord

@@ -39,7 +39,8 @@ public struct DeletionSaga: SagaMove, Equatable {
         }
     }
 
-    /// A deletion still waiting for a step at its deadline: the same step again (same revision), its clock restarted.
+    /// A deletion still waiting for a step at its deadline: the same step again, its clock restarted (the store gives
+    /// the command a new revision, so that no command another saga sent meanwhile makes it stale).
     public static func expire(_ deletion: DeletionRecord, at date: Date) -> DeletionSaga? {
         guard DeletionStage.waiting.contains(deletion.stage) else { return nil }
         var again = deletion

@@ -30,9 +30,7 @@ extension SQLAccountStore: DeletionStore {
     public func save(_ record: DeletionRecord) throws(StoreError) -> DeletionRecord {
         try database.inTransaction { (db) throws(SQLError) -> DeletionRecord in
             var stored = record
-            if DeletionStage.waiting.contains(record.stage), try Self.deletion(record.requestId, in: db)?.stage != record.stage {
-                stored.revision = try Self.nextRevision(of: record.uid, in: db)
-            }
+            if DeletionStage.waiting.contains(record.stage) { stored.revision = try Self.nextRevision(of: record.uid, in: db) }
             try db.execute(DeletionRecord.upsert, stored.values)
             if record.stage == .completed { try Self.erase(uid: record.uid, in: db) }
             return stored

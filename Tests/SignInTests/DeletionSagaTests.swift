@@ -46,8 +46,8 @@ import Testing
     @Test func theDeadlineSendsTheSameStepAgainAndNeverUndoes() throws {
         let later = now.addingTimeInterval(300)
         let again = try #require(DeletionSaga.expire(deletion, at: later)?.record)
-        #expect(again.stage == .erasingAvatar && again.revision == deletion.revision && again.updatedAt == later)
-        #expect(DeletionSaga.events(of: again) == DeletionSaga.events(of: deletion), "the very command again: a redelivery to its worker")
+        #expect(again.stage == .erasingAvatar && again.updatedAt == later)
+        #expect(DeletionSaga.events(of: again).map(\.kind) == [.eraseAvatar], "the same step again")
         var completed = deletion
         completed.stage = .completed
         #expect(DeletionSaga.expire(completed, at: later) == nil)

@@ -66,7 +66,7 @@ extension Attacks {
             try await system.forge(forgery(kind, id: id, against: victim), signedBy: try system.signer(try #require(kind.producers.first)))
             expected.append(Forgery(topic: kind.topic, key: id, reason: "unknown_saga"))
         }
-        #expect(expected.count == 8, "six registration replies, two account replies")
+        #expect(expected.count == 10, "six registration replies, four account replies")
         try await expectDeadLettered(expected, on: system)
         try await expectNothingDone(to: victim, on: system)
     }
