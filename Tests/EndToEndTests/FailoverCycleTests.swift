@@ -25,7 +25,7 @@ import Testing
         let directory = StartDuringOutageTests.temporaryDirectory("failover-tansu")
         let installation = try await LocalInstallation(at: directory, binaries: Binaries.directory,
                                                        broker: .external(bootstrap: tansu.bootstrapServers),
-                                                       workerArguments: TansuServer.workerArguments + LocalInstallation.quickFailover)
+                                                       workerArguments: LocalInstallation.quickFailover + tansu.workerArguments)
         try await Self.measure(installation, broker: "Tansu")
     }
 
