@@ -95,10 +95,11 @@ import Testing
         }
     }
 
-    /// The profile worker down and the account worker restarted between the steps, the deadline passing, the request
-    /// redelivered: the deletion goes forward — never back — to one outcome, and the account signs in nowhere meanwhile.
+    /// The profile worker down and the account worker restarted between the steps, the deadline passing (a short one:
+    /// 5 s without progress on the monotonic clock), the request redelivered: the deletion goes forward — never back — to
+    /// one outcome, and the account signs in nowhere meanwhile.
     @Test func aDeletionGoesOnThroughStoppedWorkersItsDeadlineAndRedelivery() async throws {
-        try await InProcessSystem.with { system in
+        try await InProcessSystem.with(extraArguments: ["account-worker": ["--saga-deadline", "5"]]) { system in
             let email = "interrupted@example.com"
             let uid = try await system.register(email, password: Self.password)
             let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
@@ -113,7 +114,6 @@ import Testing
 
             try await system.hold("account-worker")
             try await system.resume("account-worker")
-            system.letTimePass(seconds: 121)
             try await Self.wait { try await system.messageCount(on: Topic.profileCommands, key: request.requestId) >= 2 }
             #expect(try stores.account(uid: uid)?.status == .deleting, "the deadline moves a deletion forward, never back")
 

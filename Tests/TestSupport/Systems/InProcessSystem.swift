@@ -27,6 +27,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
     /// back later than the clock's own would look like time running backwards.
     let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
     private var workers: [String: (shutdown: ShutdownSignal, run: Task<Void, any Error>)] = [:]
+    /// The extra arguments each worker was started with, which `resume` gives it again.
+    private var extraArguments: [String: [String]] = [:]
     var kafka: KafkaConfiguration { KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test") }
     /// The later of the workers' clock and the real time (the audit's "now").
     var now: Date { max(Date(), clock.now) }
@@ -83,6 +85,7 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
     /// Starts a worker as its binary would run with `extraArguments`, its periodic work (the
     /// stuck-saga sweep) every 100 ms so that a moved clock takes effect at once.
     func startWorker(_ name: String, extraArguments: [String] = []) throws {
+        self.extraArguments[name] = extraArguments
         switch name {
         case AccountWorker.name: try start(AccountWorker.self, extraArguments)
         case ImageWorker.name: try start(ImageWorker.self, extraArguments)
@@ -118,8 +121,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         _ = await worker.run.result
     }
 
-    /// Starts the worker `name` again.
-    func resume(_ name: String) async throws { try startWorker(name) }
+    /// Starts the worker `name` again, with the extra arguments it was started with.
+    func resume(_ name: String) async throws { try startWorker(name, extraArguments: extraArguments[name] ?? []) }
 
     /// Stops every worker as SIGTERM would and removes the data directory (unless kept for a post-mortem).
     func stop(keepingData: Bool = false) async {
