@@ -83,11 +83,12 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
         let window = Double(try parsed.integer("reauthentication-window") ?? 300)
         let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, reauthenticationWindow: window, clock: clock)
-        let deletion = DeletionStep(gate: gate, accounts: accounts, seals: seals, mailer: mailer, mail: mail, reauthenticationWindow: window,
-                                    clock: clock)
+        let deletion = DeletionStep(gate: gate, accounts: accounts, passwords: passwords, codes: codes, seals: seals, mailer: mailer, mail: mail,
+                                    reauthenticationWindow: window, clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
+        let logger = Logger(component: name)
         return WorkerStack(
             name: name,
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) },
@@ -95,8 +96,14 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                    AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
                                    AnswerOnce(export, memo: answers),
-                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) }),
-                                   AnswerOnce(deletion, memo: answers, afterCommit: { try deletion.notify($0) })]),
+                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) },
+                                              claimed: { try deletion.claims.events(answering: $0) }),
+                                   AnswerOnce(deletion, memo: answers, afterCommit: { event in
+                                       try deletion.notify(event) { error in
+                                           logger.warning("the deletion notice was refused for good; the deletion goes on",
+                                                          ["flow_id": event.key, "error": error.message])
+                                       }
+                                   }, claimed: { try deletion.claims.events(answering: $0) }, keepingWork: true)]),
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
