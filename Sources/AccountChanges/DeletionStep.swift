@@ -13,9 +13,9 @@ import Verification
 /// owner is there now with one credential sealed for the request: the account's password (counted against its lockout
 /// like a sign-in) or a `delete_account` code mailed to its address (`invalid_credentials` when wrong, `reauthentication_required`
 /// when neither or both are given). It begins the deletion in one transaction — the record, the account marked `deleting`,
-/// its sessions' cut-off — then revokes every refresh-token family and asks the image worker to erase the avatar; the
-/// profile worker's erasure follows, then the account and every row naming it go, its refresh tokens are forgotten, and
-/// `AccountDeleted` answers the request. The owner's address is mailed a notice once the deletion is begun
+/// its sessions' cut-off — then revokes every refresh-token family, forgets the codes mailed to its address and asks the
+/// image worker to erase the avatar; the profile worker's erasure follows, then the account and every row naming it go,
+/// its refresh tokens are forgotten, and `AccountDeleted` answers the request. The owner's address is mailed a notice once the deletion is begun
 /// (``notify(_:undeliverable:)``), and is free to register again once it completed.
 ///
 /// The deletion's request id is its own on `account.requests` (``SagaClaims``): another request under it is answered as
@@ -85,7 +85,11 @@ public struct DeletionStep: EventHandler {
         let id = request.requestId
         if let failure = RequestId.validate(id) { return [refused(id, failure)] }
         if let problem = request.locale.flatMap(MailLocale.problem(in:)) { return [refused(id, Failure(.localeInvalid, problem))] }
-        // An id another request holds (a deletion's own, redelivered; an email change's) is answered as that request.
+        if let deletion = try accounts.deletion(requestId: id) {
+            try endSessionsAndCodes(of: deletion)
+            return DeletionSaga.events(of: deletion)
+        }
+        // An id another request holds (an email change's) is answered as that request.
         if let events = try claims.events(answering: AnswerKey(topic: Topic.accountRequests, id: id)) { return events }
         let proof: (sealed: String, purpose: SealedSecret.Purpose)
         switch (request.sealedPassword, request.sealedCode) {
@@ -113,12 +117,23 @@ public struct DeletionStep: EventHandler {
                                     stage: DeletionSaga.firstStage(imageId: imageId), updatedAt: now)
         switch try accounts.begin(record, endingSessionsAt: account.sessionCutoff(changedAt: now)) {
         case .started(let started):
-            try tokens.revokeAll(uid: started.uid)
+            try endSessionsAndCodes(of: started)
             return DeletionSaga.events(of: started)
         case .existing(let existing):
+            try endSessionsAndCodes(of: existing)
             return DeletionSaga.events(of: existing)
         case .notActive:
             return [invalid(id)]
+        }
+    }
+
+    /// Revokes every refresh-token family of a begun deletion's account and forgets the codes mailed to its address (again
+    /// on a redelivery: a crash may have come after the deletion's commit).
+    private func endSessionsAndCodes(of deletion: DeletionRecord) throws {
+        guard deletion.stage != .completed else { return }
+        try tokens.revokeAll(uid: deletion.uid)
+        for purpose in CodePurpose.allCases {
+            try codes.codes.update(email: deletion.email, purpose: purpose) { (record) throws(StoreError) in record = nil }
         }
     }
 
