@@ -103,14 +103,27 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                            logger.warning("the deletion notice was refused for good; the deletion goes on",
                                                           ["flow_id": event.key, "error": error.message])
                                        }
-                                   }, claimed: { try deletion.claims.events(answering: $0) }, keepingWork: true)]),
+                                   }, keepingWork: true)]),
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 let cutoff = clock().addingTimeInterval(-deadline)
-                return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
-                    + deletion.resumeDeletions(notUpdatedSince: cutoff)
+                // Each sweep on its own: one failing (logged, run again next time) keeps none of the others' events back,
+                // whose records it already moved.
+                let sweeps: [(String, () throws -> [Event])] = [
+                    ("registrations", { try registrations.expireSagas(notUpdatedSince: cutoff) }),
+                    ("email changes", { try changes.expireChanges(notUpdatedSince: cutoff) }),
+                    ("deletions", { try deletion.resumeDeletions(notUpdatedSince: cutoff) }),
+                ]
+                return sweeps.flatMap { name, sweep in
+                    do {
+                        return try sweep()
+                    } catch {
+                        logger.warning("a saga sweep failed; the others went on", ["sweep": name, "error": "\(error)"])
+                        return []
+                    }
+                }
             })
     }
 }
