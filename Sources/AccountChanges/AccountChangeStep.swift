@@ -83,7 +83,13 @@ public struct AccountChangeStep: EventHandler {
     private func unlessRecorded(_ requestId: String, locale: String?, _ body: () throws -> [Event]) throws -> [Event] {
         if let failure = RequestId.validate(requestId) { return [failed(requestId, failure)] }
         if let problem = locale.flatMap(MailLocale.problem(in:)) { return [failed(requestId, Failure(.localeInvalid, problem))] }
-        if let change = try accounts.change(requestId: requestId) { return EmailChangeSaga.events(of: change) }
+        if let change = try accounts.change(requestId: requestId) {
+            // A sign-out everywhere is recorded here too (by `SessionStep`), under the id of a request on another topic.
+            guard change.kind != .signOutEverywhere else {
+                return [failed(requestId, Failure(.requestInvalid, "This request id was used by another request."))]
+            }
+            return EmailChangeSaga.events(of: change)
+        }
         return try body()
     }
 

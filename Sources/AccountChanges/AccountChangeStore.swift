@@ -69,4 +69,6 @@ public protocol AccountChangeStore: CredentialStore {
     func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord
     /// Changes in `stage` last updated before `date` (stuck sagas).
     func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord]
+    /// The changes of the account `uid`, oldest first (its export).
+    func changes(uid: String) throws(StoreError) -> [AccountChangeRecord]
 }

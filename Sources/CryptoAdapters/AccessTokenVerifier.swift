@@ -31,6 +31,6 @@ public struct AccessTokenVerifier: Sendable {
 
 extension AccessTokenVerifier: AccessTokenCheck {
     public func subject(of token: String, at now: Date) -> AccessTokenSubject? {
-        (try? verify(token, now: now)).map { AccessTokenSubject(uid: $0.sub, issuedAt: $0.issuedAt) }
+        (try? verify(token, now: now)).map { AccessTokenSubject(uid: $0.sub, issuedAt: $0.issuedAt, session: $0.sid) }
     }
 }

@@ -20,13 +20,13 @@ public struct EdDSATokenMinter: TokenMinter {
         self.init(key: { key }, audience: audience)
     }
 
-    public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
+    public func accessToken(subject: String, id: String, session: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         // NumericDates in whole seconds, as most verifiers expect; the issue time to the millisecond beside them, for
         // the account's own check against its last credential change.
         let claims = AccessClaims(iss: audience.issuer, aud: audience.audience, sub: subject,
                                   iat: Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down)),
                                   exp: Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down)), jti: id,
-                                  iatMilliseconds: Int64((issuedAt.timeIntervalSince1970 * 1000).rounded()))
+                                  iatMilliseconds: Int64((issuedAt.timeIntervalSince1970 * 1000).rounded()), sid: session)
         let key = key()
         return try JSONWebToken.sign(claims, keyID: key.publicKey.keyID, with: key)
     }
@@ -42,6 +42,8 @@ public struct EdDSATokenMinter: TokenMinter {
 
 /// The claims of an access token. `iat_ms` is its issue time in Unix milliseconds (`iat` is whole seconds): what the
 /// account's sessions rule compares with the account's last credential change (``Account/admitsSession(issuedAt:)``).
+/// `sid` names its session, the refresh-token family it was minted with (as OpenID Connect's session id does): a
+/// session signed out refuses its access tokens at once, not when they expire.
 public struct AccessClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var aud: String
@@ -50,9 +52,10 @@ public struct AccessClaims: Codable, Sendable, Equatable {
     public var exp: Date
     public var jti: String
     public var iatMilliseconds: Int64?
+    public var sid: String?
 
     private enum CodingKeys: String, CodingKey {
-        case iss, aud, sub, iat, exp, jti
+        case iss, aud, sub, iat, exp, jti, sid
         case iatMilliseconds = "iat_ms"
     }
 

@@ -3,6 +3,9 @@ public enum AccountChangeKind: String, Codable, Sendable, CaseIterable {
     case changePassword = "change_password"
     case resetPassword = "reset_password"
     case changeEmail = "change_email"
+    /// Every session signed out (`SignOutRequested` of scope `everywhere`, on `auth.requests`): recorded beside the
+    /// changes so that its notice follows its commit; its answer is `SignedOut`, never an `AccountChangeCompleted`.
+    case signOutEverywhere = "sign_out_everywhere"
 }
 
 /// Published by a client to `account.requests`: change the password of `email`, re-authenticating

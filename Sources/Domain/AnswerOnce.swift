@@ -116,7 +116,8 @@ extension Event {
     /// Whether this event is a client's request that is answered on an outcome topic.
     var isRequest: Bool {
         switch self {
-        case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested: true
+        case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested,
+             .signOutRequested, .sessionsRequested, .exportRequested: true
         default: false
         }
     }

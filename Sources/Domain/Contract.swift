@@ -63,8 +63,9 @@ extension Flow {
 
     public static let signIn = Flow(
         name: "sign-in", handler: .account,
-        requests: Messages([.tokenRequested, .profileRequested], on: Topic.authRequests),
-        outcomes: Messages([.tokenIssued, .tokenRefused, .profileAnswered], on: Topic.authOutcomes, from: .account),
+        requests: Messages([.tokenRequested, .profileRequested, .signOutRequested, .sessionsRequested, .exportRequested], on: Topic.authRequests),
+        outcomes: Messages([.tokenIssued, .tokenRefused, .profileAnswered, .signedOut, .sessionsAnswered, .exportAnswered], on: Topic.authOutcomes,
+                           from: .account),
         internalMessages: [], isAnsweredOnce: true, idField: "requestId",
         refusal: { .tokenRefused(RequestRefusal(requestId: $0, reason: $1, message: $2)) })
 

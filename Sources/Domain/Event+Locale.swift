@@ -6,6 +6,7 @@ extension Event {
         case .passwordChangeRequested(let request): request.locale
         case .passwordResetRequested(let request): request.locale
         case .emailChangeRequested(let request): request.locale
+        case .signOutRequested(let request): request.locale
         default: nil
         }
     }

@@ -32,6 +32,12 @@ public enum Event: Sendable, Equatable {
     case profileEmailRejected(ProfileEmailRejected)
     case accountChangeCompleted(AccountChangeCompleted)
     case accountChangeFailed(RequestRefusal)
+    case signOutRequested(SignOutRequested)
+    case signedOut(SignedOut)
+    case sessionsRequested(SessionsRequested)
+    case sessionsAnswered(SessionsAnswered)
+    case exportRequested(ExportRequested)
+    case exportAnswered(ExportAnswered)
 
     /// The schema version this build writes and reads.
     public static let version = 1
@@ -71,6 +77,12 @@ public enum Event: Sendable, Equatable {
         case .profileEmailRejected: .profileEmailRejected
         case .accountChangeCompleted: .accountChangeCompleted
         case .accountChangeFailed: .accountChangeFailed
+        case .signOutRequested: .signOutRequested
+        case .signedOut: .signedOut
+        case .sessionsRequested: .sessionsRequested
+        case .sessionsAnswered: .sessionsAnswered
+        case .exportRequested: .exportRequested
+        case .exportAnswered: .exportAnswered
         }
     }
 

@@ -135,6 +135,12 @@ public enum EventCodec {
         "ProfileEmailRejected": entry(Event.profileEmailRejected),
         "AccountChangeCompleted": entry(Event.accountChangeCompleted),
         "AccountChangeFailed": entry(Event.accountChangeFailed),
+        "SignOutRequested": entry(Event.signOutRequested),
+        "SignedOut": entry(Event.signedOut),
+        "SessionsRequested": entry(Event.sessionsRequested),
+        "SessionsAnswered": entry(Event.sessionsAnswered),
+        "ExportRequested": entry(Event.exportRequested),
+        "ExportAnswered": entry(Event.exportAnswered),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -188,6 +194,12 @@ extension Event {
         case .profileEmailRejected(let e): e
         case .accountChangeCompleted(let e): e
         case .accountChangeFailed(let e): e
+        case .signOutRequested(let e): e
+        case .signedOut(let e): e
+        case .sessionsRequested(let e): e
+        case .sessionsAnswered(let e): e
+        case .exportRequested(let e): e
+        case .exportAnswered(let e): e
         }
     }
 }

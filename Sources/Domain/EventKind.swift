@@ -30,5 +30,11 @@ extension Event {
         case profileEmailRejected = "ProfileEmailRejected"
         case accountChangeCompleted = "AccountChangeCompleted"
         case accountChangeFailed = "AccountChangeFailed"
+        case signOutRequested = "SignOutRequested"
+        case signedOut = "SignedOut"
+        case sessionsRequested = "SessionsRequested"
+        case sessionsAnswered = "SessionsAnswered"
+        case exportRequested = "ExportRequested"
+        case exportAnswered = "ExportAnswered"
     }
 }

@@ -42,6 +42,10 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case emailUnverified = "email_unverified"
     /// A request's `locale` is not a language tag or a list of them.
     case localeInvalid = "locale_invalid"
+    /// A sign-out names a session the caller's account does not have (or no longer has).
+    case sessionUnknown = "session_unknown"
+    /// A request that needs a recent sign-in (an export) came with an access token of an older session.
+    case reauthenticationRequired = "reauthentication_required"
     // Any request
     /// The request could not be processed at all (undecodable, too large, keyed other than its id, refused
     /// by a store for good) and was dead-lettered; the message says why. Publish a corrected request.

@@ -10,6 +10,10 @@ public enum AnswerPurpose: String, Codable, Sendable, CaseIterable {
     case tokens
     /// `ProfileAnswered.sealedProfile`: a ``ProfileView``.
     case profile
+    /// `SessionsAnswered.sealedSessions`: a ``SessionList``.
+    case sessions
+    /// `ExportAnswered.sealedExport`: an ``AccountExport``.
+    case export
 }
 
 /// A payload sealed to a request's reply key: its JSON carries `requestId` (a registration's id) and `purpose`.

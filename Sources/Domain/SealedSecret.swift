@@ -19,6 +19,14 @@ public struct SealedSecret: Codable, Sendable, Equatable {
         case refreshToken = "refresh_token"
         /// `ProfileRequested.sealedAccessToken`.
         case accessToken = "access_token"
+        /// `SignOutRequested.sealedToken` of a revocation (RFC 7009): a refresh or an access token.
+        case revocation
+        /// `SignOutRequested.sealedToken` (an access token) ending one session: its own, or the one `sessionId` names.
+        case signOut = "sign_out"
+        /// `SignOutRequested.sealedToken` (an access token) ending every session of its account.
+        case signOutEverywhere = "sign_out_everywhere"
+        /// `ExportRequested.sealedAccessToken`.
+        case export
     }
 
     public var purpose: Purpose
@@ -30,16 +38,21 @@ public struct SealedSecret: Codable, Sendable, Equatable {
     public var replyKeyFingerprint: String
     /// When the client sealed it, in Unix seconds.
     public var sealedAt: Int
-    /// The password, code or refresh token.
+    /// The password, code or token.
     public var secret: String
+    /// The message's `sessionId` (a sign-out naming a session), so that no copy of the message names another; nil
+    /// (absent) for every other message.
+    public var sessionId: String?
 
-    public init(purpose: Purpose, requestId: String, email: String?, replyKeyFingerprint: String, sealedAt: Int, secret: String) {
+    public init(purpose: Purpose, requestId: String, email: String?, replyKeyFingerprint: String, sealedAt: Int, secret: String,
+                sessionId: String? = nil) {
         self.purpose = purpose
         self.requestId = requestId
         self.email = email
         self.replyKeyFingerprint = replyKeyFingerprint
         self.sealedAt = sealedAt
         self.secret = secret
+        self.sessionId = sessionId
     }
 
     /// The JSON a client seals.
@@ -60,11 +73,14 @@ public struct SealContext: Sendable, Equatable {
     public var requestId: String
     public var email: String?
     public var replyKey: String
+    /// The session a sign-out names, if any.
+    public var sessionId: String?
 
-    public init(requestId: String, email: String?, replyKey: String) {
+    public init(requestId: String, email: String?, replyKey: String, sessionId: String? = nil) {
         self.requestId = requestId
         self.email = email
         self.replyKey = replyKey
+        self.sessionId = sessionId
     }
 }
 

@@ -22,15 +22,18 @@ public struct TokenRequested: RequestMessage, Equatable {
     public var sealedCredential: String
     public var sealedCode: String?
     public var replyKey: String
+    /// The OAuth client the gateway authenticated (as a Kafka client names itself): what the session lists.
+    public var clientId: String?
 
     public init(requestId: String, grantType: GrantType, email: String?, sealedCredential: String, sealedCode: String? = nil,
-                replyKey: String) {
+                replyKey: String, clientId: String? = nil) {
         self.requestId = requestId
         self.grantType = grantType
         self.email = email
         self.sealedCredential = sealedCredential
         self.sealedCode = sealedCode
         self.replyKey = replyKey
+        self.clientId = clientId
     }
 }
 

@@ -21,6 +21,10 @@ public enum StepRoutes {
     ])
     /// `ProfileReadStep` (account worker): a verified access token's profile.
     public static let profileRead = Route.set([Topic.authRequests: [.profileRequested]])
+    /// `SessionStep` (account worker): sign-out, revocation and the list of sessions.
+    public static let sessions = Route.set([Topic.authRequests: [.signOutRequested, .sessionsRequested]])
+    /// `ExportStep` (account worker): a copy of an account's data.
+    public static let export = Route.set([Topic.authRequests: [.exportRequested]])
     /// `AccountChangeStep` (account worker): the requests, and the profile worker's replies to an email change.
     public static let accountChange = Route.set([
         Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
@@ -29,5 +33,5 @@ public enum StepRoutes {
 
     /// Every step's routes.
     public static let all: Set<Route> = registration.union(avatar).union(profile).union(profileEmail).union(codeDispatch)
-        .union(signIn).union(profileRead).union(accountChange)
+        .union(signIn).union(profileRead).union(sessions).union(export).union(accountChange)
 }

@@ -16,9 +16,11 @@ public enum Topic {
     public static let codeRequests = "code.requests"
     /// Public output of the code dispatch worker: `CodeSent` or `CodeRefused`, one per request.
     public static let codeOutcomes = "code.outcomes"
-    /// Public input of the account worker's sign-in: `TokenRequested`, `ProfileRequested`.
+    /// Public input of the account worker's sign-in and sessions: `TokenRequested`, `ProfileRequested`, `SignOutRequested`,
+    /// `SessionsRequested`, `ExportRequested`.
     public static let authRequests = "auth.requests"
-    /// Public output of sign-in: `TokenIssued`, `ProfileAnswered` or `TokenRefused`, one per request.
+    /// Public output of sign-in: `TokenIssued`, `ProfileAnswered`, `SignedOut`, `SessionsAnswered`, `ExportAnswered` or
+    /// `TokenRefused`, one per request.
     public static let authOutcomes = "auth.outcomes"
     /// Public input of account changes: `PasswordChangeRequested`, `PasswordResetRequested`, `EmailChangeRequested`.
     public static let accountRequests = "account.requests"

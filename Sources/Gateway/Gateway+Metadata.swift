@@ -25,6 +25,8 @@ extension Gateway {
             "jwks_uri": issuer + jwksPath,
             "grant_types_supported": grantTypes,
             "token_endpoint_auth_methods_supported": clientAuthenticationMethods,
+            "revocation_endpoint": issuer + revocationPath,
+            "revocation_endpoint_auth_methods_supported": clientAuthenticationMethods,
             "response_types_supported": [String](),
         ]
     }

@@ -47,7 +47,8 @@ extension Gateway {
         return await idempotent(request, scope: .client(clientID), fields: fields, shown: false) { [self, code] id in
             await answering {
                 guard let (outcome, pair) = try await outcome({ client, left in
-                    try await client.requestTokens(grant, email: email, credential: credential, code: code, requestId: id, timeout: left)
+                    try await client.requestTokens(grant, email: email, credential: credential, code: code, clientId: clientID, requestId: id,
+                                                   timeout: left)
                 }) else { return nil }
                 switch (outcome, pair) {
                 case (.tokenIssued(let issued), let pair?):
@@ -73,14 +74,14 @@ extension Gateway {
         }
     }
 
-    private enum ClientAuthentication {
+    enum ClientAuthentication {
         case client(String)
         case refused(HTTPResponse)
     }
 
     /// The configured client the request authenticates, by HTTP Basic or by `client_id` and `client_secret` in the
     /// body (one method only); else the error answer.
-    private func authenticatedClient(_ request: HTTPRequest, _ body: RequestBody) throws(RequestBody.Refusal) -> ClientAuthentication {
+    func authenticatedClient(_ request: HTTPRequest, _ body: RequestBody) throws(RequestBody.Refusal) -> ClientAuthentication {
         let (bodyID, bodySecret) = (try body.value("client_id"), try body.value("client_secret"))
         let id: String
         let secret: String

@@ -139,6 +139,11 @@ public final class Gateway: Sendable {
         "/password/reset": ("POST", { await $0.resetPassword($1) }),
         "/me/email": ("POST", { await $0.changeEmail($1) }),
         "/me": ("GET", { await $0.showProfile($1) }),
+        revocationPath: ("POST", { await $0.revokeToken($1) }),
+        "/me/sign-out": ("POST", { await $0.signOutSession($1) }),
+        "/me/sign-out-everywhere": ("POST", { await $0.signOutEverywhere($1) }),
+        sessionsPath: ("GET", { await $0.listSessions($1) }),
+        "/me/export": ("GET", { await $0.exportAccount($1) }),
     ]
 
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
@@ -146,6 +151,7 @@ public final class Gateway: Sendable {
         if request.method == "GET", request.path.hasPrefix(Self.statusPrefix) {
             return status(capability: String(request.path.dropFirst(Self.statusPrefix.count)))
         }
+        if request.path.hasPrefix(Self.sessionsPath + "/") { return await endSession(request) }
         guard let route = Self.routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
         guard request.method == route.method else {
             return Answer.error(405, "method_not_allowed", "Use \(route.method).", headers: [("Allow", route.method)])

@@ -20,7 +20,7 @@ enum GatewayMetrics {
 
     /// Exports each endpoint's declared statuses and durations, and the requests in flight, at zero.
     static func declare() {
-        for endpoint in endpoints.union(["/requests/{id}", "other"]) {
+        for endpoint in endpoints.union(["/requests/{id}", "/me/sessions/{id}", "other"]) {
             for status in declaredStatuses { requests.declare(endpoint, status) }
             durations.declare(endpoint)
         }
@@ -36,9 +36,12 @@ enum GatewayMetrics {
 
     static func ended() { inFlight.add(-1) }
 
-    /// The endpoint a path is counted and logged as: a status URL without its capability, an unknown path as `other`.
+    /// The endpoint a path is counted and logged as: a status URL without its capability, a session without its id, an
+    /// unknown path as `other`.
     static func endpoint(of path: String) -> String {
-        endpoints.contains(path) ? path : path.hasPrefix(Gateway.statusPrefix) ? "/requests/{id}" : "other"
+        if endpoints.contains(path) { return path }
+        if path.hasPrefix(Gateway.statusPrefix) { return "/requests/{id}" }
+        return path.hasPrefix(Gateway.sessionsPath + "/") ? "/me/sessions/{id}" : "other"
     }
 
     /// Counts an answer of `endpoint`.

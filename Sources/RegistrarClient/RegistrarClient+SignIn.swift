@@ -6,13 +6,14 @@ import SignIn
 /// Sign-ins: the credential sealed, the tokens sealed back to the request's reply key.
 extension RequestSealing {
     /// A token request for `grant`, its credential sealed. A `password` grant may carry a `login` code mailed to the
-    /// address, which an account whose mailbox was never proven asks for (`email_unverified`).
-    public func tokenRequest(_ grant: GrantType, email: String?, credential: String, code: String? = nil,
+    /// address, which an account whose mailbox was never proven asks for (`email_unverified`). `clientId`: the OAuth
+    /// client its session is listed with.
+    public func tokenRequest(_ grant: GrantType, email: String?, credential: String, code: String? = nil, clientId: String? = nil,
                              requestId: String = UUID().uuidString.lowercased()) -> TokenRequested {
         TokenRequested(requestId: requestId, grantType: grant, email: email,
                        sealedCredential: seal(credential, for: grant.sealPurpose, requestId: requestId, email: email),
                        sealedCode: code.map { seal($0, for: .code, requestId: requestId, email: email) },
-                       replyKey: replyKey(for: requestId))
+                       replyKey: replyKey(for: requestId), clientId: clientId)
     }
 
     /// The tokens an outcome of request `requestId` issued, opened; nil for any other outcome.
@@ -37,9 +38,9 @@ extension RequestSealing {
 /// Sign-ins through the topics.
 extension RegistrarClient {
     /// Requests tokens (see `tokenRequest`); returns the outcome and, when issued, the opened tokens.
-    public func requestTokens(_ grant: GrantType, email: String?, credential: String, code: String? = nil,
+    public func requestTokens(_ grant: GrantType, email: String?, credential: String, code: String? = nil, clientId: String? = nil,
                               requestId: String = UUID().uuidString.lowercased(), timeout: Duration) async throws -> (Event, TokenPair?) {
-        let outcome = try await send(.tokenRequested(tokenRequest(grant, email: email, credential: credential, code: code,
+        let outcome = try await send(.tokenRequested(tokenRequest(grant, email: email, credential: credential, code: code, clientId: clientId,
                                                                   requestId: requestId)), timeout: timeout)
         return (outcome, try tokens(in: outcome, answering: requestId))
     }

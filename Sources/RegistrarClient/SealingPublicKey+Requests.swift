@@ -8,7 +8,7 @@ extension SealingPublicKey {
     public func sealedBase64(_ secret: String, for purpose: SealedSecret.Purpose, in context: SealContext, at date: Date = Date()) -> String {
         let sealed = SealedSecret(purpose: purpose, requestId: context.requestId, email: context.email,
                                   replyKeyFingerprint: sha256Hex(Array(context.replyKey.utf8)),
-                                  sealedAt: Int(date.timeIntervalSince1970), secret: secret)
+                                  sealedAt: Int(date.timeIntervalSince1970), secret: secret, sessionId: context.sessionId)
         return Data(seal(sealed.encoded)).base64EncodedString()
     }
 }

@@ -79,6 +79,11 @@ extension SQLAccountStore: AccountChangeStore {
         return try database.withSession { (db) throws(SQLError) in try db.query(sql, [stage, date], AccountChangeRecord.init) }
     }
 
+    public func changes(uid: String) throws(StoreError) -> [AccountChangeRecord] {
+        let sql = AccountChangeRecord.select + " WHERE uid = ? ORDER BY updated_at, request_id"
+        return try database.withSession { (db) throws(SQLError) in try db.query(sql, [uid], AccountChangeRecord.init) }
+    }
+
     private static func change(_ requestId: String, in db: SQLSession) throws(SQLError) -> AccountChangeRecord? {
         try db.query(AccountChangeRecord.select + " WHERE request_id = ?", [requestId], AccountChangeRecord.init).first
     }

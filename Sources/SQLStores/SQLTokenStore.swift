@@ -52,6 +52,36 @@ public struct SQLTokenStore: TokenStore {
         }
     }
 
+    public func family(_ id: String) throws(StoreError) -> TokenFamily? {
+        try database.withSession { (db) throws(SQLError) in
+            try db.query(Self.familyQuery + " WHERE family = ?", [id], Self.family).first
+        }
+    }
+
+    public func liveFamilies(uid: String, at now: Date) throws(StoreError) -> [TokenFamily] {
+        try database.withSession { (db) throws(SQLError) in
+            try db.query(Self.familyQuery + " WHERE uid = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC, family",
+                         [uid, now], Self.family)
+        }
+    }
+
+    @discardableResult
+    public func revoke(family id: String, of uid: String) throws(StoreError) -> Bool {
+        try database.withSession { (db) throws(SQLError) -> Bool in
+            try db.execute("UPDATE token_families SET revoked_at = ? WHERE family = ? AND uid = ? AND revoked_at IS NULL", [Date(), id, uid])
+            return try !db.query("SELECT 1 FROM token_families WHERE family = ? AND uid = ?", [id, uid]) { (_) throws(SQLError) in () }.isEmpty
+        }
+    }
+
+    private static let familyQuery = """
+        SELECT family, uid, client_id, created_at, last_used_at, expires_at, revoked_at IS NOT NULL FROM token_families
+        """
+
+    private static func family(_ row: SQLRow) throws(SQLError) -> TokenFamily {
+        TokenFamily(id: try row[0], uid: try row[1], clientId: try row[2], createdAt: try row[3], lastUsedAt: try row[4],
+                    expiresAt: try row[5], revoked: try row[6])
+    }
+
     /// Deletes up to `limit` token families, with their tokens, whose every token expired before `cutoff`: such a
     /// token is refused whether it is found or not, so nothing about it is worth keeping. Returns how many.
     @discardableResult
@@ -71,9 +101,9 @@ public struct SQLTokenStore: TokenStore {
     public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         try database.withSession { (db) throws(SQLError) in
             try db.execute("""
-                INSERT INTO pending_sign_ins (request_id, registration_id, email, reply_key, created_at)
-                VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """, [signIn.requestId, signIn.registrationId, signIn.email, signIn.replyKey, signIn.createdAt])
+                INSERT INTO pending_sign_ins (request_id, registration_id, email, reply_key, created_at, client_id)
+                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """, [signIn.requestId, signIn.registrationId, signIn.email, signIn.replyKey, signIn.createdAt, signIn.clientId])
             return try Self.pending("request_id", signIn.requestId, in: db)
         }
     }
@@ -89,18 +119,22 @@ public struct SQLTokenStore: TokenStore {
     /// The pending sign-in whose `column` (`request_id` or `registration_id`) is `value`. Rows from
     /// before registration ids were the server's have no email, so they match no registration.
     private static func pending(_ column: String, _ value: String, in db: SQLSession) throws(SQLError) -> PendingSignIn? {
-        let sql = "SELECT request_id, registration_id, email, reply_key, created_at FROM pending_sign_ins WHERE \(column) = ?"
+        let sql = "SELECT request_id, registration_id, email, reply_key, created_at, client_id FROM pending_sign_ins WHERE \(column) = ?"
         return try db.query(sql, [value]) { (row) throws(SQLError) in
             PendingSignIn(requestId: try row[0], registrationId: try row[1], email: try row[2] ?? "",
-                          replyKey: try row[3], createdAt: try row[4])
+                          replyKey: try row[3], createdAt: try row[4], clientId: try row[5])
         }.first
     }
 
     private static func insert(_ token: RefreshToken, in db: SQLSession) throws(SQLError) {
-        try db.execute("INSERT INTO token_families (family, uid, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                       [token.family, token.uid, token.expiresAt])
+        try db.execute("""
+            INSERT INTO token_families (family, uid, expires_at, client_id, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """, [token.family, token.uid, token.expiresAt, token.clientId, token.issuedAt, token.issuedAt])
         try db.execute("UPDATE token_families SET expires_at = ? WHERE family = ? AND expires_at < ?",
                        [token.expiresAt, token.family, token.expiresAt])
+        try db.execute("UPDATE token_families SET last_used_at = ? WHERE family = ? AND last_used_at < ?",
+                       [token.issuedAt, token.family, token.issuedAt])
         try db.execute("""
             INSERT INTO refresh_tokens (digest, family, uid, issued_by, issued_at, expires_at, replaced_by, replaced_with)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING
@@ -111,12 +145,13 @@ public struct SQLTokenStore: TokenStore {
     private static func token(_ digest: String, locking: Bool, in db: SQLSession) throws(SQLError) -> RefreshToken? {
         let sql = """
             SELECT t.digest, t.family, t.uid, t.issued_by, t.issued_at, t.expires_at, t.replaced_by, f.revoked_at IS NOT NULL,
-                   t.replaced_with
+                   t.replaced_with, f.client_id
             FROM refresh_tokens t JOIN token_families f ON f.family = t.family WHERE t.digest = ?
             """ + (locking ? db.dialect.lockingClause : "")
         return try db.query(sql, [digest]) { (row) throws(SQLError) in
             RefreshToken(digest: try row[0], family: try row[1], uid: try row[2], issuedBy: try row[3], issuedAt: try row[4],
-                         expiresAt: try row[5], replacedBy: try row[6], replacedWith: try row[8], familyRevoked: try row[7])
+                         expiresAt: try row[5], replacedBy: try row[6], replacedWith: try row[8], familyRevoked: try row[7],
+                         clientId: try row[9])
         }.first
     }
 
@@ -148,6 +183,7 @@ public struct SQLTokenStore: TokenStore {
             Self.serverRegistrationIds(collation: ""),
             Self.replacedWith,
             Self.familyExpiry(type: "REAL"),
+            Self.sessions(type: "REAL"),
         ],
         postgres: [
             """
@@ -175,7 +211,23 @@ public struct SQLTokenStore: TokenStore {
             Self.serverRegistrationIds(collation: #" COLLATE "C""#),
             Self.replacedWith,
             Self.familyExpiry(type: "DOUBLE PRECISION"),
+            Self.sessions(type: "DOUBLE PRECISION"),
         ])
+
+    /// Migration 5: a family is a session its owner sees (`GET /me/sessions`): the client it signed in with (kept by a
+    /// pending sign-in until its registration ends), when it signed in and when it was last refreshed (for earlier
+    /// families, their first and latest tokens' issue times).
+    private static func sessions(type: String) -> String {
+        """
+        ALTER TABLE token_families ADD COLUMN client_id TEXT;
+        ALTER TABLE pending_sign_ins ADD COLUMN client_id TEXT;
+        ALTER TABLE token_families ADD COLUMN created_at \(type);
+        ALTER TABLE token_families ADD COLUMN last_used_at \(type);
+        UPDATE token_families SET
+            created_at = COALESCE((SELECT MIN(t.issued_at) FROM refresh_tokens t WHERE t.family = token_families.family), 0),
+            last_used_at = COALESCE((SELECT MAX(t.issued_at) FROM refresh_tokens t WHERE t.family = token_families.family), 0);
+        """
+    }
 
     /// Migration 3: a rotated token records the reply key of the request that rotated it.
     private static let replacedWith = "ALTER TABLE refresh_tokens ADD COLUMN replaced_with TEXT;"

@@ -12,8 +12,9 @@ public protocol CredentialVault: PasswordVault {
 
 /// Access and refresh tokens, implemented with libsodium outside the domain.
 public protocol TokenMinter: Sendable {
-    /// A signed access token (EdDSA JWT) with the claims `sub`, `iat`, `exp` and `jti`.
-    func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String
+    /// A signed access token (EdDSA JWT) with the claims `sub`, `iat`, `exp`, `jti` and, when minted for a session (a
+    /// refresh-token family), `sid`.
+    func accessToken(subject: String, id: String, session: String?, issuedAt: Date, expiresAt: Date) throws -> String
     /// A new opaque refresh token (random, URL-safe).
     func newRefreshToken() -> String
     /// What the token store keeps of a refresh token: its SHA-256 (hex).
@@ -39,19 +40,22 @@ extension CredentialStore {
 
 /// Checks Bearer access tokens, implemented with libsodium outside the domain.
 public protocol AccessTokenCheck: Sendable {
-    /// The uid (`sub`) and issue time (`iat`) of `token` if it verifies at `now`: signed by a published key under
-    /// its `kid`, of the configured issuer and audience, not expired; else nil. Whether the account still admits
-    /// a session issued then is the account's rule (``Account/admitsSession(issuedAt:)``).
+    /// The uid (`sub`), issue time (`iat`, to the millisecond) and session (`sid`) of `token` if it verifies at `now`:
+    /// signed by a published key under its `kid`, of the configured issuer and audience, not expired; else nil. Whether
+    /// it still counts is the ``SessionGate``'s to say.
     func subject(of token: String, at now: Date) -> AccessTokenSubject?
 }
 
-/// Who a verified access token names, and when it was issued (to the millisecond).
+/// Who a verified access token names, when it was issued (to the millisecond), and its session.
 public struct AccessTokenSubject: Sendable, Equatable {
     public var uid: String
     public var issuedAt: Date
+    /// The refresh-token family it was minted with; nil for a token minted before access tokens named their session.
+    public var session: String?
 
-    public init(uid: String, issuedAt: Date) {
+    public init(uid: String, issuedAt: Date, session: String? = nil) {
         self.uid = uid
         self.issuedAt = issuedAt
+        self.session = session
     }
 }

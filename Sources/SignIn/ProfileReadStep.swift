@@ -4,19 +4,19 @@ import Registration
 
 /// The account worker's answer to `GET /me`: the profile of the uid an access token names, sealed to the
 /// requester's reply key. The uid is only ever the `sub` of a token that verifies (signature by a published
-/// key, issuer, audience, expiry), never a field of the request; a token that does not verify, for whatever
-/// reason, or that was issued before the account's sessions were ended (``Account/admitsSession(issuedAt:)``),
-/// gives one `invalid_credentials` answer.
+/// key, issuer, audience, expiry) and still counts (``SessionGate``: not issued before the account's sessions were
+/// ended, its session not signed out), never a field of the request; a token that does not, for whatever reason, gives
+/// one `invalid_credentials` answer.
 public struct ProfileReadStep: EventHandler {
     public var seals: SealOpener
-    public var accessTokens: any AccessTokenCheck
+    public var gate: SessionGate
     public var loginGuard: LoginGuard
     public var clock: @Sendable () -> Date
 
-    public init(seals: SealOpener, accessTokens: any AccessTokenCheck, loginGuard: LoginGuard,
+    public init(seals: SealOpener, gate: SessionGate, loginGuard: LoginGuard,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.seals = seals
-        self.accessTokens = accessTokens
+        self.gate = gate
         self.loginGuard = loginGuard
         self.clock = clock
     }
@@ -43,12 +43,8 @@ public struct ProfileReadStep: EventHandler {
             return refused(request.requestId, Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
         case .refused: return invalid(request)
         }
-        guard let subject = accessTokens.subject(of: token, at: clock()) else { return invalid(request) }
-        // A session a credential change ended is a token that counts no more, whatever the profile.
-        if let account = try loginGuard.accounts.account(uid: subject.uid), !account.admitsSession(issuedAt: subject.issuedAt) {
-            return invalid(request)
-        }
-        guard let (account, profile) = try loginGuard.admitted(uid: subject.uid) else { return refused(request.requestId, LoginGuard.refusal) }
+        guard let uid = try gate.caller(of: token, at: clock())?.account.uid else { return invalid(request) }
+        guard let (account, profile) = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
         let view = ProfileView(requestId: request.requestId, uid: account.uid, profile: profile).sealedJSON
         guard let sealed = vault.seal(view, to: request.replyKey) else {
             return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
@@ -57,7 +53,7 @@ public struct ProfileReadStep: EventHandler {
     }
 
     private func invalid(_ request: ProfileRequested) -> Event {
-        refused(request.requestId, Failure(.invalidCredentials, "The access token is missing, malformed, expired or not ours."))
+        refused(request.requestId, Failure(.invalidCredentials, "The access token is missing, malformed, expired, signed out or not ours."))
     }
 
     private func refused(_ requestId: String, _ failure: Failure) -> Event {

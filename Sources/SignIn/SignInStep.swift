@@ -61,7 +61,8 @@ public struct SignInStep: EventHandler {
             guard completed.sealedResult == saga.sealedResult else {
                 throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) is not the saga's outcome")
             }
-            return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, accountCreated: true)]
+            return [try grant(uid: saga.uid, requestId: pending.requestId, replyKey: pending.replyKey, clientId: pending.clientId,
+                              accountCreated: true)]
         case .registrationFailed:
             guard let pending = try tokens.pending(registrationId: event.registrationId) else { return [] }
             let saga = try saga(of: pending, reported: event, stage: .failed)
@@ -127,7 +128,7 @@ public struct SignInStep: EventHandler {
                 }
                 try prove(account, by: request.requestId, droppingPassword: false, at: now)
             }
-            return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
+            return [try grant(uid: account.uid, request, accountCreated: false)]
         case .email:
             return try signIn(request, email: email, code: secret, at: now)
         case .refreshToken:
@@ -149,12 +150,12 @@ public struct SignInStep: EventHandler {
             // The first proof of an account made before registrations needed a code comes through this sign-in: the
             // password someone set without the mailbox stops working.
             if !account.isVerified { try prove(account, by: request.requestId, droppingPassword: true, at: now) }
-            return [try grant(uid: account.uid, requestId: request.requestId, replyKey: request.replyKey, accountCreated: false)]
+            return [try grant(uid: account.uid, request, accountCreated: false)]
         default:
             // A redelivered request finds its own pending sign-in and registration again; a new one
             // registers under a fresh id, unless another registration of this email is in flight.
             let fresh = PendingSignIn(requestId: request.requestId, registrationId: UUID().uuidString.lowercased(),
-                                      email: email, replyKey: request.replyKey, createdAt: now)
+                                      email: email, replyKey: request.replyKey, createdAt: now, clientId: request.clientId)
             let recorded = try tokens.pending(requestId: request.requestId) ?? (account == nil ? try tokens.recordPending(fresh) : nil)
             guard let pending = recorded, pending.email == email,
                   account == nil || account?.registrationId == pending.registrationId,
@@ -210,14 +211,20 @@ public struct SignInStep: EventHandler {
             RotationDecision.on($0, requestId: request.requestId, replyKey: request.replyKey, at: now)
         }
         guard decision == .rotate else { return invalid(request) }
-        return try issuer.answer(account: account, requestId: request.requestId, replyKey: request.replyKey,
+        return try issuer.answer(account: account, session: presented.family, requestId: request.requestId, replyKey: request.replyKey,
                                  refreshToken: next.token, accountCreated: false, at: now)
     }
 
+    /// Tokens for `uid` answering `request`, if its profile passes the guard.
+    private func grant(uid: String, _ request: TokenRequested, accountCreated: Bool) throws -> Event {
+        try grant(uid: uid, requestId: request.requestId, replyKey: request.replyKey, clientId: request.clientId, accountCreated: accountCreated)
+    }
+
     /// Tokens for `uid` if its profile passes the guard.
-    private func grant(uid: String, requestId: String, replyKey: String, accountCreated: Bool) throws -> Event {
+    private func grant(uid: String, requestId: String, replyKey: String, clientId: String?, accountCreated: Bool) throws -> Event {
         guard let (account, _) = try loginGuard.admitted(uid: uid) else { return refused(requestId, LoginGuard.refusal) }
-        return try issuer.signIn(account: account, requestId: requestId, replyKey: replyKey, accountCreated: accountCreated, at: clock())
+        return try issuer.signIn(account: account, requestId: requestId, replyKey: replyKey, clientId: clientId, accountCreated: accountCreated,
+                                 at: clock())
     }
 
     private var loginGuard: LoginGuard { LoginGuard(accounts: passwords.accounts, profiles: profiles) }

@@ -32,19 +32,22 @@ public struct TokenIssuer: Sendable {
                                     issuedAt: account.sessionIssueTime(at: now), expiresAt: now.addingTimeInterval(refreshLifetime)))
     }
 
-    /// Starts a token family for a sign-in (its id is the request's) and answers with the sealed pair.
-    public func signIn(account: Account, requestId: String, replyKey: String, accountCreated: Bool, at now: Date) throws -> Event {
-        let refresh = refreshToken(account: account, family: requestId, requestId: requestId, at: now)
+    /// Starts a token family, a session, for a sign-in (its id is the request's) by the OAuth client `clientId`, and
+    /// answers with the sealed pair.
+    public func signIn(account: Account, requestId: String, replyKey: String, clientId: String?, accountCreated: Bool, at now: Date) throws -> Event {
+        var refresh = refreshToken(account: account, family: requestId, requestId: requestId, at: now)
+        refresh.record.clientId = clientId
         try tokens.store(refresh.record)
-        return try answer(account: account, requestId: requestId, replyKey: replyKey, refreshToken: refresh.token,
+        return try answer(account: account, session: requestId, requestId: requestId, replyKey: replyKey, refreshToken: refresh.token,
                           accountCreated: accountCreated, at: now)
     }
 
-    /// `TokenIssued` with a new access token of `account` and `refreshToken`, sealed to `replyKey`.
-    public func answer(account: Account, requestId: String, replyKey: String, refreshToken: String, accountCreated: Bool,
+    /// `TokenIssued` with a new access token of `account` in `session` and `refreshToken`, sealed to `replyKey`.
+    public func answer(account: Account, session: String, requestId: String, replyKey: String, refreshToken: String, accountCreated: Bool,
                        at now: Date) throws -> Event {
         let uid = account.uid
-        let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), issuedAt: account.sessionIssueTime(at: now),
+        let access = try minter.accessToken(subject: uid, id: UUID().uuidString.lowercased(), session: session,
+                                            issuedAt: account.sessionIssueTime(at: now),
                                             expiresAt: now.addingTimeInterval(accessLifetime))
         let pair = TokenPair(requestId: requestId, uid: uid, accessToken: access, refreshToken: refreshToken).sealedJSON
         guard let sealed = vault.seal(pair, to: replyKey) else {

@@ -15,11 +15,13 @@ public struct RefreshToken: Sendable, Equatable {
     public var replacedBy: String?
     /// The reply key of the request that rotated it (its new pair was sealed to that key).
     public var replacedWith: String?
-    /// Whether the family was revoked (reuse detected, password changed).
+    /// Whether the family was revoked (reuse detected, password changed, signed out).
     public var familyRevoked: Bool
+    /// The OAuth client its family signed in with (``SessionView/clientId``), kept by the family.
+    public var clientId: String?
 
     public init(digest: String, family: String, uid: String, issuedBy: String, issuedAt: Date, expiresAt: Date,
-                replacedBy: String? = nil, replacedWith: String? = nil, familyRevoked: Bool = false) {
+                replacedBy: String? = nil, replacedWith: String? = nil, familyRevoked: Bool = false, clientId: String? = nil) {
         self.digest = digest
         self.family = family
         self.uid = uid
@@ -29,7 +31,35 @@ public struct RefreshToken: Sendable, Equatable {
         self.replacedBy = replacedBy
         self.replacedWith = replacedWith
         self.familyRevoked = familyRevoked
+        self.clientId = clientId
     }
+}
+
+/// A session: a refresh-token family, one sign-in and every token rotated from it.
+public struct TokenFamily: Sendable, Equatable {
+    /// The family's id: the id of the request that signed in.
+    public var id: String
+    public var uid: String
+    public var clientId: String?
+    /// When its first token was issued, and its latest.
+    public var createdAt: Date
+    public var lastUsedAt: Date
+    /// When its newest token expires.
+    public var expiresAt: Date
+    public var revoked: Bool
+
+    public init(id: String, uid: String, clientId: String?, createdAt: Date, lastUsedAt: Date, expiresAt: Date, revoked: Bool) {
+        self.id = id
+        self.uid = uid
+        self.clientId = clientId
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+        self.revoked = revoked
+    }
+
+    /// Whether it is a session that still counts at `now`: not revoked, a token not expired.
+    public func isLive(at now: Date) -> Bool { !revoked && now < expiresAt }
 }
 
 /// Why a refresh token was refused. Internal: the requester sees only `invalid_credentials`.
@@ -72,13 +102,16 @@ public struct PendingSignIn: Sendable, Equatable {
     public var email: String
     public var replyKey: String
     public var createdAt: Date
+    /// The OAuth client of the token request, which its session keeps.
+    public var clientId: String?
 
-    public init(requestId: String, registrationId: String, email: String, replyKey: String, createdAt: Date) {
+    public init(requestId: String, registrationId: String, email: String, replyKey: String, createdAt: Date, clientId: String? = nil) {
         self.requestId = requestId
         self.registrationId = registrationId
         self.email = email
         self.replyKey = replyKey
         self.createdAt = createdAt
+        self.clientId = clientId
     }
 }
 
@@ -93,6 +126,13 @@ public protocol TokenStore: Sendable {
                 deciding decide: (RefreshToken?) -> RotationDecision) throws(StoreError) -> RotationDecision
     /// Revokes every token family of `uid`.
     func revokeAll(uid: String) throws(StoreError)
+    /// The family `id`, if it is stored.
+    func family(_ id: String) throws(StoreError) -> TokenFamily?
+    /// The families of `uid` that are live at `now` (``TokenFamily/isLive(at:)``), the latest signed in first.
+    func liveFamilies(uid: String, at now: Date) throws(StoreError) -> [TokenFamily]
+    /// Revokes the family `id` if it is one of `uid`'s; whether it is one (revoked now or before).
+    @discardableResult
+    func revoke(family id: String, of uid: String) throws(StoreError) -> Bool
     /// Deletes up to `limit` families whose every token expired before `cutoff`, with their tokens; returns how many.
     @discardableResult
     func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int

@@ -19,8 +19,9 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     static let expiredTokenGrace: TimeInterval = 3_600
 
     public static let role = WorkerRole.account
-    public static let summary = "create accounts, drive the registration saga, sign in and change accounts"
+    public static let summary = "create accounts, drive the registration saga, sign in, sign out and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
+                                                            AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self]
     static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
     public static let letters = SignInStep.letters + AccountChangeStep.letters + [Welcome.letter]
@@ -34,6 +35,8 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         .value("access-token-lifetime", "Seconds an access token is valid: a verifier outside Registrar cannot see a credential change end it",
                environment: "REGISTRAR_ACCESS_TOKEN_LIFETIME", default: "900"),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
+        .value("reauthentication-window", "Seconds after its sign-in that a session may export the account's data",
+               environment: "REGISTRAR_REAUTHENTICATION_WINDOW", default: "300"),
         AnswerRetention.option,
     ] + MailOptions.specs
 
@@ -74,8 +77,12 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                                     accessLifetime: Double(try parsed.integer("access-token-lifetime") ?? 900)),
                                 registrations: registrations,
                                 mailer: mailer, mail: mail, clock: clock)
-        let profileRead = ProfileReadStep(seals: seals, accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience),
-                                      loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
+        let gate = SessionGate(accessTokens: try keys.accessTokenVerifier(signingKey: signingKey, audience: audience), accounts: accounts,
+                               tokens: tokens)
+        let profileRead = ProfileReadStep(seals: seals, gate: gate, loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
+        let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
+        let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals,
+                                reauthenticationWindow: Double(try parsed.integer("reauthentication-window") ?? 300), clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
@@ -84,6 +91,8 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) },
                                              repeated: { try signIn.repeated($0) }),
                                    AnswerOnce(profileRead, memo: answers),
+                                   AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
+                                   AnswerOnce(export, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()

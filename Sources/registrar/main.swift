@@ -31,11 +31,15 @@ await CommandLineTool.exit {
                 ])
             }),
             .init("login", "Sign in with a password or an emailed code; prints the tokens", run: LoginCommand.run),
-            .init("token", "Tokens: `token refresh`", run: { arguments in
+            .init("token", "Tokens: `token refresh`, `token revoke`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar token", summary: "tokens", arguments, to: [
                     .init("refresh", "Rotate a refresh token into a new token pair", run: TokenRefreshCommand.run),
+                    .init("revoke", "Revoke a refresh or access token: its session ends (RFC 7009)", run: SessionCommands.revoke),
                 ])
             }),
+            .init("sign-out", "End this session, another by --session, or every session (--everywhere)", run: SessionCommands.signOut),
+            .init("sessions", "List the live sessions of the account an access token signs in", run: SessionCommands.list),
+            .init("export", "Print everything Registrar stores about an account (a recent sign-in's access token)", run: ExportCommand.run),
             .init("password", "Passwords: `password change`, `password reset`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar password", summary: "passwords", arguments, to: [
                     .init("change", "Change a password, re-authenticating with the old one", run: PasswordChangeCommand.run),

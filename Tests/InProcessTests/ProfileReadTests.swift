@@ -44,7 +44,7 @@ import Testing
             let key = try SigningKeyPair.load(from: system.directory + "/keys/" + "access-tokens.ed25519")
             let now = system.now
             func minted(_ key: SigningKeyPair, _ audience: TokenAudience = TokenAudience(), issued: Date, expires: Date) throws -> String {
-                try EdDSATokenMinter(key: key, audience: audience).accessToken(subject: uid, id: "forged", issuedAt: issued, expiresAt: expires)
+                try EdDSATokenMinter(key: key, audience: audience).accessToken(subject: uid, id: "forged", session: nil, issuedAt: issued, expiresAt: expires)
             }
             let fresh = (issued: now.addingTimeInterval(-10), expires: now.addingTimeInterval(600))
             let parts = genuine.accessToken.split(separator: ".")

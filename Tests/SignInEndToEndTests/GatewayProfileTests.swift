@@ -47,7 +47,7 @@ import Testing
             let key = try SigningKeyPair.load(from: system.directory + "/keys/access-tokens.ed25519")
             let now = Date()
             func minted(_ key: SigningKeyPair, _ audience: TokenAudience = TokenAudience(), expires: Date = now.addingTimeInterval(600)) throws -> String {
-                try EdDSATokenMinter(key: key, audience: audience).accessToken(subject: uid, id: "forged", issuedAt: now.addingTimeInterval(-3600),
+                try EdDSATokenMinter(key: key, audience: audience).accessToken(subject: uid, id: "forged", session: nil, issuedAt: now.addingTimeInterval(-3600),
                                                                                 expiresAt: expires)
             }
             let unverified: [(String, String)] = [

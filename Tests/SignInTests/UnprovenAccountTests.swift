@@ -49,7 +49,7 @@ extension SignInStepTests {
         let uid = try unprovenAccount("victim@example.com", password: "attacker password")
         // A session the pre-hijacker opened before registrations needed a code.
         let hijacker = try opened([try step.issuer.signIn(account: try #require(try accounts.account(uid: uid)), requestId: "hijacker",
-                                                          replyKey: replyKey, accountCreated: false, at: clock.now)]).tokens
+                                                          replyKey: replyKey, clientId: nil, accountCreated: false, at: clock.now)]).tokens
         clock.advance(by: 1)
         codes.issue("123456", to: "victim@example.com", .login, secrets: secrets, at: clock.now)
         let signIn = request(.email, "victim@example.com", "123456", id: "owner-1")

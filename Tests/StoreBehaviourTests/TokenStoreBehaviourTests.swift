@@ -67,6 +67,40 @@ import Testing
         }
     }
 
+    /// A family is a session: its client and sign-in time from its first token, its last use from its latest; only
+    /// an account's live ones are listed, newest first; an account revokes only its own.
+    @Test(arguments: StoreBackend.allCases)
+    func familiesAreSessionsTheirAccountListsAndEnds(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            var first = refreshToken("a1", family: "phone")
+            first.clientId = "ios-app"
+            try store.store(first)
+            var rotated = refreshToken("a2", family: "phone", issuedBy: "q1", expiresIn: 2 * 86_400)
+            rotated.issuedAt = startDate.addingTimeInterval(60)
+            #expect(try store.refresh("a1", to: rotated) == .rotate)
+            var later = refreshToken("b1", family: "tablet")
+            later.issuedAt = startDate.addingTimeInterval(30)
+            try store.store(later)
+            try store.store(refreshToken("c1", family: "expired", expiresIn: 10))
+            try store.store(refreshToken("d1", family: "someone-else", uid: "uid-2"))
+
+            let phone = TokenFamily(id: "phone", uid: "uid-1", clientId: "ios-app", createdAt: startDate,
+                                    lastUsedAt: startDate.addingTimeInterval(60), expiresAt: startDate.addingTimeInterval(2 * 86_400), revoked: false)
+            #expect(try store.family("phone") == phone)
+            #expect(try store.token(digest: "a2")?.clientId == "ios-app")
+            let now = startDate.addingTimeInterval(100)
+            #expect(try store.liveFamilies(uid: "uid-1", at: now).map(\.id) == ["tablet", "phone"])
+
+            #expect(try store.revoke(family: "someone-else", of: "uid-1") == false)
+            #expect(try store.revoke(family: "no-such-family", of: "uid-1") == false)
+            #expect(try store.token(digest: "d1")?.familyRevoked == false)
+            #expect(try store.revoke(family: "phone", of: "uid-1"))
+            #expect(try store.revoke(family: "phone", of: "uid-1"), "revoked before: still the account's")
+            #expect(try store.token(digest: "a2")?.familyRevoked == true && store.family("phone")?.revoked == true)
+            #expect(try store.liveFamilies(uid: "uid-1", at: now).map(\.id) == ["tablet"])
+        }
+    }
+
     /// The sweep's pruning: a family goes, with every token of it, once its newest token has expired; one with a
     /// token still valid stays whole, however old its rotated-away tokens are.
     @Test(arguments: StoreBackend.allCases)

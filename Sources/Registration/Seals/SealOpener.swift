@@ -2,7 +2,7 @@ import Domain
 import Foundation
 
 /// Opens the seals of one message: each must be a ``SealedSecret`` of its field's purpose, for the message's
-/// request id, email and reply key, sealed within ``maximumAge`` of now, and the message's request id must not
+/// request id, email, reply key and session id, sealed within ``maximumAge`` of now, and the message's request id must not
 /// have used other seals on its topic before (``SealLedger``). Anything else is refused and changes nothing.
 public struct SealOpener: Sendable {
     /// What opening a message's seals gave.
@@ -45,7 +45,7 @@ public struct SealOpener: Sendable {
         let email = context.email.map(RegistrationRules.normalizedEmail)
         for secret in secrets {
             guard secret.requestId == context.requestId, secret.email.map(RegistrationRules.normalizedEmail) == email,
-                  secret.replyKeyFingerprint == fingerprint,
+                  secret.replyKeyFingerprint == fingerprint, secret.sessionId == context.sessionId,
                   abs(now.timeIntervalSince1970 - Double(secret.sealedAt)) <= maximumAge else { return .refused }
         }
         let digest = vault.digest(Array(seals.map(\.sealed).joined(separator: "\n").utf8))

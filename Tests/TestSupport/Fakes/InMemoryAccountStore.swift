@@ -143,6 +143,12 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
+    public func changes(uid: String) throws(StoreError) -> [AccountChangeRecord] {
+        state.withLock { state in
+            state.changes.values.filter { $0.uid == uid }.sorted { ($0.updatedAt, $0.requestId) < ($1.updatedAt, $1.requestId) }
+        }
+    }
+
     /// Adds the active account `uid` of `email` that a completed registration at `date` leaves (`verified`: with its
     /// mailbox proven, as every registration now does; not for an account made before registrations needed a code).
     public func addActiveAccount(uid: String, email: String, passwordHash: String, at date: Date, verified: Bool = true) {

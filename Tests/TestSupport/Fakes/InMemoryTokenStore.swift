@@ -48,6 +48,34 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
+    public func family(_ id: String) throws(StoreError) -> TokenFamily? {
+        state.withLock { Self.family(id, in: $0) }
+    }
+
+    public func liveFamilies(uid: String, at now: Date) throws(StoreError) -> [TokenFamily] {
+        state.withLock { state in
+            Set(state.tokens.values.filter { $0.uid == uid }.map(\.family)).compactMap { Self.family($0, in: state) }
+                .filter { $0.isLive(at: now) }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        }
+    }
+
+    @discardableResult
+    public func revoke(family id: String, of uid: String) throws(StoreError) -> Bool {
+        state.withLock { state in
+            guard Self.family(id, in: state)?.uid == uid else { return false }
+            state.revokedFamilies.insert(id)
+            return true
+        }
+    }
+
+    /// The family `id` as its tokens make it up: the first token's uid and client, the first and latest issue times.
+    private static func family(_ id: String, in state: State) -> TokenFamily? {
+        let members = state.tokens.values.filter { $0.family == id }.sorted { $0.issuedAt < $1.issuedAt }
+        guard let first = members.first, let last = members.last else { return nil }
+        return TokenFamily(id: id, uid: first.uid, clientId: first.clientId, createdAt: first.issuedAt, lastUsedAt: last.issuedAt,
+                           expiresAt: members.map(\.expiresAt).max()!, revoked: state.revokedFamilies.contains(id))
+    }
+
     @discardableResult
     public func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int {
         state.withLock { state in
@@ -82,6 +110,7 @@ public final class InMemoryTokenStore: TokenStore {
     private static func token(_ digest: String, in state: State) -> RefreshToken? {
         guard var token = state.tokens[digest] else { return nil }
         token.familyRevoked = state.revokedFamilies.contains(token.family)
+        token.clientId = family(token.family, in: state)?.clientId
         return token
     }
 }
@@ -93,7 +122,7 @@ public final class FakeMinter: TokenMinter {
 
     public init() {}
 
-    public func accessToken(subject: String, id: String, issuedAt: Date, expiresAt: Date) throws -> String {
+    public func accessToken(subject: String, id: String, session: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         "access:\(subject):\(Int(expiresAt.timeIntervalSince(issuedAt)))"
     }
 

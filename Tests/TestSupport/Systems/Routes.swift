@@ -43,7 +43,12 @@ struct Routes {
 
     /// A GET, screened and answered as the server would (`Gateway.respond(to:)`).
     func get(_ path: String, headers: [(String, String)] = []) async -> Answer {
-        Answer(await gateway.respond(to: HTTPRequest(method: "GET", path: path, headers: HTTPHeaders(headers), clientAddress: address)))
+        await send("GET", path, headers: headers)
+    }
+
+    /// A request of `method` without a body.
+    func send(_ method: String, _ path: String, headers: [(String, String)] = []) async -> Answer {
+        Answer(await gateway.respond(to: HTTPRequest(method: method, path: path, headers: HTTPHeaders(headers), clientAddress: address)))
     }
 
     /// A form-encoded POST of `fields`.

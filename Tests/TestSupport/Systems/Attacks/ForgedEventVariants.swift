@@ -147,8 +147,11 @@ extension Attacks {
         case .profileEmailRejected: return .profileEmailRejected(ProfileEmailRejected(requestId: id, uid: victim.uid, reason: .emailTaken, message: "forged"))
         case .accountChangeCompleted: return .accountChangeCompleted(AccountChangeCompleted(requestId: id, change: .changeEmail))
         case .accountChangeFailed: return .accountChangeFailed(RequestRefusal(requestId: id, reason: .invalidCredentials, message: "forged"))
+        case .signedOut: return .signedOut(SignedOut(requestId: id))
+        case .sessionsAnswered: return .sessionsAnswered(SessionsAnswered(requestId: id, sealedSessions: forgedResult(naming: victim.uid, renamed)))
+        case .exportAnswered: return .exportAnswered(ExportAnswered(requestId: id, sealedExport: forgedResult(naming: victim.uid, renamed)))
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
-             .emailChangeRequested:
+             .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested:
             preconditionFailure("\(kind) is a client's request, not an internal event")
         }
     }

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Published by a client to `auth.requests` for a copy of everything Registrar stores about the caller's account
+/// (`GET /me/export`, GDPR Art. 15 and 20): `sealedAccessToken` is the Bearer access token sealed (purpose `export`) to
+/// the account worker's public key; its session must have signed in within the worker's re-authentication window.
+public struct ExportRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var sealedAccessToken: String
+    public var replyKey: String
+
+    public init(requestId: String, sealedAccessToken: String, replyKey: String) {
+        self.requestId = requestId
+        self.sealedAccessToken = sealedAccessToken
+        self.replyKey = replyKey
+    }
+}
+
+/// The caller's data: `sealedExport` is an ``AccountExport`` (JSON) sealed to the request's `replyKey`.
+public struct ExportAnswered: RequestMessage, Equatable {
+    public var requestId: String
+    public var sealedExport: String
+
+    public init(requestId: String, sealedExport: String) {
+        self.requestId = requestId
+        self.sealedExport = sealedExport
+    }
+}
+
+/// What `ExportAnswered.sealedExport` opens to: the account (no password hash, no token, no code), its profile, its live
+/// sessions and the history of its requests. Times are Unix seconds.
+public struct AccountExport: SealedAnswer, Equatable {
+    public static let purpose = AnswerPurpose.export
+    public var requestId: String
+    public var purpose: AnswerPurpose
+    public var exportedAt: Date
+    public var account: ExportedAccount
+    /// Nil when the account has no profile (yet).
+    public var profile: Profile?
+    public var sessions: [SessionView]
+    /// The account's requests that Registrar recorded, oldest first.
+    public var history: [ExportedRequest]
+
+    public init(requestId: String, exportedAt: Date, account: ExportedAccount, profile: Profile?, sessions: [SessionView],
+                history: [ExportedRequest]) {
+        self.requestId = requestId
+        purpose = Self.purpose
+        self.exportedAt = exportedAt
+        self.account = account
+        self.profile = profile
+        self.sessions = sessions
+        self.history = history
+    }
+}
+
+extension AccountExport {
+    /// The export as its owner reads it (`GET /me/export`, `registrar export`): the sealed payload without its request id
+    /// and purpose, keys sorted, times in ISO 8601.
+    public var document: [UInt8] {
+        struct Document: Encodable {
+            var exportedAt: Date
+            var account: ExportedAccount
+            var profile: Profile?
+            var sessions: [SessionView]
+            var history: [ExportedRequest]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        // Encoding plain Codable structs of strings, dates and booleans cannot fail.
+        return Array(try! encoder.encode(Document(exportedAt: exportedAt, account: account, profile: profile, sessions: sessions,
+                                                  history: history)))
+    }
+}
+
+/// The account's own fields, as its owner may see them.
+public struct ExportedAccount: Codable, Sendable, Equatable {
+    public var uid: String
+    public var email: String
+    public var status: String
+    public var createdAt: Date
+    /// Whether a password is set (never the password or its hash).
+    public var hasPassword: Bool
+
+    public init(uid: String, email: String, status: String, createdAt: Date, hasPassword: Bool) {
+        self.uid = uid
+        self.email = email
+        self.status = status
+        self.createdAt = createdAt
+        self.hasPassword = hasPassword
+    }
+}
+
+/// One recorded request of the account: its type (`registration`, or an account change's kind), when it was last
+/// moved, and where it ended (`completed`, `failed`, or a stage still in progress).
+public struct ExportedRequest: Codable, Sendable, Equatable {
+    public var type: String
+    public var at: Date
+    public var outcome: String
+
+    public init(type: String, at: Date, outcome: String) {
+        self.type = type
+        self.at = at
+        self.outcome = outcome
+    }
+}

@@ -1,0 +1,112 @@
+import Console
+import Domain
+import Foundation
+import RegistrarClient
+import Support
+
+/// `registrar sign-out`, `registrar sessions` and `registrar token revoke`: sessions over the topics, each token read
+/// from its file, standard input or a prompt (never argv).
+enum SessionCommands {
+    static let signOutSpec = CommandSpec(
+        name: "registrar sign-out", summary: "end the access token's session, another session of its account, or every session",
+        usage: "[--session ID | --everywhere] [--access-token-file F] [--json]   (else the access token on standard input or prompted)",
+        options: FlowClient.options(Secret.accessToken.options + [
+            .value("session", "End this session of the account (an id `registrar sessions` lists) instead of the token's own"),
+            .flag("everywhere", "End every session of the account: every refresh token and every access token; a notice is mailed"),
+            JSONOutput.option,
+        ]))
+
+    static let listSpec = CommandSpec(
+        name: "registrar sessions", summary: "list the live sessions of the access token's account",
+        usage: "[--access-token-file F] [--json]   (else the access token on standard input or prompted)",
+        options: FlowClient.options(Secret.accessToken.options + [JSONOutput.option]))
+
+    static let revokeSpec = CommandSpec(
+        name: "registrar token revoke", summary: "revoke a refresh or an access token: its session ends (RFC 7009)",
+        usage: "[--token-file F] [--json]   (else the token on standard input or prompted)",
+        options: FlowClient.options(Secret.token.options + [JSONOutput.option]))
+
+    static func signOut(_ arguments: [String]) async -> ExitCode {
+        await FlowClient.run(arguments, spec: signOutSpec, secrets: { _ in [Secret.accessToken] }) { parsed, flow in
+            let session = parsed.value("session")
+            if session != nil, parsed.flag("everywhere") { throw UsageError.invalid("use --session or --everywhere, not both", signOutSpec.helpText) }
+            let scope: SignOutScope = parsed.flag("everywhere") ? .everywhere : .session
+            return try await flow.printSignOut(try await flow.client.signOut(
+                scope, token: flow.secrets[0], sessionId: session, locale: flow.locale, requestId: flow.requestId, timeout: flow.timeout))
+        }
+    }
+
+    static func revoke(_ arguments: [String]) async -> ExitCode {
+        await FlowClient.run(arguments, spec: revokeSpec, secrets: { _ in [Secret.token] }) { _, flow in
+            try await flow.printSignOut(try await flow.client.signOut(
+                .revocation, token: flow.secrets[0], requestId: flow.requestId, timeout: flow.timeout))
+        }
+    }
+
+    static func list(_ arguments: [String]) async -> ExitCode {
+        await FlowClient.run(arguments, spec: listSpec, secrets: { _ in [Secret.accessToken] }) { _, flow in
+            switch try await flow.client.sessions(accessToken: flow.secrets[0], requestId: flow.requestId, timeout: flow.timeout) {
+            case (.sessionsAnswered, let list?):
+                let time = ISO8601DateFormatter()
+                if flow.json {
+                    JSONOutput.print(["requestId": flow.requestId, "outcome": "sessions", "uid": list.uid, "sessions": list.sessions.map {
+                        ["id": $0.id, "createdAt": time.string(from: $0.createdAt), "lastUsedAt": time.string(from: $0.lastUsedAt),
+                         "clientId": $0.clientId ?? NSNull(), "current": $0.current] as [String: Any]
+                    }])
+                    return .success
+                }
+                print("sessions of uid \(list.uid): \(list.sessions.count)")
+                for session in list.sessions {
+                    print("\(session.id)  signed in \(time.string(from: session.createdAt))  last used \(time.string(from: session.lastUsedAt))"
+                          + "  client \(session.clientId ?? "-")\(session.current ? "  (this one)" : "")")
+                }
+                return .success
+            case (.tokenRefused(let refused), _):
+                return flow.refused(refused.reason, refused.message)
+            case (let other, _):
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
+            }
+        }
+    }
+}
+
+extension FlowClient {
+    /// Prints a sign-out's outcome.
+    func printSignOut(_ outcome: Event) throws -> ExitCode {
+        switch outcome {
+        case .signedOut:
+            if json {
+                JSONOutput.print(["requestId": requestId, "outcome": "signed_out"])
+            } else {
+                print("signed out \(requestId)")
+            }
+            return .success
+        case .tokenRefused(let refused):
+            return self.refused(refused.reason, refused.message)
+        default:
+            throw RegistrarClient.UnexpectedOutcome(type: outcome.type)
+        }
+    }
+}
+
+/// `registrar export`: everything Registrar stores about an account, for its owner (a recent sign-in's access token).
+enum ExportCommand {
+    static let spec = CommandSpec(
+        name: "registrar export", summary: "print everything Registrar stores about the access token's account as JSON",
+        usage: "[--access-token-file F]   (else the access token on standard input or prompted; its session signed in recently)",
+        options: FlowClient.options(Secret.accessToken.options))
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.accessToken] }) { _, flow in
+            switch try await flow.client.export(accessToken: flow.secrets[0], requestId: flow.requestId, timeout: flow.timeout) {
+            case (.exportAnswered, let export?):
+                print(String(decoding: export.document, as: UTF8.self))
+                return .success
+            case (.tokenRefused(let refused), _):
+                return flow.refused(refused.reason, refused.message)
+            case (let other, _):
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
+            }
+        }
+    }
+}
