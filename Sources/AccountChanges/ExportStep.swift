@@ -53,8 +53,7 @@ public struct ExportStep: EventHandler {
         let now = clock()
         guard let caller = try gate.caller(of: token, at: now) else { return refused(id, Self.invalidToken) }
         let tokens = gate.tokens
-        guard let session = caller.session, let family = try tokens.family(session),
-              now.timeIntervalSince(family.createdAt) <= reauthenticationWindow else {
+        guard try gate.signedInRecently(caller, within: reauthenticationWindow, at: now) else {
             return refused(id, Failure(.reauthenticationRequired, "Sign in again (password or emailed code) and export with the new access token "
                                                                       + "within \(Int(reauthenticationWindow)) s."))
         }
@@ -66,7 +65,7 @@ public struct ExportStep: EventHandler {
             ExportedRequest(type: $0.kind.rawValue, at: $0.updatedAt, outcome: $0.stage.rawValue)
         }
         let sessions = try tokens.liveFamilies(uid: account.uid, at: now).map {
-            SessionView(id: $0.id, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, clientId: $0.clientId, current: $0.id == session)
+            SessionView(id: $0.id, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, clientId: $0.clientId, current: $0.id == caller.session)
         }
         let export = AccountExport(
             requestId: id, exportedAt: now,

@@ -16,8 +16,8 @@ extension BackendOptions {
     /// The account store's option alone, for workers that need only the stores following it.
     public static let accountsSpecs = specs.filter { $0.name == "accounts" }
 
-    /// The account store with sign-in failures and account changes.
-    public func accountChangeStore() throws -> any AccountChangeStore {
+    /// The account store with sign-in failures, account changes and deletions.
+    public func accountChangeStore() throws -> any DeletionStore {
         try accounts.map(Self.accountChangeStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()
     }
 
@@ -52,7 +52,7 @@ extension BackendOptions {
     }
 
     /// The account store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
-    public static func accountChangeStore(at url: String) throws -> any AccountChangeStore {
+    public static func accountChangeStore(at url: String) throws -> any DeletionStore {
         try SQLAccountStore(database: database(at: url))
     }
 

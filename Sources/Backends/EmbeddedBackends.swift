@@ -14,7 +14,7 @@ public struct EmbeddedBackends: Sendable {
         self.directory = directory
     }
 
-    public func accounts() throws -> any AccountChangeStore {
+    public func accounts() throws -> any DeletionStore {
         try SQLAccountStore(database: accountsDatabase())
     }
 

@@ -117,7 +117,7 @@ extension Event {
     var isRequest: Bool {
         switch self {
         case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested,
-             .signOutRequested, .sessionsRequested, .exportRequested: true
+             .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested: true
         default: false
         }
     }

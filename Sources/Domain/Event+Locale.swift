@@ -7,6 +7,7 @@ extension Event {
         case .passwordResetRequested(let request): request.locale
         case .emailChangeRequested(let request): request.locale
         case .signOutRequested(let request): request.locale
+        case .accountDeletionRequested(let request): request.locale
         default: nil
         }
     }

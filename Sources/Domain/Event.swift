@@ -38,6 +38,12 @@ public enum Event: Sendable, Equatable {
     case sessionsAnswered(SessionsAnswered)
     case exportRequested(ExportRequested)
     case exportAnswered(ExportAnswered)
+    case accountDeletionRequested(AccountDeletionRequested)
+    case eraseAvatar(EraseAvatar)
+    case avatarErased(AvatarErased)
+    case eraseProfile(EraseProfile)
+    case profileErased(ProfileErased)
+    case accountDeleted(AccountDeleted)
 
     /// The schema version this build writes and reads.
     public static let version = 1
@@ -83,6 +89,12 @@ public enum Event: Sendable, Equatable {
         case .sessionsAnswered: .sessionsAnswered
         case .exportRequested: .exportRequested
         case .exportAnswered: .exportAnswered
+        case .accountDeletionRequested: .accountDeletionRequested
+        case .eraseAvatar: .eraseAvatar
+        case .avatarErased: .avatarErased
+        case .eraseProfile: .eraseProfile
+        case .profileErased: .profileErased
+        case .accountDeleted: .accountDeleted
         }
     }
 

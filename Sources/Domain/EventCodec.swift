@@ -141,6 +141,12 @@ public enum EventCodec {
         "SessionsAnswered": entry(Event.sessionsAnswered),
         "ExportRequested": entry(Event.exportRequested),
         "ExportAnswered": entry(Event.exportAnswered),
+        "AccountDeletionRequested": entry(Event.accountDeletionRequested),
+        "EraseAvatar": entry(Event.eraseAvatar),
+        "AvatarErased": entry(Event.avatarErased),
+        "EraseProfile": entry(Event.eraseProfile),
+        "ProfileErased": entry(Event.profileErased),
+        "AccountDeleted": entry(Event.accountDeleted),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -200,6 +206,12 @@ extension Event {
         case .sessionsAnswered(let e): e
         case .exportRequested(let e): e
         case .exportAnswered(let e): e
+        case .accountDeletionRequested(let e): e
+        case .eraseAvatar(let e): e
+        case .avatarErased(let e): e
+        case .eraseProfile(let e): e
+        case .profileErased(let e): e
+        case .accountDeleted(let e): e
         }
     }
 }

@@ -36,5 +36,11 @@ extension Event {
         case sessionsAnswered = "SessionsAnswered"
         case exportRequested = "ExportRequested"
         case exportAnswered = "ExportAnswered"
+        case accountDeletionRequested = "AccountDeletionRequested"
+        case eraseAvatar = "EraseAvatar"
+        case avatarErased = "AvatarErased"
+        case eraseProfile = "EraseProfile"
+        case profileErased = "ProfileErased"
+        case accountDeleted = "AccountDeleted"
     }
 }

@@ -27,6 +27,8 @@ public struct SealedSecret: Codable, Sendable, Equatable {
         case signOutEverywhere = "sign_out_everywhere"
         /// `ExportRequested.sealedAccessToken`.
         case export
+        /// `AccountDeletionRequested.sealedAccessToken`.
+        case deleteAccount = "delete_account"
     }
 
     public var purpose: Purpose

@@ -7,9 +7,9 @@ public enum StepRoutes {
         Topic.registrationReplies: [.avatarStored, .avatarRejected, .avatarDeleted, .profileWritten, .profileRejected, .profileDeleted],
     ])
     /// `AvatarStep` (image worker).
-    public static let avatar = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar]])
+    public static let avatar = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar, .eraseAvatar]])
     /// `ProfileStep` (profile worker).
-    public static let profile = Route.set([Topic.profileCommands: [.writeProfile, .deleteProfile]])
+    public static let profile = Route.set([Topic.profileCommands: [.writeProfile, .deleteProfile, .eraseProfile]])
     /// `ProfileEmailStep` (profile worker).
     public static let profileEmail = Route.set([Topic.profileCommands: [.updateProfileEmail]])
     /// `CodeDispatchStep` (code dispatch worker).
@@ -30,8 +30,13 @@ public enum StepRoutes {
         Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
         Topic.accountReplies: [.profileEmailUpdated, .profileEmailRejected],
     ])
+    /// `DeletionStep` (account worker): the deletion requests, and the image and profile workers' replies to them.
+    public static let deletion = Route.set([
+        Topic.accountRequests: [.accountDeletionRequested],
+        Topic.accountReplies: [.avatarErased, .profileErased],
+    ])
 
     /// Every step's routes.
     public static let all: Set<Route> = registration.union(avatar).union(profile).union(profileEmail).union(codeDispatch)
-        .union(signIn).union(profileRead).union(sessions).union(export).union(accountChange)
+        .union(signIn).union(profileRead).union(sessions).union(export).union(accountChange).union(deletion)
 }

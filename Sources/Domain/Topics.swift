@@ -6,9 +6,9 @@ public enum Topic {
     public static let registrationRequests = "registration.requests"
     /// Public output: `RegistrationCompleted` or `RegistrationFailed`, one per registration.
     public static let registrationOutcomes = "registration.outcomes"
-    /// Commands to the image worker: `StoreAvatar`, `DeleteAvatar`.
+    /// Commands to the image worker: `StoreAvatar`, `DeleteAvatar`, `EraseAvatar`.
     public static let imageCommands = "image.commands"
-    /// Commands to the profile worker: `WriteProfile`, `DeleteProfile`.
+    /// Commands to the profile worker: `WriteProfile`, `DeleteProfile`, `UpdateProfileEmail`, `EraseProfile`.
     public static let profileCommands = "profile.commands"
     /// Replies of the image and profile workers to the account worker, which drives the saga.
     public static let registrationReplies = "registration.replies"
@@ -22,11 +22,13 @@ public enum Topic {
     /// Public output of sign-in: `TokenIssued`, `ProfileAnswered`, `SignedOut`, `SessionsAnswered`, `ExportAnswered` or
     /// `TokenRefused`, one per request.
     public static let authOutcomes = "auth.outcomes"
-    /// Public input of account changes: `PasswordChangeRequested`, `PasswordResetRequested`, `EmailChangeRequested`.
+    /// Public input of account changes: `PasswordChangeRequested`, `PasswordResetRequested`, `EmailChangeRequested`,
+    /// `AccountDeletionRequested`.
     public static let accountRequests = "account.requests"
-    /// Public output of account changes: `AccountChangeCompleted` or `AccountChangeFailed`, one per request.
+    /// Public output of account changes: `AccountChangeCompleted`, `AccountDeleted` or `AccountChangeFailed`, one per request.
     public static let accountOutcomes = "account.outcomes"
-    /// Replies of the profile worker to the email change saga: `ProfileEmailUpdated`, `ProfileEmailRejected`.
+    /// Replies to the email change and deletion sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`, `ProfileErased` (profile
+    /// worker), `AvatarErased` (image worker).
     public static let accountReplies = "account.replies"
 
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,

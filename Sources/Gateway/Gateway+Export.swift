@@ -24,8 +24,6 @@ extension Gateway {
                     ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
                     ("Content-Disposition", #"attachment; filename="registrar-export.json""#),
                 ]), body: export.document)
-            case (.tokenRefused(let refused), _) where refused.reason == .reauthenticationRequired:
-                return Answer.error(403, refused.reason.rawValue, refused.message)
             case (.tokenRefused(let refused), _):
                 return Self.refusal(refused)
             case (let other, _):

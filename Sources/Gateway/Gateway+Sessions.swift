@@ -123,11 +123,12 @@ extension Gateway {
     }
 
     /// A refused request with a Bearer token: `401` and the challenge for a token that does not count, `404` for an
-    /// unknown session, else `400`.
+    /// unknown session, `403` for an older session than a re-authentication needs, else `400`.
     static func refusal(_ refused: RequestRefusal) -> HTTPResponse {
         switch refused.reason {
         case .invalidCredentials: bearerChallenge(error: "invalid_token", "The access token is expired, revoked or not ours.")
         case .sessionUnknown: Answer.error(404, refused.reason.rawValue, refused.message)
+        case .reauthenticationRequired: Answer.error(403, refused.reason.rawValue, refused.message)
         default: Answer.error(400, refused.reason.rawValue, refused.message)
         }
     }

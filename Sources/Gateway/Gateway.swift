@@ -118,32 +118,35 @@ public final class Gateway: Sendable {
         return response
     }
 
-    /// The endpoints by path: the method each takes and what answers it. The metrics count requests by these paths.
-    static let routes: [String: (method: String, answer: @Sendable (Gateway, HTTPRequest) async -> HTTPResponse)] = [
-        "/healthz": ("GET", { gateway, _ in
+    /// What answers a request to one endpoint.
+    typealias Answerer = @Sendable (Gateway, HTTPRequest) async -> HTTPResponse
+
+    /// The endpoints by path: what answers each method they take. The metrics count requests by these paths.
+    static let routes: [String: [String: Answerer]] = [
+        "/healthz": ["GET": { gateway, _ in
             gateway.broker.unreachableFor() <= gateway.configuration.brokerLiveness ? Answer.json(200, ["status": "ok"])
                 : Answer.error(503, "broker_unreachable", "The broker has been unreachable for longer than \(gateway.configuration.brokerLiveness).")
-        }),
-        "/readyz": ("GET", { gateway, _ in
+        }],
+        "/readyz": ["GET": { gateway, _ in
             gateway.broker.isReachable ? Answer.json(200, ["status": "ready"]) : Answer.error(503, "broker_unreachable", "The broker cannot be reached.")
-        }),
-        metadataPath: ("GET", { await $0.describeServer($1) }),
-        jwksPath: ("GET", { gateway, _ in
+        }],
+        metadataPath: ["GET": { await $0.describeServer($1) }],
+        jwksPath: ["GET": { gateway, _ in
             HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")]),
                          body: Array(gateway.configuration.jwks().utf8))
-        }),
-        "/email/getCode": ("POST", { await $0.requestCode($1) }),
-        tokenPath: ("POST", { await $0.issueTokens($1) }),
-        "/accounts": ("POST", { await $0.register($1) }),
-        "/me/password": ("POST", { await $0.changePassword($1) }),
-        "/password/reset": ("POST", { await $0.resetPassword($1) }),
-        "/me/email": ("POST", { await $0.changeEmail($1) }),
-        "/me": ("GET", { await $0.showProfile($1) }),
-        revocationPath: ("POST", { await $0.revokeToken($1) }),
-        "/me/sign-out": ("POST", { await $0.signOutSession($1) }),
-        "/me/sign-out-everywhere": ("POST", { await $0.signOutEverywhere($1) }),
-        sessionsPath: ("GET", { await $0.listSessions($1) }),
-        "/me/export": ("GET", { await $0.exportAccount($1) }),
+        }],
+        "/email/getCode": ["POST": { await $0.requestCode($1) }],
+        tokenPath: ["POST": { await $0.issueTokens($1) }],
+        "/accounts": ["POST": { await $0.register($1) }],
+        "/me/password": ["POST": { await $0.changePassword($1) }],
+        "/password/reset": ["POST": { await $0.resetPassword($1) }],
+        "/me/email": ["POST": { await $0.changeEmail($1) }],
+        "/me": ["GET": { await $0.showProfile($1) }, "DELETE": { await $0.deleteAccount($1) }],
+        revocationPath: ["POST": { await $0.revokeToken($1) }],
+        "/me/sign-out": ["POST": { await $0.signOutSession($1) }],
+        "/me/sign-out-everywhere": ["POST": { await $0.signOutEverywhere($1) }],
+        sessionsPath: ["GET": { await $0.listSessions($1) }],
+        "/me/export": ["GET": { await $0.exportAccount($1) }],
     ]
 
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
@@ -152,11 +155,13 @@ public final class Gateway: Sendable {
             return status(capability: String(request.path.dropFirst(Self.statusPrefix.count)))
         }
         if request.path.hasPrefix(Self.sessionsPath + "/") { return await endSession(request) }
-        guard let route = Self.routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
-        guard request.method == route.method else {
-            return Answer.error(405, "method_not_allowed", "Use \(route.method).", headers: [("Allow", route.method)])
+        guard let methods = Self.routes[request.path] else { return Answer.error(404, "not_found", "No such endpoint.") }
+        guard let answer = methods[request.method] else {
+            let allowed = methods.keys.sorted()
+            return Answer.error(405, "method_not_allowed", "Use \(allowed.joined(separator: " or ")).",
+                                headers: [("Allow", allowed.joined(separator: ", "))])
         }
-        return await route.answer(self, request)
+        return await answer(self, request)
     }
 
     /// Where a request's answer is found after a `202`: followed by the request's status capability.

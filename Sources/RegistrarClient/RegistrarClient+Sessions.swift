@@ -45,3 +45,18 @@ extension RegistrarClient {
         return (outcome, try replySecret.open(answered.sealedExport, as: AccountExport.self, answering: requestId))
     }
 }
+
+extension RegistrarClient {
+    /// Deletes for good the account `accessToken` names (its session signed in recently): its avatar, its profile and the
+    /// account; returns the outcome, `AccountDeleted` or `AccountChangeFailed`. A notice is mailed in `locale`.
+    public func deleteAccount(accessToken: String, locale: String? = nil, requestId: String = UUID().uuidString.lowercased(),
+                              timeout: Duration) async throws -> Event {
+        try await send(.accountDeletionRequested(deletion(accessToken: accessToken, locale: locale, requestId: requestId)), timeout: timeout)
+    }
+
+    /// The request ``deleteAccount(accessToken:locale:requestId:timeout:)`` publishes.
+    public func deletion(accessToken: String, locale: String? = nil, requestId: String = UUID().uuidString.lowercased()) -> AccountDeletionRequested {
+        AccountDeletionRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .deleteAccount, requestId: requestId, email: nil),
+                                 replyKey: replyKey(for: requestId), locale: locale)
+    }
+}

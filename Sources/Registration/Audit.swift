@@ -13,6 +13,7 @@ public struct RegistrationAudit: Sendable {
             case stalePendingAccount = "stale_pending_account"
             case staleStagedUpload = "stale_staged_upload"
             case emailMismatch = "email_mismatch"
+            case staleDeletingAccount = "stale_deleting_account"
         }
 
         public var kind: Kind
@@ -55,6 +56,12 @@ public struct RegistrationAudit: Sendable {
                 findings.append(Finding(kind: .stalePendingAccount, subject: account.uid,
                                         detail: "pending since \(account.createdAt.formatted(.iso8601))"))
             case .pending:
+                break
+            case .deleting where (account.notBefore ?? account.createdAt) < cutoff:
+                // A deletion ends the sessions as it starts: one begun before the grace is stuck (its sweep resends its step).
+                findings.append(Finding(kind: .staleDeletingAccount, subject: account.uid,
+                                        detail: "deleting since \((account.notBefore ?? account.createdAt).formatted(.iso8601))"))
+            case .deleting:
                 break
             }
         }

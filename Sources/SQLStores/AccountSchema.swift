@@ -2,7 +2,7 @@ import Domain
 import Registration
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
-/// `code_failures`) and account changes, the answers given to requests (by request topic and id, with their time),
+/// `code_failures`), account changes and deletions, the answers given to requests (by request topic and id, with their time),
 /// and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
 let accountSchema = SQLSchema(
@@ -83,6 +83,7 @@ let accountSchema = SQLSchema(
         accountOwnership(real: "REAL", integer: "INTEGER"),
         answersByTopic(table: "STRICT", real: "REAL", collation: "", answerType: "json_extract(answer, '$.type')",
                        now: "CAST(strftime('%s', 'now') AS REAL)"),
+        deletions(table: "STRICT", real: "REAL", integer: "INTEGER", collation: ""),
     ],
     postgres: [
         """
@@ -160,7 +161,24 @@ let accountSchema = SQLSchema(
         accountOwnership(real: "DOUBLE PRECISION", integer: "BIGINT"),
         answersByTopic(table: "", real: "DOUBLE PRECISION", collation: #" COLLATE "C""#, answerType: "(answer::json ->> 'type')",
                        now: "extract(epoch FROM now())"),
+        deletions(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", collation: #" COLLATE "C""#),
     ])
+
+/// Migration 10: account deletions, by request id (``DeletionRecord``).
+private func deletions(table: String, real: String, integer: String, collation: String) -> String {
+    """
+    CREATE TABLE deletions (
+        request_id TEXT\(collation) PRIMARY KEY NOT NULL,
+        uid TEXT\(collation) NOT NULL,
+        email TEXT\(collation) NOT NULL,
+        image_id TEXT,
+        stage TEXT NOT NULL,
+        revision \(integer) NOT NULL,
+        updated_at \(real) NOT NULL
+    ) \(table);
+    CREATE INDEX deletions_by_stage ON deletions (stage, updated_at);
+    """
+}
 
 /// Migration 9: each answer is kept by its request's topic and id (an id reused on another flow is another request)
 /// with the time it was given, so that answers older than the flows' retention are forgotten. Earlier answers get

@@ -67,11 +67,18 @@ public struct SQLAccountStore: AccountStore {
     }
 
     public func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] {
+        try records(in: stages, updatedBefore: date)
+    }
+
+    /// The records of a saga table (its key first, a `stage` and an `updated_at` column) in one of `stages` last moved
+    /// before `date`, oldest first.
+    func records<Record: TableRecord & Sendable, Stage: RawRepresentable<String> & SQLValueConvertible>(
+        in stages: Set<Stage>, updatedBefore date: Date) throws(StoreError) -> [Record] {
         guard !stages.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: stages.count).joined(separator: ", ")
-        let sql = SagaRecord.select + " WHERE stage IN (\(placeholders)) AND updated_at < ? ORDER BY updated_at, registration_id"
+        let sql = Record.select + " WHERE stage IN (\(placeholders)) AND updated_at < ? ORDER BY updated_at, \(Record.columns[0])"
         let values: [any SQLValueConvertible] = stages.sorted { $0.rawValue < $1.rawValue } + [date]
-        return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, SagaRecord.init) }
+        return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, Record.init) }
     }
 
     public func update(uid: String, applying update: AccountUpdate) throws(StoreError) {

@@ -97,6 +97,13 @@ public struct SQLTokenStore: TokenStore {
         }
     }
 
+    public func forget(uid: String) throws(StoreError) {
+        try database.inTransaction { (db) throws(SQLError) in
+            try db.execute("DELETE FROM refresh_tokens WHERE uid = ?", [uid])
+            try db.execute("DELETE FROM token_families WHERE uid = ?", [uid])
+        }
+    }
+
     @discardableResult
     public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         try database.withSession { (db) throws(SQLError) in

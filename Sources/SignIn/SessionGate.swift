@@ -34,4 +34,11 @@ public struct SessionGate: Sendable {
         }
         return Caller(account: account, session: subject.session)
     }
+
+    /// Whether the caller's session signed in (by password or emailed code) within `window` seconds before `now`: the
+    /// re-authentication an export or a deletion needs, so that whoever holds an older session's token cannot.
+    public func signedInRecently(_ caller: Caller, within window: Double, at now: Date) throws -> Bool {
+        guard let session = caller.session, let family = try tokens.family(session) else { return false }
+        return now.timeIntervalSince(family.createdAt) <= window
+    }
 }

@@ -136,6 +136,8 @@ public protocol TokenStore: Sendable {
     /// Deletes up to `limit` families whose every token expired before `cutoff`, with their tokens; returns how many.
     @discardableResult
     func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int
+    /// Deletes every family of `uid` with its tokens (a deleted account's; deleting none succeeds).
+    func forget(uid: String) throws(StoreError)
     /// Records a pending sign-in unless one with its request id (or registration id) exists; returns
     /// the one stored under its request id.
     @discardableResult

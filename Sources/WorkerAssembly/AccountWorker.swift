@@ -11,8 +11,8 @@ import SignIn
 import Support
 import Verification
 
-/// The account worker: the registration saga, sign-in and account changes, each request answered once,
-/// and the sweep that undoes registrations and email changes past their deadline and forgets expired seal claims,
+/// The account worker: the registration saga, sign-in, account changes and deletions, each request answered once,
+/// and the sweep that undoes registrations and email changes past their deadline (and resends a deletion's step) and forgets expired seal claims,
 /// refresh-token families, and answers older than their retention.
 public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
@@ -22,12 +22,12 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     public static let summary = "create accounts, drive the registration saga, sign in, sign out and change accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
-                                                            AnswerOnce<AccountChangeStep>.self]
+                                                            AnswerOnce<AccountChangeStep>.self, AnswerOnce<DeletionStep>.self]
     static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
-    public static let letters = SignInStep.letters + AccountChangeStep.letters + [Welcome.letter]
+    public static let letters = SignInStep.letters + AccountChangeStep.letters + DeletionStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
-        .value("saga-deadline", "Seconds a registration or email change may take before it is undone", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("saga-deadline", "Seconds a registration or email change may take before it is undone (a deletion's step, before it is sent again)", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
@@ -35,7 +35,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         .value("access-token-lifetime", "Seconds an access token is valid: a verifier outside Registrar cannot see a credential change end it",
                environment: "REGISTRAR_ACCESS_TOKEN_LIFETIME", default: "900"),
         .value("seal-max-age", "Seconds a sealed secret counts after (or before) the time sealed in it", environment: "REGISTRAR_SEAL_MAX_AGE", default: "300"),
-        .value("reauthentication-window", "Seconds after its sign-in that a session may export the account's data",
+        .value("reauthentication-window", "Seconds after its sign-in that a session may export the account's data or delete the account",
                environment: "REGISTRAR_REAUTHENTICATION_WINDOW", default: "300"),
         AnswerRetention.option,
     ] + MailOptions.specs
@@ -81,8 +81,10 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                tokens: tokens)
         let profileRead = ProfileReadStep(seals: seals, gate: gate, loginGuard: LoginGuard(accounts: accounts, profiles: profiles), clock: clock)
         let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
-        let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals,
-                                reauthenticationWindow: Double(try parsed.integer("reauthentication-window") ?? 300), clock: clock)
+        let window = Double(try parsed.integer("reauthentication-window") ?? 300)
+        let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, reauthenticationWindow: window, clock: clock)
+        let deletion = DeletionStep(gate: gate, accounts: accounts, seals: seals, mailer: mailer, mail: mail, reauthenticationWindow: window,
+                                    clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
@@ -93,13 +95,15 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                    AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
                                    AnswerOnce(export, memo: answers),
-                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) })]),
+                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) }),
+                                   AnswerOnce(deletion, memo: answers, afterCommit: { try deletion.notify($0) })]),
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 let cutoff = clock().addingTimeInterval(-deadline)
                 return try registrations.expireSagas(notUpdatedSince: cutoff) + changes.expireChanges(notUpdatedSince: cutoff)
+                    + deletion.resumeDeletions(notUpdatedSince: cutoff)
             })
     }
 }

@@ -110,3 +110,31 @@ enum ExportCommand {
         }
     }
 }
+
+/// `registrar delete-account`: deletes for good the account of a recent sign-in's access token (App Store Review
+/// Guideline 5.1.1(v), GDPR Art. 17).
+enum DeleteAccountCommand {
+    static let spec = CommandSpec(
+        name: "registrar delete-account", summary: "delete the access token's account for good: its avatar, its profile and the account",
+        usage: "[--access-token-file F] [--locale L] [--json]   (else the access token on standard input or prompted; its session signed in recently)",
+        options: FlowClient.options(Secret.accessToken.options + [JSONOutput.option]))
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.accessToken] }) { _, flow in
+            switch try await flow.client.deleteAccount(accessToken: flow.secrets[0], locale: flow.locale, requestId: flow.requestId,
+                                                       timeout: flow.timeout) {
+            case .accountDeleted:
+                if flow.json {
+                    JSONOutput.print(["requestId": flow.requestId, "outcome": "account_deleted"])
+                } else {
+                    print("deleted \(flow.requestId): the account, its profile and its avatar are gone")
+                }
+                return .success
+            case .accountChangeFailed(let failed):
+                return flow.refused(failed.reason, failed.message)
+            case let other:
+                throw RegistrarClient.UnexpectedOutcome(type: other.type)
+            }
+        }
+    }
+}

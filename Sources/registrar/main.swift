@@ -40,6 +40,8 @@ await CommandLineTool.exit {
             .init("sign-out", "End this session, another by --session, or every session (--everywhere)", run: SessionCommands.signOut),
             .init("sessions", "List the live sessions of the account an access token signs in", run: SessionCommands.list),
             .init("export", "Print everything Registrar stores about an account (a recent sign-in's access token)", run: ExportCommand.run),
+            .init("delete-account", "Delete an account for good: avatar, profile and account (a recent sign-in's access token)",
+                  run: DeleteAccountCommand.run),
             .init("password", "Passwords: `password change`, `password reset`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar password", summary: "passwords", arguments, to: [
                     .init("change", "Change a password, re-authenticating with the old one", run: PasswordChangeCommand.run),

@@ -1,11 +1,12 @@
 import Domain
 import Foundation
+import Registration
 import Support
 @testable import TestSupport
 import Testing
 
 /// The messenger's flows through `registrar gateway` with curl: registration with and without an avatar,
-/// the login guard, password change and reset, email change.
+/// the login guard, password change and reset, email change, deletion.
 @Suite(.tags(.live), .serialized) struct GatewayAccountTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
 
@@ -67,6 +68,32 @@ import Testing
                                                                 "-F", "avatar=@\(avatar)"])
                 #expect(huge.status == 413)
                 #expect(try await system.allTopicMessages().count == before)
+            }
+        }
+    }
+
+    /// `DELETE /me` on the real binaries: the saga crosses the account, image and profile workers; the token stops
+    /// counting, the avatar, profile and account are gone, and the address registers again.
+    @Test func deletingTheAccountFreesItsAddress() async throws {
+        try await LiveSystem.shared { system in
+            let email = "delete-\(UUID().uuidString.prefix(8))@example.com"
+            let uid = try await system.register(email, password: "leaving good passphrase")
+            let accounts = try system.backends.accounts()
+            let registrationId = try #require(try accounts.account(uid: uid)).registrationId
+            let imageId = try #require(try accounts.saga(registrationId)).imageId
+            try await GatewayProcess.with(system) { gateway in
+                let signedIn = try await Self.signIn(gateway, email, "leaving good passphrase")
+                let token = try #require(GatewayProcess.json(signedIn)["access_token"] as? String, "\(signedIn.body)")
+                let bearer = ["-H", "Authorization: Bearer \(token)"]
+                let deleted = try await gateway.curl("/me", ["-X", "DELETE", "-H", "Accept-Language: zh-CN"] + bearer)
+                #expect(deleted.status == 200 && GatewayProcess.json(deleted)["deleted"] as? Bool == true, "\(deleted.body)")
+                #expect(try await gateway.curl("/me", bearer).status == 401)
+                #expect(try accounts.account(uid: uid) == nil && system.backends.profiles().profile(uid: uid) == nil)
+                #expect(try !system.backends.objects().contains(AvatarStep.key(imageId: imageId)))
+                #expect(try await Self.signIn(gateway, email, "leaving good passphrase").status != 200)
+                let again = try await system.register(email, password: "returning good passphrase")
+                #expect(again != uid)
+                #expect(try await Self.signIn(gateway, email, "returning good passphrase").status == 200)
             }
         }
     }

@@ -19,7 +19,7 @@ import Testing
     @Test func eachWorkerWritesOnlyWhatItsRoleProduces() {
         let image = TopicAccess.worker(ImageWorker.self)
         #expect(image.reads == [Topic.imageCommands])
-        #expect(image.writes == [Topic.registrationReplies, Topic.deadLetters(of: Topic.imageCommands)])
+        #expect(image.writes == [Topic.registrationReplies, Topic.accountReplies, Topic.deadLetters(of: Topic.imageCommands)])
         #expect(image.group == "image-worker")
         let profile = TopicAccess.worker(ProfileWorker.self)
         #expect(profile.reads == [Topic.profileCommands])

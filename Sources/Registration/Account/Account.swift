@@ -7,6 +7,9 @@ public enum AccountStatus: String, Codable, Sendable {
     case pending
     /// Activated by a completed registration.
     case active
+    /// Its deletion began (``DeletionRecord``): no sign-in, no refresh, every session ended; it is gone once the deletion
+    /// completes.
+    case deleting
 }
 
 /// An auth account. `email` is normalised; `passwordHash` is an encoded argon2id string (empty: no password).

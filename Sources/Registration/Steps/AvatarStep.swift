@@ -2,7 +2,7 @@ import Domain
 import Foundation
 
 /// The image worker's step: stores the processed avatar as `ProfileImages/<imageId>.jpg`, or
-/// refuses it; deletes it again on compensation, leaving a tombstone (``tombstoneKey(imageId:)``), so that a
+/// refuses it; deletes it again on compensation or an account's deletion, leaving a tombstone (``tombstoneKey(imageId:)``), so that a
 /// command older than the deletion is refused as stale and nothing compensation removed comes back.
 public struct AvatarStep: EventHandler {
     public var images: any ObjectStore
@@ -35,14 +35,23 @@ public struct AvatarStep: EventHandler {
             if command.isStale(against: try deletedRevision(imageId: command.imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
             return [try store(command)]
         case .deleteAvatar(let command):
-            if command.isStale(against: try deletedRevision(imageId: command.imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
-            // The record first: a crash between the two leaves the avatar to the redelivery, never a store after it.
-            try images.put(Array(String(command.revision).utf8), key: Self.tombstoneKey(imageId: command.imageId), contentType: "text/plain")
-            try images.delete(Self.key(imageId: command.imageId))
+            try delete(imageId: command.imageId, by: command, event)
             return [.avatarDeleted(AvatarDeleted(registrationId: command.registrationId, imageId: command.imageId))]
+        case .eraseAvatar(let command):
+            try delete(imageId: command.imageId, by: command, event)
+            return [.avatarErased(AvatarErased(requestId: command.requestId, uid: command.uid, imageId: command.imageId))]
         default:
             unrouted(event)
         }
+    }
+
+    /// Deletes the avatar `imageId` for `command` (a registration's compensation, an account's deletion), leaving its
+    /// tombstone; a command older than the last deletion's is refused as stale.
+    private func delete(imageId: String, by command: some SagaCommand, _ event: Event) throws {
+        if command.isStale(against: try deletedRevision(imageId: imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
+        // The record first: a crash between the two leaves the avatar to the redelivery, never a store after it.
+        try images.put(Array(String(command.revision).utf8), key: Self.tombstoneKey(imageId: imageId), contentType: "text/plain")
+        try images.delete(Self.key(imageId: imageId))
     }
 
     /// The revision of the command that deleted the avatar `imageId`, if one did.

@@ -1,5 +1,5 @@
 import Domain
-/// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation. A command older than
+/// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation or an account's deletion. A command older than
 /// the last one applied to the uid (``SagaCommand``) is refused as stale, changing nothing.
 public struct ProfileStep: EventHandler {
     public var profiles: any ProfileStore
@@ -19,6 +19,9 @@ public struct ProfileStep: EventHandler {
         case .deleteProfile(let command):
             guard try profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
             return [.profileDeleted(ProfileDeleted(registrationId: command.registrationId, uid: command.uid))]
+        case .eraseProfile(let command):
+            guard try profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
+            return [.profileErased(ProfileErased(requestId: command.requestId, uid: command.uid))]
         default:
             unrouted(event)
         }

@@ -87,6 +87,14 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
+    public func forget(uid: String) throws(StoreError) {
+        state.withLock { state in
+            let families = Set(state.tokens.values.filter { $0.uid == uid }.map(\.family))
+            state.tokens = state.tokens.filter { $0.value.uid != uid }
+            state.revokedFamilies.subtract(families)
+        }
+    }
+
     @discardableResult
     public func recordPending(_ signIn: PendingSignIn) throws(StoreError) -> PendingSignIn? {
         state.withLock { state in

@@ -97,6 +97,8 @@ extension Event {
         case .deleteProfile(let command): ids.contains(command.uid)
         case .writeProfile(let command): ids.contains(command.uid)
         case .updateProfileEmail(let command): ids.contains(command.uid)
+        case .eraseAvatar(let command): ids.contains(command.imageId) || ids.contains(command.uid)
+        case .eraseProfile(let command): ids.contains(command.uid)
         default: false
         }
     }

@@ -66,7 +66,7 @@ extension Attacks {
             try await system.forge(forgery(kind, id: id, against: victim), signedBy: try system.signer(try #require(kind.producers.first)))
             expected.append(Forgery(topic: kind.topic, key: id, reason: "unknown_saga"))
         }
-        #expect(expected.count == 8, "six registration replies, two account replies")
+        #expect(expected.count == 10, "six registration replies, four account replies")
         try await expectDeadLettered(expected, on: system)
         try await expectNothingDone(to: victim, on: system)
     }
@@ -150,8 +150,13 @@ extension Attacks {
         case .signedOut: return .signedOut(SignedOut(requestId: id))
         case .sessionsAnswered: return .sessionsAnswered(SessionsAnswered(requestId: id, sealedSessions: forgedResult(naming: victim.uid, renamed)))
         case .exportAnswered: return .exportAnswered(ExportAnswered(requestId: id, sealedExport: forgedResult(naming: victim.uid, renamed)))
+        case .eraseAvatar: return .eraseAvatar(EraseAvatar(requestId: id, uid: victim.uid, imageId: victim.imageId, step: "erasing_avatar", revision: 99))
+        case .avatarErased: return .avatarErased(AvatarErased(requestId: id, uid: victim.uid, imageId: victim.imageId))
+        case .eraseProfile: return .eraseProfile(EraseProfile(requestId: id, uid: victim.uid, step: "erasing_profile", revision: 99))
+        case .profileErased: return .profileErased(ProfileErased(requestId: id, uid: victim.uid))
+        case .accountDeleted: return .accountDeleted(AccountDeleted(requestId: id))
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
-             .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested:
+             .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested:
             preconditionFailure("\(kind) is a client's request, not an internal event")
         }
     }

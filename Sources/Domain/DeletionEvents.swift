@@ -1,0 +1,85 @@
+/// Published by a client to `account.requests` to delete the caller's account for good (`DELETE /me`; App Store Review
+/// Guideline 5.1.1(v), GDPR Art. 17): `sealedAccessToken` is the Bearer access token sealed (purpose `delete_account`) to
+/// the account worker's public key; its session must have signed in within the worker's re-authentication window.
+/// Answered `AccountDeleted` once the avatar, the profile and the account are gone, or `AccountChangeFailed`.
+public struct AccountDeletionRequested: RequestMessage, Equatable {
+    public var requestId: String
+    public var sealedAccessToken: String
+    public var replyKey: String
+    /// The language of the notice mailed to the account's address: a BCP 47 tag or a priority list of them.
+    public var locale: String?
+
+    public init(requestId: String, sealedAccessToken: String, replyKey: String, locale: String? = nil) {
+        self.requestId = requestId
+        self.sealedAccessToken = sealedAccessToken
+        self.replyKey = replyKey
+        self.locale = locale
+    }
+}
+
+/// The account of an ``AccountDeletionRequested`` is gone from every store; its address is free to register again.
+public struct AccountDeleted: RequestMessage, Equatable {
+    public var requestId: String
+
+    public init(requestId: String) {
+        self.requestId = requestId
+    }
+}
+
+/// A step of an account deletion, to the image worker: delete the avatar `ProfileImages/<imageId>.jpg` for good (its
+/// tombstone keeps any older command from storing it again).
+public struct EraseAvatar: SagaCommand, RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var imageId: String
+    public var step: String
+    public var revision: Int
+
+    public init(requestId: String, uid: String, imageId: String, step: String, revision: Int) {
+        self.requestId = requestId
+        self.uid = uid
+        self.imageId = imageId
+        self.step = step
+        self.revision = revision
+    }
+}
+
+/// The image worker's answer to ``EraseAvatar``: the avatar is gone (or was never there).
+public struct AvatarErased: RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var imageId: String
+
+    public init(requestId: String, uid: String, imageId: String) {
+        self.requestId = requestId
+        self.uid = uid
+        self.imageId = imageId
+    }
+}
+
+/// A step of an account deletion, to the profile worker: delete `users/<uid>` for good (the uid's revision, kept, refuses
+/// any older command).
+public struct EraseProfile: SagaCommand, RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+    public var step: String
+    public var revision: Int
+
+    public init(requestId: String, uid: String, step: String, revision: Int) {
+        self.requestId = requestId
+        self.uid = uid
+        self.step = step
+        self.revision = revision
+    }
+}
+
+/// The profile worker's answer to ``EraseProfile``: the profile is gone (or was never there).
+public struct ProfileErased: RequestMessage, Equatable {
+    public var requestId: String
+    public var uid: String
+
+    public init(requestId: String, uid: String) {
+        self.requestId = requestId
+        self.uid = uid
+    }
+}

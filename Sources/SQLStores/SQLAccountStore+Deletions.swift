@@ -1,0 +1,71 @@
+import AccountChanges
+import Domain
+import Foundation
+import Registration
+
+/// Account deletions (table `deletions`), in the account database so that a deletion's step and its account change
+/// commit in one transaction.
+extension SQLAccountStore: DeletionStore {
+    public func deletion(requestId: String) throws(StoreError) -> DeletionRecord? {
+        try database.withSession { (db) throws(SQLError) in try Self.deletion(requestId, in: db) }
+    }
+
+    public func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart {
+        try database.inTransaction { (db) throws(SQLError) -> DeletionStart in
+            if let existing = try Self.deletion(record.requestId, in: db) { return .existing(existing) }
+            let marked = try db.execute("UPDATE accounts SET status = ? WHERE uid = ? AND status = ?",
+                                        [AccountStatus.deleting, record.uid, AccountStatus.active])
+            guard marked == 1 else { return .notActive }
+            try Self.apply(AccountUpdate(endsSessionsAt: cutoff), to: record.uid, in: db)
+            var stored = record
+            stored.revision = try Self.nextRevision(of: record.uid, in: db)
+            guard try db.execute(DeletionRecord.insertOrIgnore, stored.values) == 1 else {
+                // This request began concurrently (a redelivery): undo, and the retry finds its record.
+                throw SQLError(.transient, "deletion \(record.requestId) was begun concurrently")
+            }
+            return .started(stored)
+        }
+    }
+
+    public func save(_ record: DeletionRecord) throws(StoreError) -> DeletionRecord {
+        try database.inTransaction { (db) throws(SQLError) -> DeletionRecord in
+            var stored = record
+            if DeletionStage.waiting.contains(record.stage) { stored.revision = try Self.nextRevision(of: record.uid, in: db) }
+            try db.execute(DeletionRecord.upsert, stored.values)
+            if record.stage == .completed { try Self.erase(uid: record.uid, in: db) }
+            return stored
+        }
+    }
+
+    public func deletions(in stages: Set<DeletionStage>, updatedBefore date: Date) throws(StoreError) -> [DeletionRecord] {
+        try records(in: stages, updatedBefore: date)
+    }
+
+    /// Deletes the account `uid` and every row naming it; its registration's record keeps only its ids and stage, so that
+    /// a replay of the registration request is answered as before and starts nothing.
+    private static func erase(uid: String, in db: SQLSession) throws(SQLError) {
+        try db.execute("DELETE FROM accounts WHERE uid = ?", [uid])
+        try db.execute("UPDATE sagas SET email = '', name = '', image_url = NULL, reply_key = '', sealed_result = NULL WHERE uid = ?", [uid])
+        for table in ["account_changes", "sign_in_failures", "code_failures"] {
+            try db.execute("DELETE FROM \(table) WHERE uid = ?", [uid])
+        }
+    }
+
+    private static func deletion(_ requestId: String, in db: SQLSession) throws(SQLError) -> DeletionRecord? {
+        try db.query(DeletionRecord.select + " WHERE request_id = ?", [requestId], DeletionRecord.init).first
+    }
+}
+
+extension DeletionStage: SQLValueConvertible {}
+
+extension DeletionRecord: TableRecord {
+    static let table = "deletions"
+    static let columns = ["request_id", "uid", "email", "image_id", "stage", "revision", "updated_at"]
+
+    init(row: SQLRow) throws(SQLError) {
+        self.init(requestId: try row[0], uid: try row[1], email: try row[2], imageId: try row[3], stage: try row[4], revision: try row[5],
+                  updatedAt: try row[6])
+    }
+
+    var values: [any SQLValueConvertible] { [requestId, uid, email, imageId, stage, revision, updatedAt] }
+}
