@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import Registration
 import SignIn
+import Verification
 
 /// The account worker's account deletion step (`AccountDeletionRequested`, `DELETE /me`; App Store Review Guideline
 /// 5.1.1(v), GDPR Art. 17), which drives the deletion saga (``DeletionSaga``) through the one saga engine.
@@ -10,25 +11,29 @@ import SignIn
 /// The request acts for the account of a Bearer access token that still counts (``SessionGate``) and whose session signed
 /// in within ``reauthenticationWindow`` (`reauthentication_required` otherwise), only ever on that account. It begins the
 /// deletion in one transaction — the record, the account marked `deleting`, its sessions' cut-off — then revokes every
-/// refresh-token family and asks the image worker to erase the avatar; the profile worker's erasure follows, then the
-/// account and every row naming it go, its refresh tokens are forgotten, and `AccountDeleted` answers the request. The
-/// owner's address is mailed a notice once the deletion is begun (``notify(_:)``), and is free to register again once
-/// it completed.
+/// refresh-token family, forgets the codes mailed to its address and asks the image worker to erase the avatar; the
+/// profile worker's erasure follows, then the account and every row naming it go, its refresh tokens are forgotten, and
+/// `AccountDeleted` answers the request. The owner's address is mailed a notice once the deletion is begun
+/// (``notify(_:)``), and is free to register again once it completed.
 public struct DeletionStep: EventHandler {
     public var gate: SessionGate
     public var accounts: any DeletionStore
     public var seals: SealOpener
+    /// The one-time codes, in the account database: those of the account's address are forgotten as its deletion begins.
+    public var codes: any CodeStore
     public var mailer: any Mailer
     public var mail: MailSettings
     /// Seconds after its sign-in that a session may delete its account.
     public var reauthenticationWindow: Double
     public var clock: @Sendable () -> Date
 
-    public init(gate: SessionGate, accounts: any DeletionStore, seals: SealOpener, mailer: any Mailer, mail: MailSettings = .init(),
+    public init(gate: SessionGate, accounts: any DeletionStore, seals: SealOpener, codes: any CodeStore, mailer: any Mailer,
+                mail: MailSettings = .init(),
                 reauthenticationWindow: Double = ExportStep.defaultReauthenticationWindow, clock: @escaping @Sendable () -> Date = Date.init) {
         self.gate = gate
         self.accounts = accounts
         self.seals = seals
+        self.codes = codes
         self.mailer = mailer
         self.mail = mail
         self.reauthenticationWindow = reauthenticationWindow
@@ -95,12 +100,23 @@ public struct DeletionStep: EventHandler {
                                     stage: DeletionSaga.firstStage(imageId: imageId), updatedAt: now)
         switch try accounts.begin(record, endingSessionsAt: account.sessionCutoff(changedAt: now)) {
         case .started(let started):
-            try tokens.revokeAll(uid: started.uid)
+            try endSessionsAndCodes(of: started)
             return DeletionSaga.events(of: started)
         case .existing(let existing):
+            try endSessionsAndCodes(of: existing)
             return DeletionSaga.events(of: existing)
         case .notActive:
             return [invalid(id)]
+        }
+    }
+
+    /// Revokes every refresh-token family of a begun deletion's account and forgets the codes mailed to its address (again
+    /// on a redelivery: a crash may have come after the deletion's commit).
+    private func endSessionsAndCodes(of deletion: DeletionRecord) throws {
+        guard deletion.stage != .completed else { return }
+        try tokens.revokeAll(uid: deletion.uid)
+        for purpose in CodePurpose.allCases {
+            try codes.update(email: deletion.email, purpose: purpose) { (record) throws(StoreError) in record = nil }
         }
     }
 

@@ -83,8 +83,8 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
         let window = Double(try parsed.integer("reauthentication-window") ?? 300)
         let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, reauthenticationWindow: window, clock: clock)
-        let deletion = DeletionStep(gate: gate, accounts: accounts, seals: seals, mailer: mailer, mail: mail, reauthenticationWindow: window,
-                                    clock: clock)
+        let deletion = DeletionStep(gate: gate, accounts: accounts, seals: seals, codes: codes.codes, mailer: mailer, mail: mail,
+                                    reauthenticationWindow: window, clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)

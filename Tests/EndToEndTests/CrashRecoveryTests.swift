@@ -41,4 +41,51 @@ import Testing
             #expect(system.allWorkersRunning)
         }
     }
+
+    /// Deletions with the account worker, then the profile worker, killed while they run and restarted: each ends with its
+    /// one outcome (`AccountDeleted`, redelivered copies identical) and nothing of the accounts left in any store.
+    @Test func deletionsSurviveTheirWorkersKilledBetweenSteps() async throws {
+        try await LiveSystem.shared(by: "CrashRecoveryTests") { system in
+            let password = "crash deletion quartz lantern"
+            let emails = (0..<6).map { "crash-deletion-\($0)-\(UUID().uuidString.prefix(6))@example.com" }
+            var uids: [String] = []
+            var requests: [AccountDeletionRequested] = []
+            for email in emails {
+                uids.append(try await system.register(email, password: password))
+                let tokens = try #require(try await system.signIn(.password, email: email, secret: password).1)
+                requests.append(system.client.deletion(accessToken: tokens.accessToken))
+            }
+            let accounts = try system.backends.accounts()
+            let imageIds = try uids.map { uid in
+                let registrationId = try #require(try accounts.account(uid: uid)).registrationId
+                return try #require(try accounts.saga(registrationId)).imageId
+            }
+            for request in requests.prefix(3) { try await system.publish(.accountDeletionRequested(request)) }
+            try await Task.sleep(for: .milliseconds(300))
+            await system.kill("account-worker")
+            for request in requests.suffix(3) { try await system.publish(.accountDeletionRequested(request)) }
+            try system.startWorker("account-worker")
+            try await Task.sleep(for: .milliseconds(800))
+            await system.kill("profile-worker")
+            try system.startWorker("profile-worker")
+
+            for request in requests {
+                // The request again, as a client retrying after a crash would: its one answer.
+                let outcome = try await system.send(.accountDeletionRequested(request), timeout: .seconds(120))
+                #expect(outcome == .accountDeleted(AccountDeleted(requestId: request.requestId)), "\(outcome)")
+            }
+            let answers = try await system.allTopicMessages().filter { $0.topic == Topic.accountOutcomes }
+            for request in requests {
+                let given = answers.filter { $0.keyString == request.requestId }.map(\.value)
+                #expect(!given.isEmpty && Set(given).count == 1, "one outcome for \(request.requestId), redelivered copies identical")
+            }
+            for (uid, imageId) in zip(uids, imageIds) {
+                #expect(try accounts.account(uid: uid) == nil && system.backends.profiles().profile(uid: uid) == nil)
+                #expect(try !system.backends.objects().contains(AvatarStep.key(imageId: imageId)))
+            }
+            #expect(try emails.allSatisfy { try accounts.account(email: $0) == nil })
+            #expect(try system.audit().isEmpty)
+            #expect(system.allWorkersRunning)
+        }
+    }
 }

@@ -20,6 +20,7 @@ import Testing
             let registrationId = try #require(try system.backends.accounts().account(uid: uid)).registrationId
             let older = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
+            _ = try await system.requestCode(email, .login)
             let request = system.client.deletion(accessToken: tokens.accessToken, locale: "zh-CN")
             let outcome = try await system.send(.accountDeletionRequested(request))
             #expect(outcome == .accountDeleted(AccountDeleted(requestId: request.requestId)))
@@ -33,6 +34,8 @@ import Testing
             let registration = try #require(try stores.saga(registrationId))
             #expect(registration.email.isEmpty && registration.name.isEmpty && registration.sealedResult == nil, "the registration keeps its ids only")
             #expect(try stores.changes(uid: uid).isEmpty)
+            #expect(try system.backends.options.codeStore().update(email: email, purpose: .login) { (record) throws(StoreError) in record } == nil,
+                    "the codes mailed to the address are forgotten")
             for token in [older, tokens] {
                 #expect(reason(try await system.client.profile(accessToken: token.accessToken, timeout: .seconds(60)).0) == .invalidCredentials)
                 #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: token.refreshToken).0) == .invalidCredentials)

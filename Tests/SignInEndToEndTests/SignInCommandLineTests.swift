@@ -39,6 +39,7 @@ import Testing
                 (["password", "reset", "--email", "argv@example.com"], ["code", "new-password"]),
                 (["email", "change", "--email", "argv@example.com", "--new-email", "argv2@example.com"], ["password", "code"]),
                 (["token", "refresh"], ["refresh-token"]),
+                (["delete-account"], ["access-token"]),
             ]
             for (command, secrets) in commands {
                 for secret in secrets {
@@ -118,7 +119,15 @@ import Testing
             let moved = try await system.registrar(["email", "change", "--email", email, "--new-email", newEmail],
                                                    input: ["third piped harbour lantern", try system.code(sentBy: "piped-move")])
             #expect(moved.status == 0 && moved.output.contains("completed"), "\(moved.output)")
-            #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"]).status == 0)
+            let last = try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"])
+            #expect(last.status == 0)
+
+            let accessToken = try #require(last.output.split(separator: "\n").first { $0.hasPrefix("access_token: ") }).dropFirst(14)
+            try write(String(accessToken))
+            let deleted = try await system.registrar(["delete-account", "--access-token-file", file])
+            #expect(deleted.status == 0 && deleted.output.contains("deleted"), "\(deleted.output)")
+            #expect(try system.backends.accounts().account(email: newEmail) == nil)
+            #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"]).status == 1)
         }
     }
 
