@@ -11,7 +11,7 @@ import PackageDescription
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
 /// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway.
-/// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP.
+/// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP (and the chaos run's apps).
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
 ///   `ContractLimits`).
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
@@ -112,7 +112,7 @@ let package = Package(
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
         // Development tools (`registrar-dev`): the local broker, the demo, chaos runs and benchmarks.
         .target(name: "DevTools", dependencies: [
-            "Backends", "Console", "Crypto", "CryptoAdapters", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
+            "Backends", "Console", "Crypto", "CryptoAdapters", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
             "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "SignIn", "Support",
         ]),
         .target(name: "Backends", dependencies: [

@@ -100,6 +100,16 @@ public final class Console: Sendable {
     /// Whether the console has read its window and sampled the groups at least once.
     public var isReady: Bool { reader.current.refreshedAt != nil && reader.current.audit != nil }
 
+    /// Why the console cannot show what is happening now (its `/readyz`): empty while it reads the topics and the
+    /// consumer groups and the last audit read the stores.
+    public var notReadyBecause: [String] {
+        let state = reader.current
+        var reasons = state.problems.sorted { $0.key < $1.key }.map { "cannot read the \($0.key): \($0.value)" }
+        if state.offsets.isEmpty, state.problems["topics"] == nil { reasons.append("has not read the topics yet") }
+        if case .failure(let error)? = state.audit?.findings { reasons.append("the audit cannot read the stores: \(error)") }
+        return reasons
+    }
+
     /// No scripts, nothing loaded from elsewhere; the one style sheet by its hash; forms post only here.
     static let policy = "default-src 'none'; style-src 'sha256-\(Data(sha256(Array(HTML.styleSheet.utf8))).base64EncodedString())'; "
         + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"

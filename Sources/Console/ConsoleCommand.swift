@@ -4,8 +4,12 @@ import Foundation
 import HTTPServer
 import Operations
 import Support
+import Synchronization
 
 /// `registrar console`: the operators' web page, reading Kafka and the stores; prints its URL on its first line.
+/// Started while the local broker has not written its address yet or its stores cannot be reached, it waits for
+/// them, alive and not ready on the operations endpoint (`--metrics-listen`, saying why), rather than exiting; started
+/// while its broker cannot be reached, it serves at once and reads the topics once the broker is back.
 /// `registrar console add-operator NAME`: adds an operator (or a new password) to the operators file.
 public enum ConsoleCommand {
     public static let spec = CommandSpec(
@@ -23,6 +27,7 @@ public enum ConsoleCommand {
             .value("window", "The most messages of each partition the console reads and keeps (on a real cluster, of the last hour)",
                    default: "1000"),
             AuditCommand.graceOption,
+            OperationsEndpoint.option,
         ] + TLSOptions.specs + ConnectionOptions.specs + BackendOptions.specs)
 
     static let operatorsOption = CommandSpec.Option.value(
@@ -39,7 +44,6 @@ public enum ConsoleCommand {
     public static func run(_ arguments: [String]) async -> ExitCode {
         if arguments.first == "add-operator" { return await addOperator(Array(arguments.dropFirst())) }
         return await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let connection = try ConnectionOptions(parsed)
             let tls = try TLSOptions.files(parsed, spec: spec)
             let listen = try parsed.required("listen")
             guard let (host, port) = HTTPServerConfiguration.hostAndPort(listen) else {
@@ -56,15 +60,29 @@ public enum ConsoleCommand {
             settings.auditEvery = try positive(parsed, "audit-every", 300)
             settings.perPartition = try positive(parsed, "window", 1000)
             settings.grace = try AuditCommand.grace(parsed)
-            settings.isLocalBroker = connection.bootstrapFile != nil
-            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: try AuditCommand.audit(parsed),
-                                      settings: settings)
+            let startup = StartupState()
+            let opened = Mutex<Console?>(nil)
+            let operations = try OperationsEndpoint.start(parsed, component: "console") {
+                HealthReport(isAlive: true, notReadyBecause: startup.waitingFor.map { [$0] } ?? opened.withLock { $0 }?.notReadyBecause ?? [])
+            }
             let shutdown = ShutdownSignal()
+            let logger = Logger(component: "console")
+            guard let connection = try await ConnectionOptions.awaitingBroker(parsed, until: shutdown, waiting: startup.waiting),
+                  let audit = try await StartupWait.open("its stores", until: shutdown, state: startup, logger: logger, { try AuditCommand.audit(parsed) })
+            else {
+                await operations?.stop()
+                return .success
+            }
+            startup.started()
+            settings.isLocalBroker = connection.bootstrapFile != nil
+            let console = try Console(kafka: connection.kafka(clientID: "registrar-console"), audit: audit, settings: settings)
+            opened.withLock { $0 = console }
             let reading = Task { await console.run(following: connection.bootstrapFile) }
             let server = try HTTPServer(configuration, handler: console.handle)
             FileHandle.standardOutput.write(Data((server.url(on: host) + "/\n").utf8))
             await shutdown.wait()
             await server.stop()
+            await operations?.stop()
             reading.cancel()
             await reading.value
             return .success

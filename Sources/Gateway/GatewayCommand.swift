@@ -8,7 +8,10 @@ import Operations
 import RegistrarClient
 import Support
 
-/// `registrar gateway`: the HTTPS edge the apps call; prints the URL it serves on its first line.
+/// `registrar gateway`: the HTTPS edge the apps call; prints the URL it serves on its first line. Started while its
+/// broker cannot be reached it serves at once (`/readyz` 503, requests `503` with `Retry-After`) and follows the broker
+/// once it is back; started before the local broker wrote its address, it waits for it, alive and not ready on the
+/// operations endpoint (saying so), rather than exiting.
 public enum GatewayCommand {
     public static let spec = CommandSpec(
         name: "registrar gateway", summary: "serve the apps' HTTPS endpoints, publishing through the topics",
@@ -48,9 +51,9 @@ public enum GatewayCommand {
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let connection = try ConnectionOptions(parsed)
+            let dataDirectory = parsed.value("data-dir") ?? "data"
             let tls = try TLSOptions.files(parsed, spec: spec)
-            let keysDirectory = parsed.value("keys-dir") ?? EmbeddedBackends(connection.dataDirectory).keysDirectory
+            let keysDirectory = parsed.value("keys-dir") ?? EmbeddedBackends(dataDirectory).keysDirectory
             let keySet = try ServedKeySet(jwksPath: parsed.value("jwks") ?? keysDirectory + "/" + KeyFileName.jwks,
                                           retiredPath: keysDirectory + "/" + KeyFileName.signing + ".retired",
                                           tokenLifetime: Double(try parsed.integer("access-token-lifetime") ?? 900))
@@ -70,9 +73,21 @@ public enum GatewayCommand {
             configuration.brokerLiveness = .seconds(try parsed.integer("broker-liveness") ?? 120)
             let replySecret = try parsed.value("reply-key-file").map { try ReplySecret.loadOrCreate(at: $0) } ?? .generate()
             let (publicKey, verifier) = (try PublicKeySource.load(parsed), try OutcomeKeySource.verifier(parsed, defaultKeysDirectory: keysDirectory))
-            let objects = try BackendOptions(parsed, dataDirectory: connection.dataDirectory).objectStore()
+            let objects = try BackendOptions(parsed, dataDirectory: dataDirectory).objectStore()
 
             let clients = ClientSupply(logger: Logger(component: "gateway"))
+            let gateway = Gateway(clients: clients, replySecret: replySecret, staging: objects, configuration: configuration)
+            let startup = StartupState()
+            let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
+                let health = gateway.health
+                return HealthReport(isAlive: health.isAlive, notReadyBecause: (startup.waitingFor.map { [$0] } ?? []) + health.notReadyBecause)
+            }
+            let shutdown = ShutdownSignal()
+            guard let connection = try await ConnectionOptions.awaitingBroker(parsed, until: shutdown, waiting: startup.waiting) else {
+                await operations?.stop()
+                return .success
+            }
+            startup.started()
             let stopClients = ShutdownSignal(signals: [])
             let supplying = Task {
                 await clients.supply(from: connection.bootstrapServers, following: connection.bootstrapFile, until: stopClients) { address in
@@ -80,9 +95,7 @@ public enum GatewayCommand {
                                         verifier: verifier, name: "registrar-gateway", replySecret: replySecret)
                 }
             }
-            let gateway = Gateway(clients: clients, replySecret: replySecret, staging: objects, configuration: configuration)
             let probing = Task { await gateway.probeBroker() }
-            let shutdown = ShutdownSignal()
             let host = try parsed.required("host")
             var http = HTTPServerConfiguration(host: host, port: try parsed.integer("port") ?? 8443, tls: tls, bodyLimit: Gateway.bodyLimit)
             http.bodyBudget = (try parsed.integer("body-budget") ?? 64) << 20
@@ -93,10 +106,6 @@ public enum GatewayCommand {
             http.tlsPriorities = parsed.value("tls-priorities") ?? HTTPServerConfiguration.defaultTLSPriorities
             http.screen = gateway.screen
             let server = try HTTPServer(http, handler: gateway.handle)
-            let operations = try OperationsEndpoint.start(parsed, component: "gateway") {
-                let health = gateway.health
-                return HealthReport(isAlive: health.isAlive, notReadyBecause: health.notReadyBecause)
-            }
             gateway.serving(at: server.url(on: host))
             FileHandle.standardOutput.write(Data((server.url(on: host) + "\n").utf8))
             await shutdown.wait()

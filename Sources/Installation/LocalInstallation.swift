@@ -41,6 +41,8 @@ public final class LocalInstallation: @unchecked Sendable {
     private let externalBootstrap: String?
     private var localBroker: (process: ChildProcess, bootstrap: String)?
     private let arguments: [String: [String]]
+    /// The other processes started beside the workers (the gateway): their executables and arguments, by name.
+    private var commands: [String: (executable: String, arguments: [String])] = [:]
     private var workers: [String: ChildProcess] = [:]
     private let lock = NSLock()
 
@@ -121,10 +123,27 @@ public final class LocalInstallation: @unchecked Sendable {
         }
     }
 
-    private func launch(_ name: String, as worker: String) throws {
-        let process = try ChildProcess(binaries + "/" + worker, arguments[worker] ?? ["--data-dir", directory],
-                                       environment: stores.environment, errors: .file("\(logs)/\(name).log"))
+    /// Starts `registrar gateway` on this installation with `arguments`, as the process `gateway` (killed, signalled and
+    /// started again by that name, as a worker is; listed among `stoppedWorkers` when it exits), and returns the URL it
+    /// serves on: the port it took first, kept across restarts.
+    public func startGateway(_ arguments: [String]) async throws -> String {
+        let command = (binaries + "/registrar", ["gateway", "--data-dir", directory] + arguments)
+        lock.withLock { commands["gateway"] = (command.0, command.1 + ["--port", "0"]) }
+        let process = try launch("gateway", as: "gateway")
+        guard let url = await process.nextLine(), let port = url.split(separator: ":").last else {
+            throw InstallationError("the gateway did not start; see \(logs)/gateway.log")
+        }
+        lock.withLock { commands["gateway"] = (command.0, command.1 + ["--port", String(port)]) }
+        return url
+    }
+
+    @discardableResult
+    private func launch(_ name: String, as worker: String) throws -> ChildProcess {
+        let (executable, arguments) = lock.withLock { commands[worker] }
+            ?? (binaries + "/" + worker, arguments[worker] ?? ["--data-dir", directory])
+        let process = try ChildProcess(executable, arguments, environment: stores.environment, errors: .file("\(logs)/\(name).log"))
         lock.withLock { workers[name] = process }
+        return process
     }
 
     /// SIGKILLs the worker `name` (no clean-up, no commit) and waits until it is gone.

@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 
 /// The chaos run on the production backends — PostgreSQL, S3 (moto) and SMTP (aiosmtpd) — where, on
-/// top of the worker kills, broker outages and request errors, the stores fail: the database is
-/// restarted and made read-only, the image store answers writes with 5xx, the mail server defers
-/// sends. `registrar-dev chaos` checks every promise and exits 0 only if all hold.
+/// top of the worker and gateway kills, broker outages and request errors (apps through the gateway among
+/// the clients), the stores fail: the database is restarted and made read-only, the image store answers
+/// writes with 5xx, the mail server defers sends. `registrar-dev chaos` checks every promise and exits 0 only if all hold.
 ///
 /// As root it adds the long faults (`--long-faults`): beside the run's own, the database stopped, the image
 /// store answering 503 and the mail server deferring, for `longFaultSeconds` each.
@@ -44,14 +44,16 @@ import Testing
         let registrations = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_REGISTRATIONS"] ?? "150"
         let rate = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_RATE"] ?? "25"
 
-        let run = try await ChaosRun.run(["--rate", rate, "--fault-interval", "2", "--seed", "20261201", "--sent-mail", mail.directory + "/new"]
+        let run = try await ChaosRun.run(["--rate", rate, "--fault-interval", "2", "--gateway-wait", "2", "--seed", "20261201",
+                                          "--sent-mail", mail.directory + "/new"]
                                             + (longFaults ? ["--long-faults", "--long-fault-seconds", String(Self.longFaultSeconds)] : [])
                                             + faults.sorted { $0.key < $1.key }.flatMap { ["--fault", "\($0.key)=\($0.value)"] },
                                          registrations: registrations, environment: stores.environment,
                                          log: "registrar-chaos-production-test.log", directory: directory)
-        let workers = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker"].map { "\($0) SIGKILLed and restarted" }
-        try run.expectInjected(faults.keys + workers + ["broker down and up", "request errors injected"]
-                               + (longFaults ? ["local broker restarted", "a worker frozen for \(Self.longFaultSeconds) s"] : []))
+        let killed = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "gateway"].map { "\($0) SIGKILLed and restarted" }
+        try run.expectInjected(faults.keys + killed + ["broker down and up", "request errors injected",
+                                                       "local broker SIGKILLed for \(longFaults ? Self.longFaultSeconds : 3) s"]
+                               + (longFaults ? ["a worker frozen for \(Self.longFaultSeconds) s"] : []))
     }
 
     /// How long each long fault lasts (`REGISTRAR_CHAOS_LONG_FAULT_SECONDS`, default 5; 60 for the full run by hand).

@@ -26,11 +26,18 @@ public enum ChaosCommand {
                    + "(e.g. 'database restarted=pg_ctlcluster 15 main restart')", repeatable: true),
             .value("sent-mail", "The directory where the mail server keeps each message it accepted (needed with --mail)"),
             .flag("long-faults", "Also the long faults: the data disk full, the embedded databases locked, their files, the image "
-                  + "store and the outbox made immutable, a worker frozen (SIGSTOP), the local broker restarted, and oversized "
-                  + "and mistyped messages on every input topic. Needs root: it mounts a \(ChaosDisk.size) tmpfs on --data-dir "
+                  + "store and the outbox made immutable, a worker frozen (SIGSTOP), the local broker SIGKILLed for as long, a "
+                  + "worker and the gateway started again during each, and oversized and mistyped messages on every input topic. "
+                  + "Needs root: it mounts a \(ChaosDisk.size) tmpfs on --data-dir "
                   + "(unless a file system is mounted there) to fill it, and uses chattr. On the production stores give "
                   + "their long faults with --fault (e.g. 'database down=pg_ctl stop -m fast; sleep 60; pg_ctl start')"),
-            .value("long-fault-seconds", "How long each long fault lasts (the full disk half as long)", default: "60"),
+            .value("long-fault-seconds", "How long each long fault lasts (the full disk half as long); without --long-faults "
+                   + "the local broker stays down 3 s", default: "60"),
+            .value("gateway-share", "Percent of the registrations, code requests and sign-ins that apps send through a gateway "
+                   + "the run starts (0: no gateway)", default: "30"),
+            .value("gateway-wait", "Seconds the gateway holds a request for its outcome before 202/503 (its --wait)", default: "10"),
+            .value("saga-deadline", "Seconds a registration may go without progress before it is undone (the account worker's "
+                   + "--saga-deadline; default its own)"),
         ] + BackendOptions.specs)
 
     public static func run(_ arguments: [String]) async -> ExitCode {
@@ -54,22 +61,28 @@ public enum ChaosCommand {
                 }
                 disk = try ChaosDisk(at: parsed.value("data-dir") ?? "data/chaos")
             }
+            let gatewayShare = min(100, max(0, try parsed.integer("gateway-share") ?? 30))
+            // The passwords are sealed before the run, which lasts longer than a seal's 5 minutes under long faults.
+            let account = ["--seal-max-age", "7200"] + (try parsed.integer("saga-deadline").map { ["--saga-deadline", String($0)] } ?? [])
             let installation: LocalInstallation
             do {
                 installation = try await LocalInstallation(
                     at: parsed.value("data-dir") ?? "data/chaos", binaries: LocalInstallation.besideThisBinary, stores: stores,
                     brokerArguments: ["--brokers", String(brokers)], workerArguments: LocalInstallation.quickFailover,
                     // The registrations' codes are mailed before the run, which lasts longer than a code's 10 minutes under long faults.
-                    arguments: [WorkerRole.codeDispatch.workerName: ["--code-ttl", "7200"]])
+                    arguments: [WorkerRole.account.workerName: account, WorkerRole.codeDispatch.workerName: ["--code-ttl", "7200"]])
             } catch {
                 disk?.unmount()
                 throw error
             }
-            print("chaos: \(count) registrations at \(rate)/s, \(brokers) brokers, seed \(seed)"
+            print("chaos: \(count) registrations at \(rate)/s (\(gatewayShare)% through the gateway), \(brokers) brokers, seed \(seed)"
                   + (longSeconds.map { ", long faults of \($0) s" } ?? "") + "; data in \(installation.directory)")
             do {
+                let gateway = gatewayShare > 0
+                    ? AppClient(gateway: try await GatewayTraffic.startGateway(on: installation, wait: try parsed.integer("gateway-wait") ?? 10))
+                    : nil
                 let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands,
-                                                longSeconds: longSeconds,
+                                                gateway: gateway, gatewayShare: gatewayShare, longSeconds: longSeconds,
                                                 sentMail: parsed.value("sent-mail") ?? installation.directory + "/outbox",
                                                 faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
                                                 settle: .seconds(try parsed.integer("settle") ?? 300),
@@ -90,7 +103,7 @@ public enum ChaosCommand {
     }
 
     private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
-                                 longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
+                                 gateway: AppClient?, gatewayShare: Int, longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
                                  generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
         let publicKey = installation.publicKey
         // Each registration carries the register code mailed to its address, requested before the faults begin.
@@ -100,16 +113,30 @@ public enum ChaosCommand {
         }
         let workload = ChaosWorkload(count: count, codes: codes, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
-                                     photo: AvatarProcessor().defaultAvatar().jpeg, oversized: longSeconds != nil, using: &generator)
+                                     photo: AvatarProcessor().defaultAvatar().jpeg, gatewayShare: gateway == nil ? 0 : gatewayShare,
+                                     oversized: longSeconds != nil, using: &generator)
         let messages = workload.messages(using: &generator)
+        let appRequests = GatewayTraffic.requests(workload, using: &generator)
         let publisher = try ChaosPublisher(installation)
         let long = longSeconds.map { ChaosFaults.long(installation.stores, seconds: $0) } ?? []
+        let killed = LocalInstallation.workerNames + (gateway == nil ? [] : ["gateway"])
         var injector = FaultInjector(installation: installation, brokers: brokers,
-                                     faults: LocalInstallation.workerNames.map(FaultInjector.Fault.killWorker) + [.brokerDown, .requestErrors]
+                                     faults: killed.map(FaultInjector.Fault.killWorker) + [.brokerDown, .requestErrors, .killBroker(seconds: longSeconds ?? 3)]
                                          + ChaosFaults.short(installation.stores) + long + commands,
                                      publisher: publisher, logger: logger)
+        injector.gateway = gateway != nil
+        injector.restartsDuringCommands = longSeconds != nil
         if let longSeconds { injector.commandLimit = .seconds(longSeconds + 120) }
         let started = ContinuousClock.now
+        let publishing = Double(messages.count) / Double(rate)
+
+        // The apps send their requests over the same time, each retried with its key until it has its answer.
+        async let apps: [AppClient.Outcome] = {
+            guard let gateway else { return [] }
+            let deadline = started + .seconds(publishing) + settle
+            return await GatewayTraffic.send(appRequests, through: gateway, over: .seconds(publishing), until: deadline)
+                + GatewayTraffic.send(GatewayTraffic.signIns(workload), through: gateway, over: .seconds(1), until: deadline)
+        }()
 
         // Publish at the given rate while faults happen; then let everything settle.
         var faultCounts: [FaultInjector.Fault: Int] = [:]
@@ -126,7 +153,6 @@ public enum ChaosCommand {
                 for message in workload.signInMessages { try await publisher.publish(message) }
                 return []
             }
-            let publishing = Double(messages.count) / Double(rate)
             group.addTask { [faultGenerator, injector] in
                 // Every kind once per round, in a random order; at least one round, however short the load.
                 // A worker found stopped before a fault (which might start it again) died by itself.
@@ -157,7 +183,7 @@ public enum ChaosCommand {
         print("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
 
         let report = try await ChaosReport.collect(installation, workload: workload, settle: settle, sentMail: sentMail,
-                                                   failedFaults: failedFaults, died: died.sorted())
+                                                   failedFaults: failedFaults, died: died.sorted(), apps: await apps)
         print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
         report.lines.forEach { print($0) }
         return report.passed

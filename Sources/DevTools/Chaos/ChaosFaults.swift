@@ -3,7 +3,7 @@ import Backends
 /// The store faults a chaos run injects itself, as shell commands, on the embedded stores of its data
 /// directory: databases locked for a moment; with `--long-faults`, for `seconds` each (the disk half as
 /// long): the data disk full, the databases down, the database files, the image store and the outbox made
-/// immutable, beside a worker frozen and the local broker restarted. (The production stores' long faults
+/// immutable, beside a worker frozen (and the local broker SIGKILLed for as long, `FaultInjector`). (The production stores' long faults
 /// are the operator's `--fault` commands.)
 enum ChaosFaults {
     /// The short faults: one embedded database locked for 1–3 s, under SQLite's busy timeout.
@@ -14,7 +14,7 @@ enum ChaosFaults {
     /// The long faults, each lasting `seconds` (the full disk half as long).
     static func long(_ stores: BackendOptions, seconds: Int) -> [FaultInjector.Fault] {
         let data = stores.dataDirectory
-        var faults: [FaultInjector.Fault] = [.restartBroker, .freezeWorker(seconds: seconds),
+        var faults: [FaultInjector.Fault] = [.freezeWorker(seconds: seconds),
                                              .command(name: "data disk full for \(seconds / 2) s", shell: fill(data, seconds: seconds / 2))]
         let databases = databases(stores)
         if !databases.isEmpty {

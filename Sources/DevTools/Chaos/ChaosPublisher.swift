@@ -28,13 +28,16 @@ actor ChaosPublisher {
         }
     }
 
-    /// Restarts the local broker and publishes everything so far again on the new one.
-    func restartBroker() async throws {
+    /// SIGKILLs the local broker, runs `outage` while it is down, starts it again and publishes everything so far
+    /// again on the new one.
+    func killBroker(during outage: @Sendable () async throws -> Void) async throws {
         restarting = true
         // What the old broker has not taken is lost with it, and published again below.
         await producer.close(flushTimeout: .seconds(1))
         do {
-            try await installation.restartBroker()
+            await installation.killBroker()
+            try await outage()
+            try await installation.startBrokerAgain()
             producer = try KafkaProducer(configuration: Self.configuration(installation))
             for message in published { try await producer.enqueue(message) }
         } catch {

@@ -8,12 +8,12 @@ import Registration
 /// The checks after a chaos run: every request one outcome, nothing half-registered, no email address
 /// twice, every code sent emailed and no request two codes, every hostile message dead-lettered with
 /// its reason and nothing else dead-lettered (a dependency failure is waited for), every fault
-/// injected, no worker died. Its readers follow the local broker across restarts.
+/// injected, no worker died; every app through the gateway one genuine answer (`checkApps`). Its readers follow the local broker across restarts.
 struct ChaosReport {
     var lines: [String] = []
     var passed = true
 
-    private mutating func check(_ condition: Bool, _ text: String) {
+    mutating func check(_ condition: Bool, _ text: String) {
         lines.append((condition ? "PASS " : "FAIL ") + text)
         passed = passed && condition
     }
@@ -22,12 +22,13 @@ struct ChaosReport {
     ///   - sentMail: The directory holding one file per email the mail server accepted.
     ///   - failedFaults: The faults that could not be injected (a fault command failed).
     ///   - died: The workers found stopped during the run, before it started any again.
+    ///   - apps: What the apps sending the workload's gateway share got.
     static func collect(_ installation: LocalInstallation, workload: ChaosWorkload, settle: Duration, sentMail: String,
-                        failedFaults: [String], died: [String]) async throws -> ChaosReport {
+                        failedFaults: [String], died: [String], apps: [AppClient.Outcome]) async throws -> ChaosReport {
         var report = ChaosReport()
         report.check(failedFaults.isEmpty, "every fault was injected\(failedFaults.isEmpty ? "" : "; failed: \(failedFaults)")")
         report.check(died.isEmpty, "no worker died\(died.isEmpty ? "" : "; died: \(died)")")
-        let ids = workload.registrations.map(\.request.registrationId)
+        let ids = workload.topicRegistrations.map(\.request.registrationId)
         let deadline = ContinuousClock.now + settle
         let outcomes = try await waitForOutcomes(ids, installation: installation, timeout: settle)
 
@@ -40,7 +41,7 @@ struct ChaosReport {
         var completed = 0
         var failures: [ReasonCode: Int] = [:]
         var wrong: [String] = []
-        for registration in workload.registrations {
+        for registration in workload.topicRegistrations {
             switch outcomes[registration.request.registrationId]?.first {
             case .registrationCompleted:
                 completed += 1
@@ -63,9 +64,11 @@ struct ChaosReport {
         report.check(findings.isEmpty, "audit: \(findings.count) half-registered users, orphan images or stale pending accounts\(findings.isEmpty ? "" : ": \(findings.prefix(3))")")
         let accounts = try stores.accountStore().accounts()
         report.check(Set(accounts.map(\.email)).count == accounts.count, "no email address has two accounts (\(accounts.count) accounts)")
-        report.check(accounts.count == completed, "one account per completed registration")
+        completed += report.checkApps(apps, workload: workload, accounts: accounts)
+        report.check(accounts.count == completed, "one account per completed registration (\(completed) completed)")
 
-        try await report.checkRequests(workload, sentMail: sentMail, installation: installation, deadline: deadline)
+        try await report.checkRequests(workload, sentMail: sentMail, installation: installation, deadline: deadline,
+                                       gatewayCodes: Self.codesSent(apps))
         try await report.checkDeadLetters(workload, installation: installation, deadline: deadline)
         let stopped = installation.stoppedWorkers
         report.check(stopped.isEmpty, "all workers still running\(stopped.isEmpty ? "" : "; stopped: \(stopped)")")
@@ -133,7 +136,7 @@ struct ChaosReport {
     /// sent emailed, each request's code only (a copy is resent only when a crash left unknown whether
     /// the first was).
     private mutating func checkRequests(_ workload: ChaosWorkload, sentMail: String, installation: LocalInstallation,
-                                        deadline: ContinuousClock.Instant) async throws {
+                                        deadline: ContinuousClock.Instant, gatewayCodes: Set<String>) async throws {
         let ids = Set(workload.codeRequests.map(\.requestId) + workload.signIns.map(\.requestId))
         var answers: [String: Set<[UInt8]>] = [:]
         var sent = Set<String>()
@@ -158,6 +161,7 @@ struct ChaosReport {
         check(doubled.isEmpty, "no code request or sign-in has two different answers\(doubled.isEmpty ? "" : ": \(doubled.sorted().prefix(5))")")
         let mail = SentMail(directory: sentMail)
         sent.formUnion(workload.registerCodeRequests)
+        sent.formUnion(gatewayCodes)
         let unmailed = sent.subtracting(mail.codes.keys).sorted()
         let unanswered = Set(mail.codes.keys).subtracting(sent).sorted()
         check(unmailed.isEmpty && unanswered.isEmpty,

@@ -5,7 +5,8 @@ import Kafka
 
 /// The chaos run's traffic: registrations of every kind, some re-published, some for emails used
 /// twice, code requests and sign-ins among them, plus hostile messages that must end in the
-/// dead-letter topics.
+/// dead-letter topics. A share of the registrations, code requests and sign-ins go through the gateway
+/// (`AppClient`) instead of the topics.
 struct ChaosWorkload {
     /// The password of the registration `id`: a phrase the dictionary check takes, then the id (0 of 20,000 such
     /// passwords refused, measured with libpwquality's settings of `DictionaryBlocklist`; `password-<id>` was
@@ -19,6 +20,15 @@ struct ChaosWorkload {
         /// or `invalid_credentials` when the winner used the address's register code first).
         var expectedFailure: ReasonCode?
         var racesForEmail: Bool
+        /// Whether an app sends it to the gateway (the plain password and code, its id as the `Idempotency-Key`).
+        var viaGateway = false
+    }
+
+    /// A password sign-in an app sends to the gateway.
+    struct GatewaySignIn {
+        var key: String
+        var email: String
+        var password: String
     }
 
     var registrations: [Registration] = []
@@ -27,6 +37,11 @@ struct ChaosWorkload {
     var codeRequests: [CodeRequested] = []
     /// Password sign-ins of registering users (early ones may find no active account yet).
     var signIns: [TokenRequested] = []
+    /// Code requests and sign-ins the apps send to the gateway.
+    var gatewayCodeRequests: [CodeRequested] = []
+    var gatewaySignIns: [GatewaySignIn] = []
+    /// The register codes, by normalised address (the apps send theirs in plain).
+    var codes: [String: MailedCodes.Mailed] = [:]
     /// Messages no worker can process, each with the `dlq.reason` it must be dead-lettered with.
     var hostile: [(message: OutgoingMessage, reason: DeadLetterReason)] = []
 
@@ -38,11 +53,13 @@ struct ChaosWorkload {
 
     /// - Parameters:
     ///   - codes: The register code mailed to each of ``emails(count:)``, by normalised address.
+    ///   - gatewayShare: The percentage of registrations, code requests and sign-ins sent through the gateway.
     ///   - oversized: Whether the hostile messages include ones over the decoder's limit (up to
     ///     1,000,500 bytes), mistyped fields, unknown fields and a mistyped version, as `--long-faults` publishes.
     init(count: Int, codes: [String: MailedCodes.Mailed], seal: (String, SealedSecret.Purpose, SealContext) -> String, replyKey: String,
-         photo: [UInt8], oversized: Bool = false, using generator: inout some RandomNumberGenerator) {
+         photo: [UInt8], gatewayShare: Int = 0, oversized: Bool = false, using generator: inout some RandomNumberGenerator) {
         registerCodeRequests = Set(codes.values.map(\.requestId))
+        self.codes = codes
         for index in 0..<count {
             let id = "chaos-\(index)-\(UUID().uuidString.prefix(8).lowercased())"
             let roll = Int.random(in: 0..<100, using: &generator)
@@ -66,8 +83,9 @@ struct ChaosWorkload {
                                                 sealedCode: codes[RegistrationRules.normalizedEmail(email)].map { seal($0.code, .code, context) },
                                                 replyKey: replyKey, avatar: avatar,
                                                 isMapLocationEnabled: roll.isMultiple(of: 2))
-            registrations.append(Registration(request: request, expectedFailure: expected, racesForEmail: races))
-            if Int.random(in: 0..<100, using: &generator) < 5 { republished.append(request) }
+            let viaGateway = Int.random(in: 0..<100, using: &generator) < gatewayShare
+            registrations.append(Registration(request: request, expectedFailure: expected, racesForEmail: races, viaGateway: viaGateway))
+            if !viaGateway, Int.random(in: 0..<100, using: &generator) < 5 { republished.append(request) }
         }
         for registration in registrations where registration.racesForEmail {
             // The other registration of this email races too: whichever comes first wins.
@@ -79,11 +97,15 @@ struct ChaosWorkload {
         for index in 0..<count / 4 {
             let email = Bool.random(using: &generator) ? "user\(Int.random(in: 0..<count, using: &generator))@example.com"
                                                       : "stranger\(index % 20)@example.com"
-            codeRequests.append(CodeRequested(requestId: "code-\(index)-\(UUID().uuidString.prefix(8).lowercased())",
-                                              email: email, purpose: .login))
+            let code = CodeRequested(requestId: "code-\(index)-\(UUID().uuidString.prefix(8).lowercased())", email: email, purpose: .login)
+            if Int.random(in: 0..<100, using: &generator) < gatewayShare { gatewayCodeRequests.append(code) } else { codeRequests.append(code) }
             let user = registrations[Int.random(in: 0..<max(1, count / 2), using: &generator)].request
             let signIn = SealContext(requestId: "signin-\(index)-\(UUID().uuidString.prefix(8).lowercased())", email: user.email,
                                      replyKey: replyKey)
+            if Int.random(in: 0..<100, using: &generator) < gatewayShare {
+                gatewaySignIns.append(GatewaySignIn(key: signIn.requestId, email: user.email, password: Self.password(of: user.registrationId)))
+                continue
+            }
             signIns.append(TokenRequested(requestId: signIn.requestId, grantType: .password, email: user.email,
                                           sealedCredential: seal(Self.password(of: user.registrationId), .signInPassword, signIn), replyKey: replyKey))
         }
@@ -125,7 +147,7 @@ struct ChaosWorkload {
 
     /// Registrations, code requests and hostile messages, shuffled.
     func messages(using generator: inout some RandomNumberGenerator) -> [OutgoingMessage] {
-        let requests = ((registrations.map(\.request) + republished).map(Event.registrationRequested)
+        let requests = ((topicRegistrations.map(\.request) + republished).map(Event.registrationRequested)
             + codeRequests.map(Event.codeRequested)).map(Self.message)
         return (requests + hostile.map(\.message)).shuffled(using: &generator)
     }
@@ -133,8 +155,14 @@ struct ChaosWorkload {
     /// The sign-ins, published once the first half's registrations have their outcomes.
     var signInMessages: [OutgoingMessage] { signIns.map(Event.tokenRequested).map(Self.message) }
 
-    /// The registrations the sign-ins are for.
-    var firstHalf: [String] { registrations.prefix(max(1, registrations.count / 2)).map(\.request.registrationId) }
+    /// The registrations published on the topics, and those the apps send to the gateway.
+    var topicRegistrations: [Registration] { registrations.filter { !$0.viaGateway } }
+    var gatewayRegistrations: [Registration] { registrations.filter(\.viaGateway) }
+
+    /// The topic registrations among those the sign-ins are for.
+    var firstHalf: [String] {
+        registrations.prefix(max(1, registrations.count / 2)).filter { !$0.viaGateway }.map(\.request.registrationId)
+    }
 
     private static func message(_ event: Event) -> OutgoingMessage {
         OutgoingMessage(event, producer: "registrar-chaos")

@@ -4,15 +4,16 @@ import Kafka
 import KafkaCommands
 import Support
 
-/// Produces the faults of a chaos run: workers SIGKILLed and restarted, brokers taken down and brought
-/// back, request errors pushed into the broker, embedded databases locked, and the operator's own fault
+/// Produces the faults of a chaos run: workers and the gateway SIGKILLed and restarted, brokers taken down
+/// and brought back, the local broker SIGKILLed and started again (a worker and the gateway started while it
+/// is down), request errors pushed into the broker, embedded databases locked, and the operator's own fault
 /// commands for the stores it cannot reach itself (a database restarted or made read-only, an image
-/// store failing writes, a mail server deferring sends). With `--long-faults`, also the local broker
-/// restarted, a worker frozen, and the long store faults of `ChaosFaults`.
+/// store failing writes, a mail server deferring sends). With `--long-faults`, also a worker frozen and the
+/// long store faults of `ChaosFaults`, a worker and the gateway started during each.
 struct FaultInjector: Sendable {
     /// One kind of fault, counted in the report by its name.
     enum Fault: Hashable, Sendable {
-        /// This worker SIGKILLed and started again after a moment.
+        /// This worker (or the gateway) SIGKILLed and started again after a moment.
         case killWorker(String)
         case brokerDown
         case requestErrors
@@ -20,8 +21,9 @@ struct FaultInjector: Sendable {
         case lockDatabase([String])
         /// A shell command that makes a store fail and lets it heal before it exits.
         case command(name: String, shell: String)
-        /// The local broker stopped and started again (empty, on a new port), everything re-published.
-        case restartBroker
+        /// The local broker SIGKILLed, down for this many seconds (a worker and the gateway started meanwhile), then
+        /// started again (empty, on a new port), everything re-published.
+        case killBroker(seconds: Int)
         /// A worker stopped (SIGSTOP) for this many seconds, then continued.
         case freezeWorker(seconds: Int)
 
@@ -32,7 +34,7 @@ struct FaultInjector: Sendable {
             case .requestErrors: "request errors injected"
             case .lockDatabase: "database locked"
             case .command(let name, _): name
-            case .restartBroker: "local broker restarted"
+            case .killBroker(let seconds): "local broker SIGKILLed for \(seconds) s"
             case .freezeWorker(let seconds): "a worker frozen for \(seconds) s"
             }
         }
@@ -47,6 +49,10 @@ struct FaultInjector: Sendable {
     var logger: Logger
     /// The longest a fault command may take before it is killed and counted as failed.
     var commandLimit: Duration = .seconds(120)
+    /// Whether a gateway is in the loop (started again during outages).
+    var gateway = false
+    /// Whether a worker and the gateway are started again during each fault command (the long store outages).
+    var restartsDuringCommands = false
 
     /// `--fault NAME=COMMAND` values as faults.
     static func commands(_ values: [String], help: String) throws(UsageError) -> [Fault] {
@@ -85,10 +91,19 @@ struct FaultInjector: Sendable {
             return try await run(ChaosFaults.lock([database], seconds: seconds))
         case .command(let name, let shell):
             logger.info("chaos: \(name)")
-            return try await run(shell)
-        case .restartBroker:
-            logger.info("chaos: restarting the local broker")
-            try await publisher.restartBroker()
+            guard restartsDuringCommands else { return try await run(shell) }
+            async let succeeded = run(shell)
+            try await Task.sleep(for: .seconds(1))
+            try await restartDuringOutage(LocalInstallation.workerNames.randomElement(using: &generator)!)
+            return try await succeeded
+        case .killBroker(let seconds):
+            logger.info("chaos: SIGKILLing the local broker for \(seconds) s")
+            let worker = LocalInstallation.workerNames.randomElement(using: &generator)!
+            try await publisher.killBroker { [self] in
+                try await Task.sleep(for: .seconds(min(1, seconds)))
+                try await restartDuringOutage(worker)
+                try await Task.sleep(for: .seconds(max(0, seconds - 1)))
+            }
         case .freezeWorker(let seconds):
             let worker = LocalInstallation.workerNames.randomElement(using: &generator)!
             logger.info("chaos: freezing \(worker) for \(seconds) s")
@@ -97,6 +112,16 @@ struct FaultInjector: Sendable {
             try await Task.sleep(for: .seconds(seconds))
         }
         return true
+    }
+
+    /// SIGKILLs `worker` and the gateway (when one is in the loop) and starts them again while an outage lasts: they
+    /// must wait for what is down, neither exit nor fail a request.
+    private func restartDuringOutage(_ worker: String) async throws {
+        for name in [worker] + (gateway ? ["gateway"] : []) {
+            await installation.kill(name)
+            try installation.start(name)
+        }
+        logger.info("chaos: \(worker)\(gateway ? " and the gateway" : "") started during the outage")
     }
 
     /// Runs `shell` with its output appended to the run's fault log; true when it exits 0 in time.

@@ -1,0 +1,80 @@
+import Curl
+import Foundation
+import Support
+
+/// A chaos run's app: it sends one request to the gateway with an `Idempotency-Key` it keeps across its retries,
+/// as the apps do, and retries with that key while the answer is not final — a `202` (accepted, no outcome within
+/// the gateway's wait), a `503` (the broker or the workers not answering yet), the gateway's own `429 rate_limited`,
+/// or no answer at all (the gateway restarting) — once a second (the gateway's `Retry-After`). The first other
+/// answer is its final answer; it then retries once more, which must give the same answer.
+struct AppClient: Sendable {
+    /// One request: its method, path, body and headers, and the key it keeps.
+    struct Request: Sendable {
+        var path: String
+        var key: String
+        var contentType: String
+        var body: [UInt8]
+        /// The OAuth client's credentials (HTTP Basic), for the token endpoint.
+        var client: (id: String, secret: String)?
+    }
+
+    /// One answer: its status (0: no answer, the connection failed) and body.
+    struct Answer: Sendable, Equatable {
+        var status: Int
+        var body: String
+
+        /// The JSON object of the body.
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:] }
+
+        /// Whether the app retries it: no final answer yet.
+        var isPending: Bool {
+            [0, 202, 503].contains(status) || (status == 429 && json["error"] as? String == "rate_limited")
+        }
+    }
+
+    /// What the app got for its request.
+    struct Outcome: Sendable {
+        var request: Request
+        /// Every answer, in order (the final one last, unless none came in time).
+        var answers: [Answer] = []
+        /// The answer to the retry after the final one.
+        var repeated: Answer?
+
+        /// The final answer, nil when every answer was pending.
+        var final: Answer? { answers.last.flatMap { $0.isPending ? nil : $0 } }
+    }
+
+    var gateway: String
+    private let handles = CurlHandlePool()
+
+    init(gateway: String) {
+        self.gateway = gateway
+    }
+
+    /// Sends `request` until it has a final answer or `deadline` passes, then once more.
+    func send(_ request: Request, until deadline: ContinuousClock.Instant) async -> Outcome {
+        var outcome = Outcome(request: request)
+        while true {
+            let answer = await post(request)
+            outcome.answers.append(answer)
+            if !answer.isPending {
+                outcome.repeated = await post(request)
+                return outcome
+            }
+            guard ContinuousClock.now + .seconds(1) < deadline else { return outcome }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func post(_ request: Request) async -> Answer {
+        var options: [CurlOption] = [
+            .url(gateway + request.path), .method("POST"), .body(request.body), .connectTimeout(.seconds(5)), .timeout(.seconds(120)),
+            .headers(["Content-Type: \(request.contentType)", "Idempotency-Key: \(request.key)", "Expect:"]),
+        ]
+        if let client = request.client { options += [.username(client.id), .password(client.secret)] }
+        let response = try? await offload { [handles, options] in
+            try handles.withHandle { handle throws(CurlError) in try handle.perform(options) }
+        }
+        return response.map { Answer(status: $0.status, body: String(decoding: $0.body, as: UTF8.self)) } ?? Answer(status: 0, body: "")
+    }
+}

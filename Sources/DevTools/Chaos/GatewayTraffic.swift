@@ -1,0 +1,85 @@
+import Domain
+import Foundation
+import Installation
+
+/// The chaos run's apps: the workload's gateway share as requests to a gateway the run starts on its installation
+/// (`registrar gateway`, its limits out of the way of one machine's many apps), sent by `AppClient`s.
+enum GatewayTraffic {
+    /// The OAuth client the apps authenticate as at the token endpoint.
+    static let client = (id: "registrar-chaos", secret: "chaos-client-secret-\(UUID().uuidString)")
+
+    /// Starts the gateway on `installation` (its OAuth clients file in the data directory), waiting `wait` for an
+    /// outcome before `202`/`503`; returns its URL.
+    static func startGateway(on installation: LocalInstallation, wait: Int) async throws -> String {
+        let clients = installation.directory + "/gateway-clients.json"
+        let file = try JSONSerialization.data(withJSONObject: ["clients": [["id": client.id, "secret": client.secret]]])
+        FileManager.default.createFile(atPath: clients, contents: file, attributes: [.posixPermissions: 0o600])
+        return try await installation.startGateway([
+            "--clients", clients, "--wait", String(wait), "--reply-key-file", installation.directory + "/gateway-reply.seal",
+            "--requests-per-minute", "1000000", "--sign-ins-per-minute", "1000000", "--codes-per-hour", "1000000",
+            "--connections-per-address", "0",
+        ])
+    }
+
+    /// The registrations and code requests of `workload` the apps send, shuffled.
+    static func requests(_ workload: ChaosWorkload, using generator: inout some RandomNumberGenerator) -> [AppClient.Request] {
+        let registrations = workload.gatewayRegistrations.map { registration(of: $0.request, code: workload.codes) }
+        let codes = workload.gatewayCodeRequests.map { request in
+            AppClient.Request(path: "/email/getCode", key: request.requestId, contentType: form,
+                              body: encoded([("emailAddress", request.email), ("type", "2")]))
+        }
+        return (registrations + codes).shuffled(using: &generator)
+    }
+
+    /// The sign-ins of `workload` the apps send (once the registrations are under way).
+    static func signIns(_ workload: ChaosWorkload) -> [AppClient.Request] {
+        workload.gatewaySignIns.map { signIn in
+            AppClient.Request(path: "/oauth/token", key: signIn.key, contentType: form,
+                              body: encoded([("grant_type", "password"), ("username", signIn.email), ("password", signIn.password)]),
+                              client: client)
+        }
+    }
+
+    /// Sends `requests` through `gateway`, started evenly over `period` and at most `inFlight` at once, each retried
+    /// until it has its final answer or `deadline` passes.
+    static func send(_ requests: [AppClient.Request], through gateway: AppClient, over period: Duration, inFlight: Int = 32,
+                     until deadline: ContinuousClock.Instant) async -> [AppClient.Outcome] {
+        let interval = period / max(1, requests.count)
+        return await withTaskGroup(of: AppClient.Outcome.self) { group in
+            var outcomes: [AppClient.Outcome] = []
+            for (index, request) in requests.enumerated() {
+                if index >= inFlight, let outcome = await group.next() { outcomes.append(outcome) }
+                group.addTask { await gateway.send(request, until: deadline) }
+                try? await Task.sleep(for: interval)
+            }
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+    }
+
+    /// `POST /accounts` of `request` as an app sends it: multipart, the password and the register code in plain.
+    private static func registration(of request: RegistrationRequested, code: [String: MailedCodes.Mailed]) -> AppClient.Request {
+        let boundary = "chaos-\(UUID().uuidString)"
+        var fields = [("name", request.name), ("email", request.email), ("password", ChaosWorkload.password(of: request.registrationId)),
+                      ("isMapLocationEnabled", String(request.isMapLocationEnabled))]
+        if let mailed = code[RegistrationRules.normalizedEmail(request.email)] { fields.append(("code", mailed.code)) }
+        var body = fields.flatMap { name, value in
+            Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        if case .inline(let base64)? = request.avatar, let avatar = Data(base64Encoded: base64) {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"avatar\"; filename=\"me.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+                + Array(avatar) + Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return AppClient.Request(path: "/accounts", key: request.registrationId, contentType: "multipart/form-data; boundary=\(boundary)",
+                                 body: body)
+    }
+
+    private static let form = "application/x-www-form-urlencoded"
+
+    /// `fields` form-encoded.
+    private static func encoded(_ fields: [(String, String)]) -> [UInt8] {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return Array(fields.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }.joined(separator: "&").utf8)
+    }
+}
