@@ -109,6 +109,7 @@ import Testing
                          #"registrar_outcomes_total{worker="account-worker",type="TokenIssued",reason="none"} 0"#,
                          #"registrar_lockouts_total{kind="password"} 0"#, #"registrar_saga_oldest_age_seconds{kind="registration"} 0"#,
                          #"registrar_saga_oldest_age_seconds{kind="email_change"} 0"#, #"registrar_mail_sends_total{result="transient"} 0"#,
+                         #"registrar_saga_oldest_age_seconds{kind="deletion"} 0"#,
                          #"registrar_argon2id_duration_seconds_count{operation="verify"} 0"#,
                          #"registrar_messages_total{worker="account-worker",topic="auth.requests",type="TokenRequested",result="handled"} 0"#]
         case "code-dispatch-worker":

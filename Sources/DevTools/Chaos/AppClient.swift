@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import Support
+import Synchronization
 
 /// A chaos run's app: it sends one request to the gateway with an `Idempotency-Key` it keeps across its retries,
 /// as the apps do, and retries with that key while the answer is not final — a `202` (accepted, no outcome within
@@ -51,8 +52,15 @@ struct AppClient: Sendable {
         self.gateway = gateway
     }
 
-    /// Sends `request` until it has a final answer or `deadline` passes, then once more.
-    func send(_ request: Request, until deadline: ContinuousClock.Instant) async -> Outcome {
+    /// When the apps stop retrying: far off while the faults go on, then the settle time after they end.
+    final class Deadline: Sendable {
+        private let instant = Mutex(ContinuousClock.now + .seconds(86_400))
+        var current: ContinuousClock.Instant { instant.withLock { $0 } }
+        func set(_ value: ContinuousClock.Instant) { instant.withLock { $0 = value } }
+    }
+
+    /// Sends `request` until it has a final answer or `deadline` passes (or the task is cancelled), then once more.
+    func send(_ request: Request, until deadline: Deadline) async -> Outcome {
         var outcome = Outcome(request: request)
         while true {
             let answer = await post(request)
@@ -61,7 +69,7 @@ struct AppClient: Sendable {
                 outcome.repeated = await post(request)
                 return outcome
             }
-            guard ContinuousClock.now + .seconds(1) < deadline else { return outcome }
+            guard !Task.isCancelled, ContinuousClock.now + .seconds(1) < deadline.current else { return outcome }
             try? await Task.sleep(for: .seconds(1))
         }
     }

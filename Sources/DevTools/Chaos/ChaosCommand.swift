@@ -130,10 +130,12 @@ public enum ChaosCommand {
         let started = ContinuousClock.now
         let publishing = Double(messages.count) / Double(rate)
 
-        // The apps send their requests over the same time, each retried with its key until it has its answer.
+        // The apps send their requests over the same time, each retried with its key until it has its answer (or the
+        // settle time after the faults ends).
+        let appDeadline = AppClient.Deadline()
         async let apps: [AppClient.Outcome] = {
             guard let gateway else { return [] }
-            let deadline = started + .seconds(publishing) + settle
+            let deadline = appDeadline
             return await GatewayTraffic.send(appRequests, through: gateway, over: .seconds(publishing), until: deadline)
                 + GatewayTraffic.send(GatewayTraffic.signIns(workload), through: gateway, over: .seconds(1), until: deadline)
         }()
@@ -176,6 +178,7 @@ public enum ChaosCommand {
                 }
             }
         }
+        appDeadline.set(.now + settle)
         try await publisher.finish()
         _ = faultGenerator.next()
         died.formUnion(installation.stoppedWorkers)

@@ -43,7 +43,7 @@ enum GatewayTraffic {
     /// Sends `requests` through `gateway`, started evenly over `period` and at most `inFlight` at once, each retried
     /// until it has its final answer or `deadline` passes.
     static func send(_ requests: [AppClient.Request], through gateway: AppClient, over period: Duration, inFlight: Int = 32,
-                     until deadline: ContinuousClock.Instant) async -> [AppClient.Outcome] {
+                     until deadline: AppClient.Deadline) async -> [AppClient.Outcome] {
         let interval = period / max(1, requests.count)
         return await withTaskGroup(of: AppClient.Outcome.self) { group in
             var outcomes: [AppClient.Outcome] = []

