@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "TestSupport", "Domain", "Registration", "Courier"]),
         // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).
         .target(name: "TestSupport", dependencies: [
-            "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
+            "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
             "Kafka", "KafkaCommands", "Metrics", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
             "WorkerRuntime",
         ], path: "Tests/TestSupport"),

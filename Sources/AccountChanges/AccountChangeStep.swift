@@ -89,14 +89,18 @@ public struct AccountChangeStep: EventHandler {
     private func unlessRecorded(_ requestId: String, locale: String?, _ body: () throws -> [Event]) throws -> [Event] {
         if let failure = RequestId.validate(requestId) { return [failed(requestId, failure)] }
         if let problem = locale.flatMap(MailLocale.problem(in:)) { return [failed(requestId, Failure(.localeInvalid, problem))] }
-        if let change = try accounts.change(requestId: requestId) {
-            // A sign-out everywhere is recorded here too (by `SessionStep`), under the id of a request on another topic.
-            guard change.kind != .signOutEverywhere else {
-                return [failed(requestId, Failure(.requestInvalid, "This request id was used by another request."))]
-            }
-            return EmailChangeSaga.events(of: change)
-        }
+        if let change = try accounts.change(requestId: requestId) { return Self.events(answering: change) }
         return try body()
+    }
+
+    /// What a request under the id of the recorded `change` is answered: the change's events (its answer or command); a
+    /// sign-out everywhere is recorded here too (by `SessionStep`), under the id of a request on another topic: refused.
+    static func events(answering change: AccountChangeRecord) -> [Event] {
+        guard change.kind != .signOutEverywhere else {
+            return [.accountChangeFailed(RequestRefusal(requestId: change.requestId, reason: .requestInvalid,
+                                                        message: "This request id was used by another request."))]
+        }
+        return EmailChangeSaga.events(of: change)
     }
 
     private func changePassword(_ request: PasswordChangeRequested) throws -> [Event] {

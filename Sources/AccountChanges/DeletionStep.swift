@@ -9,18 +9,23 @@ import Verification
 /// 5.1.1(v), GDPR Art. 17), which drives the deletion saga (``DeletionSaga``) through the one saga engine.
 ///
 /// The request acts for the account of a Bearer access token that still counts (``SessionGate``) and whose session signed
-/// in within ``reauthenticationWindow`` (`reauthentication_required` otherwise), only ever on that account. It begins the
-/// deletion in one transaction — the record, the account marked `deleting`, its sessions' cut-off — then revokes every
-/// refresh-token family, forgets the codes mailed to its address and asks the image worker to erase the avatar; the
-/// profile worker's erasure follows, then the account and every row naming it go, its refresh tokens are forgotten, and
-/// `AccountDeleted` answers the request. The owner's address is mailed a notice once the deletion is begun
-/// (``notify(_:)``), and is free to register again once it completed.
+/// in within ``reauthenticationWindow`` (`reauthentication_required` otherwise), only ever on that account, and proves its
+/// owner is there now with one credential sealed for the request: the account's password (counted against its lockout
+/// like a sign-in) or a `delete_account` code mailed to its address (`invalid_credentials` when wrong, `reauthentication_required`
+/// when neither or both are given). It begins the deletion in one transaction — the record, the account marked `deleting`,
+/// its sessions' cut-off — then revokes every refresh-token family, forgets the codes mailed to its address and asks the
+/// image worker to erase the avatar; the profile worker's erasure follows, then the account and every row naming it go,
+/// its refresh tokens are forgotten, and `AccountDeleted` answers the request. The owner's address is mailed a notice once the deletion is begun
+/// (``notify(_:undeliverable:)``), and is free to register again once it completed.
+///
+/// The deletion's request id is its own on `account.requests` (``SagaClaims``): another request under it is answered as
+/// the deletion, and a deletion under the id of another request is answered as that one, so each has one outcome.
 public struct DeletionStep: EventHandler {
     public var gate: SessionGate
     public var accounts: any DeletionStore
+    public var passwords: PasswordCheck
+    public var codes: CodeVerifier
     public var seals: SealOpener
-    /// The one-time codes, in the account database: those of the account's address are forgotten as its deletion begins.
-    public var codes: any CodeStore
     public var mailer: any Mailer
     public var mail: MailSettings
     /// Seconds after its sign-in that a session may delete its account.
@@ -29,15 +34,15 @@ public struct DeletionStep: EventHandler {
     /// How long each deletion in flight has made no progress (the sweep's measure).
     public var progress: ProgressWatch
 
-    public init(gate: SessionGate, accounts: any DeletionStore, seals: SealOpener, codes: any CodeStore, mailer: any Mailer,
-                mail: MailSettings = .init(),
-                reauthenticationWindow: Double = ExportStep.defaultReauthenticationWindow, clock: @escaping @Sendable () -> Date = Date.init,
-                progress: ProgressWatch = ProgressWatch()) {
+    public init(gate: SessionGate, accounts: any DeletionStore, passwords: PasswordCheck, codes: CodeVerifier, seals: SealOpener,
+                mailer: any Mailer, mail: MailSettings = .init(), reauthenticationWindow: Double = ExportStep.defaultReauthenticationWindow,
+                clock: @escaping @Sendable () -> Date = Date.init, progress: ProgressWatch = ProgressWatch()) {
         self.progress = progress
         self.gate = gate
         self.accounts = accounts
-        self.seals = seals
+        self.passwords = passwords
         self.codes = codes
+        self.seals = seals
         self.mailer = mailer
         self.mail = mail
         self.reauthenticationWindow = reauthenticationWindow
@@ -51,6 +56,9 @@ public struct DeletionStep: EventHandler {
     static let notice = Letter("account_deleted", kind: "notice")
 
     private var tokens: any TokenStore { gate.tokens }
+
+    /// The request ids the account's sagas hold (``AnswerOnce/claimed``).
+    public var claims: SagaClaims { SagaClaims(accounts: accounts) }
 
     public func handle(_ event: Event) throws -> [Event] {
         switch event {
@@ -81,23 +89,31 @@ public struct DeletionStep: EventHandler {
         let id = request.requestId
         if let failure = RequestId.validate(id) { return [refused(id, failure)] }
         if let problem = request.locale.flatMap(MailLocale.problem(in:)) { return [refused(id, Failure(.localeInvalid, problem))] }
-        if let deletion = try accounts.deletion(requestId: id) { return DeletionSaga.events(of: deletion) }
-        guard seals.vault.isPublicKey(request.replyKey) else {
-            return [refused(id, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
+        if let deletion = try accounts.deletion(requestId: id) {
+            try endSessionsAndCodes(of: deletion)
+            return DeletionSaga.events(of: deletion)
         }
-        let token: String
-        switch try seals.open([(request.sealedAccessToken, .deleteAccount)], in: SealContext(requestId: id, email: nil, replyKey: request.replyKey),
-                              on: Topic.accountRequests) {
-        case .opened(let secrets): token = secrets[0]
-        case .unsealable:
-            return [refused(id, Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))]
-        case .refused: return [invalid(id)]
+        // An id another request holds (an email change's) is answered as that request.
+        if let events = try claims.events(answering: AnswerKey(topic: Topic.accountRequests, id: id)) { return events }
+        let proof: (sealed: String, purpose: SealedSecret.Purpose)
+        switch (request.sealedPassword, request.sealedCode) {
+        case (let password?, nil): proof = (password, .reauthentication)
+        case (nil, let code?): proof = (code, .code)
+        default:
+            return [refused(id, Failure(.reauthenticationRequired, "Prove it is you with one credential: the account's password (sealedPassword) "
+                                                                  + "or a delete_account code mailed to its address (sealedCode)."))]
         }
         let now = clock()
-        guard let caller = try gate.caller(of: token, at: now), caller.account.status == .active else { return [invalid(id)] }
-        guard try gate.signedInRecently(caller, within: reauthenticationWindow, at: now) else {
-            return [refused(id, Failure(.reauthenticationRequired, "Sign in again (password or emailed code) and delete with the new access "
-                                                                  + "token within \(Int(reauthenticationWindow)) s."))]
+        let caller: SessionGate.Caller
+        let secret: String
+        switch try RecentCaller(gate: gate, seals: seals, window: reauthenticationWindow)
+            .caller(of: [(request.sealedAccessToken, .deleteAccount), proof], requestId: id, replyKey: request.replyKey,
+                    on: Topic.accountRequests, action: "delete", at: now) {
+        case .caller(let found, let secrets): (caller, secret) = (found, secrets[0])
+        case .refused(let failure): return [refused(id, failure)]
+        }
+        guard try proves(caller.account, secret, by: proof.purpose, requestId: id, at: now) else {
+            return [refused(id, Failure(.invalidCredentials, "The password or delete_account code is not valid."))]
         }
         let account = caller.account
         let imageId = try accounts.saga(account.registrationId).map(\.imageId).flatMap { $0.isEmpty ? nil : $0 }
@@ -121,7 +137,7 @@ public struct DeletionStep: EventHandler {
         guard deletion.stage != .completed else { return }
         try tokens.revokeAll(uid: deletion.uid)
         for purpose in CodePurpose.allCases {
-            try codes.update(email: deletion.email, purpose: purpose) { (record) throws(StoreError) in record = nil }
+            try codes.codes.update(email: deletion.email, purpose: purpose) { (record) throws(StoreError) in record = nil }
         }
     }
 
@@ -139,15 +155,28 @@ public struct DeletionStep: EventHandler {
 
     /// Mails the account's address the notice of its deletion once the deletion is begun: run after the commit for every
     /// answer of the request while the deletion still knows the address (a notice sent again has the same Message-ID).
-    public func notify(_ event: Event) throws {
+    /// A notice the mail server refuses for good (a leaver's closed mailbox: 550) is given to `undeliverable` and never
+    /// fails the deletion, which goes on regardless; a transient failure is thrown (the worker retries the request).
+    public func notify(_ event: Event, undeliverable: (StoreError) -> Void = { _ in }) throws {
         guard case .accountDeletionRequested(let request) = event, let deletion = try accounts.deletion(requestId: request.requestId),
               !deletion.email.isEmpty else { return }
-        try mailer.send(try mail.message(Self.notice, values: [:], locale: request.locale, to: deletion.email, requestId: deletion.requestId,
-                                         date: deletion.updatedAt))
+        do {
+            try mailer.send(try mail.message(Self.notice, values: [:], locale: request.locale, to: deletion.email,
+                                             requestId: deletion.requestId, date: deletion.updatedAt))
+        } catch where error.kind == .permanent {
+            undeliverable(error)
+        }
+    }
+
+    /// Whether `secret` is `account`'s password (counted like a sign-in's) or a `delete_account` code mailed to its address.
+    private func proves(_ account: Account, _ secret: String, by purpose: SealedSecret.Purpose, requestId: String, at now: Date) throws -> Bool {
+        guard purpose == .code else { return try passwords.authenticate(email: account.email, password: secret, at: now)?.uid == account.uid }
+        return try passwords.verify(code: secret, with: codes, for: account, email: account.email, purposes: [.deleteAccount],
+                                    requestId: requestId, at: now) == nil
     }
 
     private func invalid(_ requestId: String) -> Event {
-        refused(requestId, Failure(.invalidCredentials, "The access token is missing, malformed, expired, signed out or not ours."))
+        refused(requestId, RecentCaller.invalidToken)
     }
 
     private func refused(_ requestId: String, _ failure: Failure) -> Event {

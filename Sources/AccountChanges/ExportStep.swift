@@ -41,22 +41,15 @@ public struct ExportStep: EventHandler {
     private func export(_ request: ExportRequested) throws -> Event {
         let id = request.requestId
         if let failure = RequestId.validate(id) { return refused(id, failure) }
-        guard seals.vault.isPublicKey(request.replyKey) else { return refused(id, Self.replyKeyInvalid) }
-        let token: String
-        switch try seals.open([(request.sealedAccessToken, .export)], in: SealContext(requestId: id, email: nil, replyKey: request.replyKey),
-                              on: Topic.authRequests) {
-        case .opened(let secrets): token = secrets[0]
-        case .unsealable:
-            return refused(id, Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
-        case .refused: return refused(id, Self.invalidToken)
-        }
         let now = clock()
-        guard let caller = try gate.caller(of: token, at: now) else { return refused(id, Self.invalidToken) }
-        let tokens = gate.tokens
-        guard try gate.signedInRecently(caller, within: reauthenticationWindow, at: now) else {
-            return refused(id, Failure(.reauthenticationRequired, "Sign in again (password or emailed code) and export with the new access token "
-                                                                      + "within \(Int(reauthenticationWindow)) s."))
+        let caller: SessionGate.Caller
+        switch try RecentCaller(gate: gate, seals: seals, window: reauthenticationWindow)
+            .caller(of: [(request.sealedAccessToken, .export)], requestId: id, replyKey: request.replyKey, on: Topic.authRequests,
+                    action: "export", at: now) {
+        case .caller(let found, _): caller = found
+        case .refused(let failure): return refused(id, failure)
         }
+        let tokens = gate.tokens
         let account = caller.account
         let registration = try accounts.saga(account.registrationId).map {
             ExportedRequest(type: "registration", at: $0.updatedAt, outcome: $0.stage.rawValue)
@@ -72,12 +65,9 @@ public struct ExportStep: EventHandler {
             account: ExportedAccount(uid: account.uid, email: account.email, status: account.status.rawValue, createdAt: account.createdAt,
                                      hasPassword: !account.passwordHash.isEmpty),
             profile: try profiles.profile(uid: account.uid), sessions: sessions, history: (registration.map { [$0] } ?? []) + changes)
-        guard let sealed = seals.vault.seal(export.sealedJSON, to: request.replyKey) else { return refused(id, Self.replyKeyInvalid) }
+        guard let sealed = seals.vault.seal(export.sealedJSON, to: request.replyKey) else { return refused(id, RecentCaller.replyKeyInvalid) }
         return .exportAnswered(ExportAnswered(requestId: id, sealedExport: sealed))
     }
-
-    private static let invalidToken = Failure(.invalidCredentials, "The access token is missing, malformed, expired, signed out or not ours.")
-    private static let replyKeyInvalid = Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64.")
 
     private func refused(_ requestId: String, _ failure: Failure) -> Event {
         .tokenRefused(RequestRefusal(requestId: requestId, reason: failure.reason, message: failure.message))

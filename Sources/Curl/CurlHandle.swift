@@ -22,6 +22,13 @@ public final class CurlHandle: @unchecked Sendable {
     /// libcurl's process-wide set-up, done once before the first handle.
     private static let globalInitialization: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
+    /// Does libcurl's process-wide set-up now rather than at the first handle. It sets up OpenSSL, which then
+    /// registers its clean-up to run at exit: exit handlers run in the reverse order of their registration, so an
+    /// exit handler registered after this call runs while libcurl still works (and can stop what uses it).
+    public static func setUpLibrary() {
+        _ = globalInitialization
+    }
+
     /// Runs one transfer with `options`, then resets the handle's options (its connections stay open).
     /// Throws when no complete response arrived, or an option was refused.
     public func perform(_ options: [CurlOption]) throws(CurlError) -> CurlResponse {

@@ -45,12 +45,22 @@ public protocol AnswerMemo: Sendable {
 /// A request answered already is answered with the first answer whatever its reply key: an answer sealed to the
 /// first request's key opens for no one else, and a client still waiting for the first request takes it as its
 /// own. What a repetition tells the step (a refresh token presented again under a used request id) is `repeated`'s.
+///
+/// A request id a saga holds before its answer is kept (an account deletion, an email change) is `claimed`: any other
+/// request under that id — a forged one, or one dead-lettered — is answered as that saga (its events, nothing kept), so
+/// no answer of another kind is ever kept for it and the saga's own answer is its one outcome. A step whose work must
+/// never be undone by an answer kept meanwhile (a deletion's erasure) is `keepingWork`: its writes commit and the answer
+/// kept before is the one given.
 public struct AnswerOnce<Step: EventHandler>: EventHandler {
     public var step: Step
     public var memo: any AnswerMemo
     public var afterCommit: @Sendable (Event) throws -> Void
     /// Sees each request that was answered already, before its first answer is given again.
     public var repeated: @Sendable (Event) throws -> Void
+    /// The events answering a request whose id a saga in progress holds, or nil when none does.
+    public var claimed: @Sendable (AnswerKey) throws -> [Event]?
+    /// Whether the step's writes commit even when its request was answered meanwhile (rolled back otherwise).
+    public var keepingWork: Bool
 
     /// The step's routes.
     public static var routes: Set<Route> { Step.routes }
@@ -59,11 +69,14 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
     public static var answerTopics: Set<String> { Set(Flow.all.filter(\.isAnsweredOnce).map(\.outcomes.topic)) }
 
     public init(_ step: Step, memo: any AnswerMemo, afterCommit: @escaping @Sendable (Event) throws -> Void = { _ in },
-                repeated: @escaping @Sendable (Event) throws -> Void = { _ in }) {
+                repeated: @escaping @Sendable (Event) throws -> Void = { _ in },
+                claimed: @escaping @Sendable (AnswerKey) throws -> [Event]? = { _ in nil }, keepingWork: Bool = false) {
         self.step = step
         self.memo = memo
         self.afterCommit = afterCommit
         self.repeated = repeated
+        self.claimed = claimed
+        self.keepingWork = keepingWork
     }
 
     public func handle(_ event: Event) throws -> [Event] {
@@ -77,12 +90,14 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
             try repeated(event)
             return [try EventCodec.decode(answer)]
         }
+        if event.isRequest, let events = try claimed(AnswerKey(topic: event.topic, id: event.key)) { return events }
         do {
             return try memo.atomically {
                 try step.handle(event).map { output in
-                    guard Self.answerTopics.contains(output.topic), let request = output.answerKey else { return output }
-                    if let earlier = try memo.keep(EventCodec.encode(output), for: request) { throw Answered(earlier) }
-                    return output
+                    guard Self.answerTopics.contains(output.topic), let request = output.answerKey,
+                          let earlier = try memo.keep(EventCodec.encode(output), for: request) else { return output }
+                    guard keepingWork else { throw Answered(earlier) }
+                    return try EventCodec.decode(earlier)
                 }
             }
         } catch let answered as Answered {
@@ -90,9 +105,11 @@ public struct AnswerOnce<Step: EventHandler>: EventHandler {
         }
     }
 
-    /// Keeps `failure` as the request's answer, unless it was answered already: then that answer.
+    /// Keeps `failure` as the request's answer, unless it was answered already (then that answer) or a saga holds its id
+    /// (then the saga's events).
     public func answer(deadLettered failure: Event) throws -> [Event] {
         guard let request = failure.answerKey else { return [failure] }
+        if let events = try claimed(request) { return events }
         let encoded = EventCodec.encode(failure)
         return [try EventCodec.decode(try memo.keep(encoded, for: request) ?? encoded)]
     }

@@ -1,17 +1,25 @@
 /// Published by a client to `account.requests` to delete the caller's account for good (`DELETE /me`; App Store Review
 /// Guideline 5.1.1(v), GDPR Art. 17): `sealedAccessToken` is the Bearer access token sealed (purpose `delete_account`) to
-/// the account worker's public key; its session must have signed in within the worker's re-authentication window.
-/// Answered `AccountDeleted` once the avatar, the profile and the account are gone, or `AccountChangeFailed`.
+/// the account worker's public key; its session must have signed in within the worker's re-authentication window. The
+/// caller proves it is the owner now with exactly one credential, bound like every seal to the request's id and reply
+/// key: `sealedPassword` (purpose `reauthentication`), the account's password, or `sealedCode` (purpose `code`), a
+/// `delete_account` code mailed to the account's address. Answered `AccountDeleted` once the avatar, the profile and
+/// the account are gone, or `AccountChangeFailed`.
 public struct AccountDeletionRequested: RequestMessage, Equatable {
     public var requestId: String
     public var sealedAccessToken: String
+    public var sealedPassword: String?
+    public var sealedCode: String?
     public var replyKey: String
     /// The language of the notice mailed to the account's address: a BCP 47 tag or a priority list of them.
     public var locale: String?
 
-    public init(requestId: String, sealedAccessToken: String, replyKey: String, locale: String? = nil) {
+    public init(requestId: String, sealedAccessToken: String, sealedPassword: String? = nil, sealedCode: String? = nil, replyKey: String,
+                locale: String? = nil) {
         self.requestId = requestId
         self.sealedAccessToken = sealedAccessToken
+        self.sealedPassword = sealedPassword
+        self.sealedCode = sealedCode
         self.replyKey = replyKey
         self.locale = locale
     }

@@ -4,6 +4,8 @@ public enum CodePurpose: String, Codable, Sendable, CaseIterable {
     case login
     case resetPassword = "reset_password"
     case changeEmail = "change_email"
+    /// Re-authenticates an account's deletion (`DELETE /me`).
+    case deleteAccount = "delete_account"
 }
 
 /// Published by a client to `code.requests`: send a one-time code to `email`.

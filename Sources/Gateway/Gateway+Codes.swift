@@ -16,7 +16,7 @@ extension Gateway {
                 return Answer.error(400, "invalid_request", "emailAddress is required.")
             }
             guard let chosen = Self.purpose(try body.value("type")) else {
-                return Answer.error(400, "invalid_request", "type must be 1 (register), 2 (login), 3 (reset password) or a purpose name.")
+                return Answer.error(400, "invalid_request", "type must be 1 (register), 2 (login), 3 (reset password) or a purpose name (change_email, delete_account).")
             }
             (email, purpose) = (address, chosen)
         } catch {

@@ -46,17 +46,32 @@ extension RegistrarClient {
     }
 }
 
+/// What re-authenticates an account's deletion: the account's password, or a `delete_account` code mailed to its address.
+public enum DeletionProof: Sendable, Equatable {
+    case password(String)
+    case code(String)
+}
+
 extension RegistrarClient {
-    /// Deletes for good the account `accessToken` names (its session signed in recently): its avatar, its profile and the
-    /// account; returns the outcome, `AccountDeleted` or `AccountChangeFailed`. A notice is mailed in `locale`.
-    public func deleteAccount(accessToken: String, locale: String? = nil, requestId: String = UUID().uuidString.lowercased(),
-                              timeout: Duration) async throws -> Event {
-        try await send(.accountDeletionRequested(deletion(accessToken: accessToken, locale: locale, requestId: requestId)), timeout: timeout)
+    /// Deletes for good the account `accessToken` names (its session signed in recently), re-authenticated by `proof`: its
+    /// avatar, its profile and the account; returns the outcome, `AccountDeleted` or `AccountChangeFailed`. A notice is
+    /// mailed in `locale`.
+    public func deleteAccount(accessToken: String, proof: DeletionProof, locale: String? = nil,
+                              requestId: String = UUID().uuidString.lowercased(), timeout: Duration) async throws -> Event {
+        try await send(.accountDeletionRequested(deletion(accessToken: accessToken, proof: proof, locale: locale, requestId: requestId)),
+                       timeout: timeout)
     }
 
-    /// The request ``deleteAccount(accessToken:locale:requestId:timeout:)`` publishes.
-    public func deletion(accessToken: String, locale: String? = nil, requestId: String = UUID().uuidString.lowercased()) -> AccountDeletionRequested {
-        AccountDeletionRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .deleteAccount, requestId: requestId, email: nil),
-                                 replyKey: replyKey(for: requestId), locale: locale)
+    /// The request ``deleteAccount(accessToken:proof:locale:requestId:timeout:)`` publishes.
+    public func deletion(accessToken: String, proof: DeletionProof, locale: String? = nil,
+                         requestId: String = UUID().uuidString.lowercased()) -> AccountDeletionRequested {
+        var request = AccountDeletionRequested(requestId: requestId,
+                                               sealedAccessToken: seal(accessToken, for: .deleteAccount, requestId: requestId, email: nil),
+                                               replyKey: replyKey(for: requestId), locale: locale)
+        switch proof {
+        case .password(let password): request.sealedPassword = seal(password, for: .reauthentication, requestId: requestId, email: nil)
+        case .code(let code): request.sealedCode = seal(code, for: .code, requestId: requestId, email: nil)
+        }
+        return request
     }
 }

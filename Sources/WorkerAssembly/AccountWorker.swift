@@ -84,11 +84,12 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let sessions = SessionStep(gate: gate, accounts: accounts, minter: minter, seals: seals, mailer: mailer, mail: mail, clock: clock)
         let window = Double(try parsed.integer("reauthentication-window") ?? 300)
         let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, reauthenticationWindow: window, clock: clock)
-        let deletion = DeletionStep(gate: gate, accounts: accounts, seals: seals, codes: codes.codes, mailer: mailer, mail: mail,
+        let deletion = DeletionStep(gate: gate, accounts: accounts, passwords: passwords, codes: codes, seals: seals, mailer: mailer, mail: mail,
                                     reauthenticationWindow: window, clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
+        let logger = Logger(component: name)
         return WorkerStack(
             name: name,
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) },
@@ -96,14 +97,33 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                    AnswerOnce(profileRead, memo: answers),
                                    AnswerOnce(sessions, memo: answers, afterCommit: { try sessions.notify($0) }),
                                    AnswerOnce(export, memo: answers),
-                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) }),
-                                   AnswerOnce(deletion, memo: answers, afterCommit: { try deletion.notify($0) })]),
+                                   AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) },
+                                              claimed: { try deletion.claims.events(answering: $0) }),
+                                   AnswerOnce(deletion, memo: answers, afterCommit: { event in
+                                       try deletion.notify(event) { error in
+                                           logger.warning("the deletion notice was refused for good; the deletion goes on",
+                                                          ["flow_id": event.key, "error": error.message])
+                                       }
+                                   }, keepingWork: true)]),
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
-                return try registrations.expireSagas(stalledFor: deadline) + changes.expireChanges(stalledFor: deadline)
-                    + deletion.resumeDeletions(stalledFor: deadline)
+                // Each sweep on its own: one failing (logged, run again next time) keeps none of the others' events back,
+                // whose records it already moved.
+                let sweeps: [(String, () throws -> [Event])] = [
+                    ("registrations", { try registrations.expireSagas(stalledFor: deadline) }),
+                    ("email changes", { try changes.expireChanges(stalledFor: deadline) }),
+                    ("deletions", { try deletion.resumeDeletions(stalledFor: deadline) }),
+                ]
+                return sweeps.flatMap { name, sweep in
+                    do {
+                        return try sweep()
+                    } catch {
+                        logger.warning("a saga sweep failed; the others went on", ["sweep": name, "error": "\(error)"])
+                        return []
+                    }
+                }
             })
     }
 }

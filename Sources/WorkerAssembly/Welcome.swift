@@ -11,7 +11,8 @@ enum Welcome {
     /// The hook mailing `letter` through `mailer` when a saga has just completed on its profile's reply.
     static func hook(mailer: any Mailer, mail: MailSettings, clock: @escaping @Sendable () -> Date) -> SagaEngine<SagaTransition>.Hook {
         { saga, event in
-            guard saga.stage == .completed, event?.kind == .profileWritten else { return }
+            // A deleted account's registration keeps no address: its ProfileWritten redelivered mails no one.
+            guard saga.stage == .completed, event?.kind == .profileWritten, !saga.email.isEmpty else { return }
             try mailer.send(mail.message(letter, values: ["name": saga.name], locale: nil, to: saga.email,
                                          requestId: saga.registrationId, date: clock()))
         }

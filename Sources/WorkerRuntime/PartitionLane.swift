@@ -5,7 +5,7 @@ import Synchronization
 /// other partitions go on. A lane pauses its partition in the consumer while it is backed up or
 /// while its head message waits to be retried, and resumes it afterwards, so the worker keeps
 /// polling (staying within `max.poll.interval.ms`) without buffering without bound.
-final class PartitionLane: Sendable {
+final class PartitionLane: DependencyWaiting {
     let partition: TopicPartition
     let messages: AsyncStream<KafkaMessage>
     private let continuation: AsyncStream<KafkaMessage>.Continuation

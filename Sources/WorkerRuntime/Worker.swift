@@ -89,7 +89,8 @@ public final class Worker: Sendable {
         logger.info("started")
         metrics.watch(consumer, producer)
         let lanes = LaneTable()
-        session.began(with: lanes)
+        let periodicWait = PeriodicWait()
+        session.began(with: lanes, periodic: periodicWait)
         defer {
             metrics.stopWatching()
             session.ended()
@@ -100,7 +101,7 @@ public final class Worker: Sendable {
                 group.addTask { try await self.dispatch(into: lanes) }
                 group.addTask { for await error in lanes.failures { throw error } }
                 if let periodic {
-                    group.addTask { try await self.repeatedly(every: interval, periodic) }
+                    group.addTask { try await self.repeatedly(every: interval, periodic, waiting: periodicWait) }
                 }
                 group.addTask { await shutdown.wait() }
                 // Ends only when cancelled, after the shutdown.
@@ -136,15 +137,17 @@ public final class Worker: Sendable {
         WorkerMetrics(worker: name).declare(routing: routing, role: role)
     }
 
-    /// Whether the loop runs, has joined its group, and which partitions wait for a failing dependency.
+    /// Whether the loop runs, has joined its group, and which work (a partition, the periodic work) waits for a failing dependency.
     public func health() -> WorkerHealth { session.health }
 
-    /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good.
-    private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event]) async throws {
+    /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good. Its
+    /// waits for a failing dependency are reported in `wait`.
+    private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event],
+                            waiting wait: PeriodicWait) async throws {
         while !Task.isCancelled {
             try await sleep(interval)
             do {
-                try await publish(try await retrying(WorkerMetrics.periodicStep) { try work() })
+                try await publish(try await retrying(WorkerMetrics.periodicStep, lane: wait) { try work() })
             } catch let error as KafkaError where error.isFatal {
                 throw error
             } catch is CancellationError {
@@ -241,11 +244,12 @@ public final class Worker: Sendable {
     }
 
     /// Runs `step`, retrying transient failures (a dependency down, full, read-only or locked) with
-    /// capped back-off for as long as they last, while its partition is paused. Meanwhile `heartbeat` is
-    /// published when the wait begins and every `self.heartbeat` after.
-    private func retrying<T: Sendable>(_ what: String, lane: PartitionLane? = nil, log: Logger? = nil, heartbeat events: [Event] = [],
+    /// capped back-off for as long as they last, while its partition is paused. `lane` (a partition's, or the
+    /// periodic work's) reports the wait to readiness. Meanwhile `heartbeat` is published when the wait begins and every
+    /// `self.heartbeat` after.
+    private func retrying<T: Sendable>(_ what: String, lane: (any DependencyWaiting)? = nil, log: Logger? = nil, heartbeat events: [Event] = [],
                                        _ step: @escaping @Sendable () throws -> T) async throws -> T {
-        defer { lane?.setRetrying(false) }
+        defer { lane?.setRetrying(false, because: nil) }
         let isTransient = { (error: StoreError) in error.kind == .transient }
         var lastBeat: ContinuousClock.Instant?
         return try await retry.run(limited: false, isTransient: isTransient, willRetry: { error, attempt in

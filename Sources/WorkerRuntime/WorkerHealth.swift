@@ -6,7 +6,8 @@ import Synchronization
 public struct WorkerHealth: Sendable, Equatable {
     public var isRunning: Bool
     public var hasJoinedGroup: Bool
-    /// Each partition waiting for a dependency, with the dependency's error, e.g. `auth.requests/2: database is locked`.
+    /// Each work waiting for a dependency, with the dependency's error: a partition (`auth.requests/2: database is
+    /// locked`) or the periodic work (`the periodic work: database is locked`).
     public var dependencyFailures: [String]
 
     public var isReady: Bool { isRunning && hasJoinedGroup && dependencyFailures.isEmpty }
@@ -34,17 +35,18 @@ public final class WorkerBoard: Sendable {
 
 /// The state of one worker session that its health is read from.
 final class SessionState: Sendable {
-    private let state = Mutex<(lanes: LaneTable?, joined: Bool)>((nil, false))
+    private let state = Mutex<(lanes: LaneTable?, periodic: PeriodicWait?, joined: Bool)>((nil, nil, false))
 
-    func began(with lanes: LaneTable) { state.withLock { $0.lanes = lanes } }
-    func ended() { state.withLock { $0 = (nil, false) } }
+    func began(with lanes: LaneTable, periodic: PeriodicWait) { state.withLock { ($0.lanes, $0.periodic) = (lanes, periodic) } }
+    func ended() { state.withLock { $0 = (nil, nil, false) } }
     func joined() { state.withLock { $0.joined = true } }
 
     var health: WorkerHealth {
-        let (lanes, joined) = state.withLock { $0 }
+        let (lanes, periodic, joined) = state.withLock { $0 }
         guard let lanes else { return .stopped }
         let failures = lanes.dependencyFailures().sorted { $0.key.description < $1.key.description }
         return WorkerHealth(isRunning: true, hasJoinedGroup: joined,
-                            dependencyFailures: failures.map { "\($0.key.topic)/\($0.key.partition): \($0.value)" })
+                            dependencyFailures: failures.map { "\($0.key.topic)/\($0.key.partition): \($0.value)" }
+                                + (periodic?.dependencyFailure.map { ["the periodic work: \($0)"] } ?? []))
     }
 }

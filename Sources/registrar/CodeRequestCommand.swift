@@ -6,15 +6,15 @@ import Support
 enum CodeRequestCommand {
     static let spec = CommandSpec(
         name: "registrar code request", summary: "send a one-time code to an email address",
-        usage: "--email E --purpose register|login|reset_password|change_email",
+        usage: "--email E --purpose register|login|reset_password|change_email|delete_account",
         options: FlowClient.options([
             .value("email", "Email address"),
-            .value("purpose", "register, login, reset_password or change_email"),
+            .value("purpose", "register, login, reset_password, change_email or delete_account"),
         ]))
 
     static func run(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: spec) { parsed, client in
-            guard let purpose = try parsed.value("purpose", as: "register, login, reset_password or change_email", CodePurpose.init) else {
+            guard let purpose = try parsed.value("purpose", as: "register, login, reset_password, change_email or delete_account", CodePurpose.init) else {
                 throw UsageError.invalid("missing --purpose", spec.helpText)
             }
             let request = CodeRequested(requestId: client.requestId, email: try parsed.required("email"), purpose: purpose,

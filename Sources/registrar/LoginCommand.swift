@@ -16,18 +16,18 @@ enum LoginCommand {
         ] + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec, secrets: { [try secret($0)] }) { parsed, client in
+        await FlowClient.run(arguments, spec: spec, secrets: { [try secret($0, of: spec)] }) { parsed, client in
             let email = try parsed.required("email")
             // An account whose mailbox was never proven asks once for a login code mailed there beside the password.
-            return try await client.printTokens(try secret(parsed).name == Secret.code.name ? .email : .password,
+            return try await client.printTokens(try secret(parsed, of: spec).name == Secret.code.name ? .email : .password,
                                                 email: email, credential: client.secrets[0]) {
                 try await client.client.mailedCode(.login, email: email, parsed: parsed, timeout: client.timeout)
             }
         }
     }
 
-    /// The secret to sign in with: `--with`, else the one whose file is given, else the password.
-    private static func secret(_ parsed: ParsedArguments) throws(UsageError) -> SecretOption {
+    /// The secret to sign in (or re-authenticate) with: `--with`, else the one whose file is given, else the password.
+    static func secret(_ parsed: ParsedArguments, of spec: CommandSpec) throws(UsageError) -> SecretOption {
         let secrets = [Secret.password, Secret.code]
         let files = secrets.filter { parsed.value($0.name + "-file") != nil }
         let name = parsed.value("with") ?? files.first?.name ?? Secret.password.name

@@ -112,17 +112,24 @@ enum ExportCommand {
 }
 
 /// `registrar delete-account`: deletes for good the account of a recent sign-in's access token (App Store Review
-/// Guideline 5.1.1(v), GDPR Art. 17).
+/// Guideline 5.1.1(v), GDPR Art. 17), re-authenticated by the account's password or a `delete_account` code mailed to
+/// its address (`registrar code request --purpose delete_account`).
 enum DeleteAccountCommand {
     static let spec = CommandSpec(
         name: "registrar delete-account", summary: "delete the access token's account for good: its avatar, its profile and the account",
-        usage: "[--access-token-file F] [--locale L] [--json]   (else the access token on standard input or prompted; its session signed in recently)",
-        options: FlowClient.options(Secret.accessToken.options + [JSONOutput.option]))
+        usage: "[--access-token-file F] [--with password|code] [--password-file F | --code-file F] [--locale L] [--json]   "
+            + "(else each secret on standard input or prompted; the token's session signed in recently)",
+        options: FlowClient.options(Secret.accessToken.options + [
+            .value("with", "password or code (a delete_account code; default: the one whose file option is given, else password)"),
+            JSONOutput.option,
+        ] + Secret.password.options + Secret.code.options))
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        await FlowClient.run(arguments, spec: spec, secrets: { _ in [Secret.accessToken] }) { _, flow in
-            switch try await flow.client.deleteAccount(accessToken: flow.secrets[0], locale: flow.locale, requestId: flow.requestId,
-                                                       timeout: flow.timeout) {
+        await FlowClient.run(arguments, spec: spec, secrets: { [Secret.accessToken, try LoginCommand.secret($0, of: spec)] }) { parsed, flow in
+            let proof: DeletionProof = try LoginCommand.secret(parsed, of: spec).name == Secret.code.name
+                ? .code(flow.secrets[1]) : .password(flow.secrets[1])
+            switch try await flow.client.deleteAccount(accessToken: flow.secrets[0], proof: proof, locale: flow.locale,
+                                                       requestId: flow.requestId, timeout: flow.timeout) {
             case .accountDeleted:
                 if flow.json {
                     JSONOutput.print(["requestId": flow.requestId, "outcome": "account_deleted"])

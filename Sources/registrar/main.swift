@@ -40,7 +40,7 @@ await CommandLineTool.exit {
             .init("sign-out", "End this session, another by --session, or every session (--everywhere)", run: SessionCommands.signOut),
             .init("sessions", "List the live sessions of the account an access token signs in", run: SessionCommands.list),
             .init("export", "Print everything Registrar stores about an account (a recent sign-in's access token)", run: ExportCommand.run),
-            .init("delete-account", "Delete an account for good: avatar, profile and account (a recent sign-in's access token)",
+            .init("delete-account", "Delete an account for good: avatar, profile and account (a recent sign-in's access token, and its password or a delete_account code)",
                   run: DeleteAccountCommand.run),
             .init("password", "Passwords: `password change`, `password reset`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar password", summary: "passwords", arguments, to: [

@@ -101,10 +101,14 @@ class Browser:
         return {"url": self.evaluate("document.URL"), "html": self.evaluate("document.documentElement.outerHTML")}
 
     def screenshot(self, path):
+        """Saves the page as rendered. Its reloads (the console's overview refreshes every second in the tests) are
+        stopped first: one that came before the capture on a loaded machine would start it over, perhaps for good.
+        The capture then waits for rendering alone, which on a loaded machine may take minutes: it measures nothing."""
+        self.call("Page.stopLoading")
         height = self.evaluate("document.documentElement.scrollHeight")
         self.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": min(max(height, 600), 4000), "deviceScaleFactor": 1, "mobile": False})
         with open(path, "wb") as file:
-            file.write(base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"]))
+            file.write(base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"}, timeout=180)["data"]))
 
     def close(self):
         try:

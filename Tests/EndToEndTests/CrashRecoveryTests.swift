@@ -53,7 +53,7 @@ import Testing
             for email in emails {
                 uids.append(try await system.register(email, password: password))
                 let tokens = try #require(try await system.signIn(.password, email: email, secret: password).1)
-                requests.append(system.client.deletion(accessToken: tokens.accessToken))
+                requests.append(system.client.deletion(accessToken: tokens.accessToken, proof: .password(password)))
             }
             let accounts = try system.backends.accounts()
             let imageIds = try uids.map { uid in

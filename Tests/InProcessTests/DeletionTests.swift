@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Kafka
 import Registration
+import RegistrarClient
 import SignIn
 @testable import TestSupport
 import Testing
@@ -21,7 +22,7 @@ import Testing
             let older = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             _ = try await system.requestCode(email, .login)
-            let request = system.client.deletion(accessToken: tokens.accessToken, locale: "zh-CN")
+            let request = system.client.deletion(accessToken: tokens.accessToken, proof: .password(Self.password), locale: "zh-CN")
             let outcome = try await system.send(.accountDeletionRequested(request))
             #expect(outcome == .accountDeleted(AccountDeleted(requestId: request.requestId)))
 
@@ -74,17 +75,20 @@ import Testing
             let victim = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             let before = try system.counts()
 
-            let copiedSeal = system.client.deletion(accessToken: victim.accessToken, requestId: "victims-deletion").sealedAccessToken
+            let copiedSeal = system.client.deletion(accessToken: victim.accessToken, proof: .password(Self.password), requestId: "victims-deletion").sealedAccessToken
             let copied = AccountDeletionRequested(requestId: "attackers-deletion", sealedAccessToken: copiedSeal,
+                                                  sealedPassword: system.client.seal(Self.password, for: .reauthentication,
+                                                                                     requestId: "attackers-deletion", email: nil),
                                                   replyKey: system.client.replyKey(for: "attackers-deletion"))
             #expect(reason(try await system.send(.accountDeletionRequested(copied))) == .invalidCredentials)
             let forged = String(victim.accessToken.dropLast(4)) + "AAAA"
-            #expect(reason(try await system.client.deleteAccount(accessToken: forged, timeout: .seconds(60))) == .invalidCredentials)
+            #expect(reason(try await system.client.deleteAccount(accessToken: forged, proof: .password(Self.password), timeout: .seconds(60))) == .invalidCredentials)
             let exportSeal = AccountDeletionRequested(requestId: "export-seal", sealedAccessToken: system.client.seal(
-                victim.accessToken, for: .export, requestId: "export-seal", email: nil), replyKey: system.client.replyKey(for: "export-seal"))
+                victim.accessToken, for: .export, requestId: "export-seal", email: nil), sealedPassword: system.client.seal(
+                Self.password, for: .reauthentication, requestId: "export-seal", email: nil), replyKey: system.client.replyKey(for: "export-seal"))
             #expect(reason(try await system.send(.accountDeletionRequested(exportSeal))) == .invalidCredentials)
             system.clock.advance(by: 61)
-            #expect(reason(try await system.client.deleteAccount(accessToken: victim.accessToken, timeout: .seconds(60))) == .reauthenticationRequired)
+            #expect(reason(try await system.client.deleteAccount(accessToken: victim.accessToken, proof: .password(Self.password), timeout: .seconds(60))) == .reauthenticationRequired)
 
             #expect(try system.counts() == before)
             #expect(try system.backends.accounts().account(uid: uid)?.status == .active)
@@ -92,6 +96,39 @@ import Testing
                 Issue.record("a refused deletion ended the victim's session")
                 return
             }
+        }
+    }
+
+    /// Issue 26: a deletion re-authenticates with the owner's password or a `delete_account` code mailed to the account's
+    /// address. A recent session's token alone, a wrong password, a code of another purpose or another account's
+    /// `delete_account` code: refused, and nothing of the account changes; its own code deletes it.
+    @Test func aDeletionNeedsThePasswordOrADeleteAccountCode() async throws {
+        try await InProcessSystem.with { system in
+            let (email, other) = ("proves-it@example.com", "someone-else@example.com")
+            let uid = try await system.register(email, password: Self.password)
+            _ = try await system.register(other, password: Self.password)
+            let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
+            let before = try system.counts()
+            let delete = { (proof: DeletionProof) in
+                reason(try await system.client.deleteAccount(accessToken: tokens.accessToken, proof: proof, timeout: .seconds(60)))
+            }
+
+            let bare = AccountDeletionRequested(requestId: "token-only", sealedAccessToken: system.client.seal(
+                tokens.accessToken, for: .deleteAccount, requestId: "token-only", email: nil), replyKey: system.client.replyKey(for: "token-only"))
+            #expect(reason(try await system.send(.accountDeletionRequested(bare))) == .reauthenticationRequired)
+            #expect(try await delete(.password("not the password 1234")) == .invalidCredentials)
+            #expect(try await delete(.code(try await system.code(for: email, .login))) == .invalidCredentials)
+            #expect(try await delete(.code(try await system.code(for: other, .deleteAccount))) == .invalidCredentials)
+
+            #expect(try system.counts() == before)
+            #expect(try system.backends.accounts().account(uid: uid)?.status == .active)
+            guard case .profileAnswered = try await system.client.profile(accessToken: tokens.accessToken, timeout: .seconds(60)).0 else {
+                Issue.record("a refused deletion ended the session")
+                return
+            }
+            let request = system.client.deletion(accessToken: tokens.accessToken, proof: .code(try await system.code(for: email, .deleteAccount)))
+            #expect(try await system.send(.accountDeletionRequested(request)) == .accountDeleted(AccountDeleted(requestId: request.requestId)))
+            #expect(try system.backends.accounts().account(uid: uid) == nil)
         }
     }
 
@@ -104,7 +141,7 @@ import Testing
             let uid = try await system.register(email, password: Self.password)
             let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             try await system.hold("profile-worker")
-            let request = system.client.deletion(accessToken: tokens.accessToken)
+            let request = system.client.deletion(accessToken: tokens.accessToken, proof: .password(Self.password))
             try await system.publish(.accountDeletionRequested(request))
             let stores = try system.backends.options.accountChangeStore()
             try await Self.wait { try stores.deletion(requestId: request.requestId)?.stage == .erasingProfile }
@@ -127,6 +164,66 @@ import Testing
                     "one outcome, however often it is given")
             #expect(try system.audit().isEmpty)
         }
+    }
+
+    /// Issue 26 review: an attacker reads a deletion's request id on `account.requests` and, while its profile step is
+    /// pending, publishes a password change with junk seals and an undecodable message under it. Neither is answered
+    /// on its own (the id is the deletion's): the deletion completes, the account is gone, the address free, and the
+    /// request's one outcome is `AccountDeleted`.
+    @Test func anotherRequestUnderADeletionsIdLeavesItsOutcomeAlone() async throws {
+        try await InProcessSystem.with { system in
+            let email = "hijacked-id@example.com"
+            let uid = try await system.register(email, password: Self.password)
+            let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
+            try await system.hold("profile-worker")
+            let request = system.client.deletion(accessToken: tokens.accessToken, proof: .password(Self.password))
+            let id = request.requestId
+            try await system.publish(.accountDeletionRequested(request))
+            let stores = try system.backends.options.accountChangeStore()
+            try await Self.wait { try stores.deletion(requestId: id)?.stage == .erasingProfile }
+
+            try await system.publish(.passwordChangeRequested(PasswordChangeRequested(
+                requestId: id, email: email, sealedPassword: "junk", sealedNewPassword: "junk", replyKey: system.client.replyKey(for: id))))
+            try await system.publish(Array(#"{"requestId":"\#(id)","type":"NoSuchRequest"}"#.utf8), to: Topic.accountRequests, key: id)
+            try await Self.wait { try await system.messageCount(on: Topic.deadLetters(of: Topic.accountRequests), key: id) >= 1 }
+            try await Task.sleep(for: .seconds(1))
+
+            try await system.resume("profile-worker")
+            try await Self.wait { try stores.account(uid: uid) == nil }
+            #expect(try stores.deletion(requestId: id)?.stage == .completed)
+            #expect(try stores.account(email: email) == nil, "the address is free")
+            try await Self.expectOneOutcome(of: id, on: system)
+            #expect(try await system.register(email, password: Self.password) != uid)
+        }
+    }
+
+    /// Issue 26 review: the mail server refuses the deletion notice for good (550, a leaver's closed mailbox). The
+    /// refusal is logged and counted (`registrar_mail_sends_total{result="permanent"}`), never the request's answer:
+    /// the deletion completes with one outcome, `AccountDeleted`.
+    @Test func aNoticeRefusedForGoodFailsNotTheDeletion() async throws {
+        try await InProcessSystem.with { system in
+            let email = "closed-mailbox@example.com"
+            let uid = try await system.register(email, password: Self.password)
+            let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
+            let refusing = try SMTPServer(rejecting: "550 5.1.1 mailbox closed")
+            try await system.hold("account-worker")
+            try system.startWorker("account-worker", extraArguments: ["--mail", "smtp://127.0.0.1:\(refusing.port)?tls=none"])
+            let request = system.client.deletion(accessToken: tokens.accessToken, proof: .password(Self.password))
+            #expect(try await system.send(.accountDeletionRequested(request)) == .accountDeleted(AccountDeleted(requestId: request.requestId)))
+            let stores = try system.backends.options.accountChangeStore()
+            #expect(try stores.account(uid: uid) == nil && stores.account(email: email) == nil)
+            try await Self.expectOneOutcome(of: request.requestId, on: system)
+            #expect(try await system.messageCount(on: Topic.deadLetters(of: Topic.accountRequests), key: request.requestId) == 0)
+        }
+    }
+
+    /// Every answer given to `requestId` on `account.outcomes` is `AccountDeleted`.
+    static func expectOneOutcome(of requestId: String, on system: InProcessSystem) async throws {
+        try await Task.sleep(for: .seconds(1))
+        let given = try await system.allTopicMessages().filter { $0.topic == Topic.accountOutcomes && $0.keyString == requestId }
+            .compactMap { try? $0.event() }
+        #expect(!given.isEmpty && given.allSatisfy { $0 == .accountDeleted(AccountDeleted(requestId: requestId)) },
+                "one outcome: \(given.map(\.type))")
     }
 
     static func imageId(of uid: String, on system: some FlowSystem) throws -> String {

@@ -85,7 +85,8 @@ import Testing
                 let signedIn = try await Self.signIn(gateway, email, "leaving good passphrase")
                 let token = try #require(GatewayProcess.json(signedIn)["access_token"] as? String, "\(signedIn.body)")
                 let bearer = ["-H", "Authorization: Bearer \(token)"]
-                let deleted = try await gateway.curl("/me", ["-X", "DELETE", "-H", "Accept-Language: zh-CN"] + bearer)
+                let deleted = try await gateway.curl("/me", ["-X", "DELETE", "-H", "Accept-Language: zh-CN", "--data-urlencode",
+                                                             "password=leaving good passphrase"] + bearer)
                 #expect(deleted.status == 200 && GatewayProcess.json(deleted)["deleted"] as? Bool == true, "\(deleted.body)")
                 #expect(try await gateway.curl("/me", bearer).status == 401)
                 #expect(try accounts.account(uid: uid) == nil && system.backends.profiles().profile(uid: uid) == nil)

@@ -39,7 +39,7 @@ import Testing
                 (["password", "reset", "--email", "argv@example.com"], ["code", "new-password"]),
                 (["email", "change", "--email", "argv@example.com", "--new-email", "argv2@example.com"], ["password", "code"]),
                 (["token", "refresh"], ["refresh-token"]),
-                (["delete-account"], ["access-token"]),
+                (["delete-account"], ["access-token", "password", "code"]),
             ]
             for (command, secrets) in commands {
                 for secret in secrets {
@@ -124,7 +124,7 @@ import Testing
 
             let accessToken = try #require(last.output.split(separator: "\n").first { $0.hasPrefix("access_token: ") }).dropFirst(14)
             try write(String(accessToken))
-            let deleted = try await system.registrar(["delete-account", "--access-token-file", file])
+            let deleted = try await system.registrar(["delete-account", "--access-token-file", file], input: ["third piped harbour lantern"])
             #expect(deleted.status == 0 && deleted.output.contains("deleted"), "\(deleted.output)")
             #expect(try system.backends.accounts().account(email: newEmail) == nil)
             #expect(try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"]).status == 1)

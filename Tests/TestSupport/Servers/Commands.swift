@@ -103,37 +103,3 @@ private func loopback(port: Int) -> sockaddr_in {
     address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
     return address
 }
-
-/// Servers to stop when the test process exits, by their stop functions.
-private let exitHandlers = ExitHandlers()
-
-private final class ExitHandlers: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var handlers: [ObjectIdentifier: () -> Void] = [:]
-
-    init() {
-        atexit { exitHandlers.runAll() }
-    }
-
-    func add(_ owner: AnyObject, _ handler: @escaping () -> Void) {
-        lock.withLock { handlers[ObjectIdentifier(owner)] = handler }
-    }
-
-    func remove(_ owner: AnyObject) {
-        lock.withLock { _ = handlers.removeValue(forKey: ObjectIdentifier(owner)) }
-    }
-
-    func runAll() {
-        lock.withLock { handlers.values }.forEach { $0() }
-    }
-}
-
-/// Calls `stop` when the process exits unless `owner` is forgotten first (`forgetAtExit`).
-func stopAtExit(_ owner: AnyObject, _ stop: @escaping () -> Void) {
-    exitHandlers.add(owner, stop)
-}
-
-func forgetAtExit(_ owner: AnyObject) {
-    exitHandlers.remove(owner)
-}

@@ -7,7 +7,6 @@ import Installation
 import Kafka
 import RegistrarClient
 import Support
-import Synchronization
 import WorkerAssembly
 
 /// A whole Registrar installation inside the test process: librdkafka's mock cluster with every
@@ -43,8 +42,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         }
     }
 
-    /// The system the route suites of this test process share, with all four workers: started on first use, never
-    /// stopped (the process's exit ends its workers; its data directory is removed then).
+    /// The system the route suites of this test process share, with all four workers: started on first use, stopped
+    /// (its data directory removed) when the process exits, before the servers and libraries its workers use.
     static func shared() async throws -> InProcessSystem {
         try await SharedSystem.instance.system()
     }
@@ -57,16 +56,13 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
             if let started { return try await started.value }
             let task = Task {
                 let system = try InProcessSystem()
+                ExitSequence.add(system, at: .systems) { ExitSequence.waitFor("the shared in-process system") { await system.stop() } }
                 for name in workerNames { try system.startWorker(name) }
-                SharedSystem.directory.withLock { $0 = system.directory }
-                atexit { SharedSystem.directory.withLock { $0 }.map { try? FileManager.default.removeItem(atPath: $0) } }
                 return system
             }
             started = task
             return try await task.value
         }
-
-        static let directory = Mutex<String?>(nil)
     }
 
     private init() throws {

@@ -51,16 +51,16 @@ struct Routes {
         Answer(await gateway.respond(to: HTTPRequest(method: method, path: path, headers: HTTPHeaders(headers), clientAddress: address)))
     }
 
-    /// A form-encoded POST of `fields`.
-    func post(_ path: String, form fields: [(String, String)], headers: [(String, String)] = []) async -> Answer {
+    /// A form-encoded POST (or another `method`) of `fields`.
+    func post(_ path: String, form fields: [(String, String)], headers: [(String, String)] = [], method: String = "POST") async -> Answer {
         let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
-        return await post(path, body: Array(body.utf8), type: "application/x-www-form-urlencoded", headers: headers)
+        return await post(path, body: Array(body.utf8), type: "application/x-www-form-urlencoded", headers: headers, method: method)
     }
 
-    /// A POST of `body` as `type`.
-    func post(_ path: String, body: [UInt8], type: String?, headers: [(String, String)] = []) async -> Answer {
+    /// A POST (or another `method`) of `body` as `type`.
+    func post(_ path: String, body: [UInt8], type: String?, headers: [(String, String)] = [], method: String = "POST") async -> Answer {
         let all = (type.map { [("Content-Type", $0)] } ?? []) + headers
-        return Answer(await gateway.respond(to: HTTPRequest(method: "POST", path: path, headers: HTTPHeaders(all), body: body, clientAddress: address)))
+        return Answer(await gateway.respond(to: HTTPRequest(method: method, path: path, headers: HTTPHeaders(all), body: body, clientAddress: address)))
     }
 
     /// `fields` and `files` as `multipart/form-data`, with a boundary of its own each time (as an app's HTTP library does).

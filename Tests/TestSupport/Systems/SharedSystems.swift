@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The systems the live tests of this test process share, one per set of worker arguments: started
 /// on first use, stopped when the process exits. The tests run one at a time (`--no-parallel`).
@@ -14,7 +13,7 @@ actor SystemPool {
     private var systems: [Key: LiveSystem] = [:]
 
     private init() {
-        atexit { SystemPool.shared.stopAllBlocking() }
+        ExitSequence.add(self, at: .systems) { ExitSequence.waitFor("the shared live systems") { await SystemPool.shared.stopAll() } }
     }
 
     /// The system `label` names with `extraArguments` (label "" for the one every suite may share).
@@ -29,16 +28,5 @@ actor SystemPool {
     private func stopAll() async {
         for system in systems.values { await system.stop() }
         systems = [:]
-    }
-
-    /// Stops every system from an exit handler, which cannot await: the cooperative threads do it
-    /// while this one waits (at most half a minute).
-    private nonisolated func stopAllBlocking() {
-        let stopped = DispatchSemaphore(value: 0)
-        Task {
-            await stopAll()
-            stopped.signal()
-        }
-        _ = stopped.wait(timeout: .now() + 30)
     }
 }

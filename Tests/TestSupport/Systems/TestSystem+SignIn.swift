@@ -66,6 +66,7 @@ extension FlowSystem {
         case .login: "sign in"
         case .resetPassword: "reset your password"
         case .changeEmail: "confirm your new email address"
+        case .deleteAccount: "delete your account"
         }
         return Set(try emails(kind: "code").filter { $0.contains("To: \(RegistrationRules.normalizedEmail(email))") && $0.contains("code to \(action)") })
     }
