@@ -127,11 +127,12 @@ public struct DeletionStep: EventHandler {
         }
     }
 
-    /// Revokes every refresh-token family of a begun deletion's account and forgets the codes mailed to its address (again
-    /// on a redelivery: a crash may have come after the deletion's commit).
+    /// Revokes every refresh-token family of a begun deletion's account and forgets the codes mailed to its address and the
+    /// pending sign-ins naming it (again on a redelivery: a crash may have come after the deletion's commit).
     private func endSessionsAndCodes(of deletion: DeletionRecord) throws {
         guard deletion.stage != .completed else { return }
         try tokens.revokeAll(uid: deletion.uid)
+        try tokens.forgetPending(email: deletion.email)
         for purpose in CodePurpose.allCases {
             try codes.codes.update(email: deletion.email, purpose: purpose) { (record) throws(StoreError) in record = nil }
         }

@@ -32,6 +32,11 @@ public struct SQLCodeStore: CodeStore {
         }
     }
 
+    @discardableResult
+    public func forgetCodes(expiredBefore date: Date) throws(StoreError) -> Int {
+        try database.withSession { (db) throws(SQLError) in try db.execute("DELETE FROM codes WHERE expires_at < ?", [date]) }
+    }
+
     /// `sent_at` holds the send times as the dialect keeps a list of dates.
     private static let schema = SQLSchema(
         name: "codes",

@@ -123,6 +123,15 @@ public struct SQLTokenStore: TokenStore {
         try database.withSession { (db) throws(SQLError) in try Self.pending("registration_id", registrationId, in: db) }
     }
 
+    public func forgetPending(email: String) throws(StoreError) {
+        try database.withSession { (db) throws(SQLError) in _ = try db.execute("DELETE FROM pending_sign_ins WHERE email = ?", [email]) }
+    }
+
+    @discardableResult
+    public func forgetPending(recordedBefore date: Date) throws(StoreError) -> Int {
+        try database.withSession { (db) throws(SQLError) in try db.execute("DELETE FROM pending_sign_ins WHERE created_at < ?", [date]) }
+    }
+
     /// The pending sign-in whose `column` (`request_id` or `registration_id`) is `value`. Rows from
     /// before registration ids were the server's have no email, so they match no registration.
     private static func pending(_ column: String, _ value: String, in db: SQLSession) throws(SQLError) -> PendingSignIn? {

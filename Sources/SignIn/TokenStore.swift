@@ -145,4 +145,10 @@ public protocol TokenStore: Sendable {
     func pending(requestId: String) throws(StoreError) -> PendingSignIn?
     /// The pending sign-in that started the registration `registrationId`.
     func pending(registrationId: String) throws(StoreError) -> PendingSignIn?
+    /// Deletes the pending sign-ins naming `email` (a deleted account's address).
+    func forgetPending(email: String) throws(StoreError)
+    /// Deletes the pending sign-ins recorded before `date` (the sweep: their requests are answered, and kept answers
+    /// forgotten, by then); returns how many.
+    @discardableResult
+    func forgetPending(recordedBefore date: Date) throws(StoreError) -> Int
 }

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 /// The codes of every email and purpose (only keyed hashes are stored, and the nonce of an outstanding code).
 public protocol CodeStore: Sendable {
@@ -6,6 +7,10 @@ public protocol CodeStore: Sendable {
     /// and saves what it leaves there; when `body` throws, nothing is saved.
     func update<T: Sendable>(email: String, purpose: CodePurpose,
                              _ body: (inout CodeRecord?) throws(StoreError) -> T) throws(StoreError) -> T
+    /// Deletes the records (of every email and purpose) whose code expired before `date` (the sweep: the resend limits
+    /// look back an hour at most, so a `date` a day or more ago forgets nothing they need); returns how many.
+    @discardableResult
+    func forgetCodes(expiredBefore date: Date) throws(StoreError) -> Int
 }
 
 /// The cryptography of codes, implemented with libsodium outside the domain.

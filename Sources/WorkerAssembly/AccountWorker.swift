@@ -107,6 +107,9 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
+                // Codes and pending sign-ins name an address in the clear: kept no longer than the answers to their requests.
+                try codes.codes.forgetCodes(expiredBefore: clock().addingTimeInterval(-retention))
+                try tokens.forgetPending(recordedBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 let cutoff = clock().addingTimeInterval(-deadline)
                 // Each sweep on its own: one failing (logged, run again next time) keeps none of the others' events back,

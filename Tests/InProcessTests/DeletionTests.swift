@@ -22,6 +22,9 @@ import Testing
             let older = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             let tokens = try #require(try await system.signIn(.password, email: email, secret: Self.password).1)
             _ = try await system.requestCode(email, .login)
+            let pending = PendingSignIn(requestId: "leaver-sign-in", registrationId: "leaver-registration", email: email, replyKey: "k",
+                                        createdAt: system.now)
+            try system.backends.options.tokenStore().recordPending(pending)
             let request = system.client.deletion(accessToken: tokens.accessToken, proof: .password(Self.password), locale: "zh-CN")
             let outcome = try await system.send(.accountDeletionRequested(request))
             #expect(outcome == .accountDeleted(AccountDeleted(requestId: request.requestId)))
@@ -37,6 +40,7 @@ import Testing
             #expect(try stores.changes(uid: uid).isEmpty)
             #expect(try system.backends.options.codeStore().update(email: email, purpose: .login) { (record) throws(StoreError) in record } == nil,
                     "the codes mailed to the address are forgotten")
+            #expect(try system.backends.options.tokenStore().pending(requestId: pending.requestId) == nil, "no pending sign-in names the address")
             for token in [older, tokens] {
                 #expect(reason(try await system.client.profile(accessToken: token.accessToken, timeout: .seconds(60)).0) == .invalidCredentials)
                 #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: token.refreshToken).0) == .invalidCredentials)

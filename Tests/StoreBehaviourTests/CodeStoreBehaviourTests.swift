@@ -66,6 +66,23 @@ import Verification
     }
 }
 
+extension CodeStoreBehaviourTests {
+    /// The sweep forgets the codes (used or not) that expired before its cut-off, and no other.
+    @Test(arguments: StoreBackend.allCases)
+    func codesExpiredBeforeTheCutoffAreForgotten(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.codeStore(at:)) { (store) throws in
+            var expired = codeRecord()
+            expired.email = "gone@example.com"
+            expired.expiresAt = startDate.addingTimeInterval(-7_200)
+            _ = try store.replace("gone@example.com", .login, with: expired)
+            _ = try store.replace("ada@example.com", .login, with: codeRecord())
+            #expect(try store.forgetCodes(expiredBefore: startDate.addingTimeInterval(-3_600)) == 1)
+            #expect(try store.replace("gone@example.com", .login, with: nil) == nil)
+            #expect(try store.replace("ada@example.com", .login, with: nil) == codeRecord())
+        }
+    }
+}
+
 /// A code issued to ada@example.com for signing in by r1 and mailed again for r2, whose email is not yet known to be sent.
 private func codeRecord() -> CodeRecord {
     CodeRecord(email: "ada@example.com", purpose: .login, digest: String(repeating: "ab", count: 32), recoveryDigest: String(repeating: "cd", count: 32),

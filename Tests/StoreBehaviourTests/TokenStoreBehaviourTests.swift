@@ -142,6 +142,22 @@ import Testing
             #expect(try store.pending(registrationId: "g1") == signIn)
         }
     }
+
+    /// A deleted account's address leaves no pending sign-in; the sweep forgets those recorded before its cut-off.
+    @Test(arguments: StoreBackend.allCases)
+    func pendingSignInsAreForgottenByAddressAndByAge(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+            let leaver = PendingSignIn(requestId: "r1", registrationId: "g1", email: "leaver@example.com", replyKey: "k1", createdAt: startDate)
+            let old = PendingSignIn(requestId: "r2", registrationId: "g2", email: "old@example.com", replyKey: "k2",
+                                    createdAt: startDate.addingTimeInterval(-3_600))
+            let recent = PendingSignIn(requestId: "r3", registrationId: "g3", email: "recent@example.com", replyKey: "k3", createdAt: startDate)
+            for signIn in [leaver, old, recent] { try store.recordPending(signIn) }
+            try store.forgetPending(email: "leaver@example.com")
+            #expect(try store.pending(requestId: "r1") == nil && store.pending(registrationId: "g1") == nil)
+            #expect(try store.forgetPending(recordedBefore: startDate.addingTimeInterval(-60)) == 1)
+            #expect(try store.pending(requestId: "r2") == nil && store.pending(requestId: "r3") == recent)
+        }
+    }
 }
 
 private func refreshToken(_ digest: String, family: String = "f1", uid: String = "uid-1", issuedBy: String = "q0",

@@ -101,6 +101,10 @@ final class FaultyStore: CodeStore {
         return try store.update(email: email, purpose: purpose, body)
     }
 
+    func forgetCodes(expiredBefore date: Date) throws(StoreError) -> Int {
+        try store.forgetCodes(expiredBefore: date)
+    }
+
     /// The record of ada@example.com for signing in, read past the faults.
     func record() throws(StoreError) -> CodeRecord? {
         try store.update(email: "ada@example.com", purpose: .login) { (record) throws(StoreError) in record }

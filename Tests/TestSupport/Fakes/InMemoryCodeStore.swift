@@ -22,6 +22,15 @@ public final class InMemoryCodeStore: CodeStore {
         }
     }
 
+    @discardableResult
+    public func forgetCodes(expiredBefore date: Date) throws(StoreError) -> Int {
+        records.withLock { records in
+            let before = records.count
+            records = records.filter { $0.value.expiresAt >= date }
+            return before - records.count
+        }
+    }
+
     /// Records `code` as the current code of `email` and `purpose`, as the code dispatch step issues it at `date`, with
     /// `recovery` as its recovery form when given.
     public func issue(_ code: String, recovery: String? = nil, to email: String, _ purpose: CodePurpose, secrets: any CodeSecrets,

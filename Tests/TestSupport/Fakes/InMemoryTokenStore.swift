@@ -112,6 +112,19 @@ public final class InMemoryTokenStore: TokenStore {
         state.withLock { $0.pending.values.first { $0.registrationId == registrationId } }
     }
 
+    public func forgetPending(email: String) throws(StoreError) {
+        state.withLock { $0.pending = $0.pending.filter { $0.value.email != email } }
+    }
+
+    @discardableResult
+    public func forgetPending(recordedBefore date: Date) throws(StoreError) -> Int {
+        state.withLock { state in
+            let before = state.pending.count
+            state.pending = state.pending.filter { $0.value.createdAt >= date }
+            return before - state.pending.count
+        }
+    }
+
     /// Every token stored.
     public var tokens: [RefreshToken] { state.withLock { state in state.tokens.values.map { Self.token($0.digest, in: state)! } } }
 
