@@ -141,6 +141,11 @@ public final class LocalInstallation: @unchecked Sendable {
         return url
     }
 
+    /// Starts the gateway again (after `kill("gateway")`), with the arguments and the port `startGateway` gave it.
+    public func restartGateway() throws {
+        try launch("gateway", as: "gateway")
+    }
+
     @discardableResult
     private func launch(_ name: String, as worker: String, environment: [String: String] = [:]) throws -> ChildProcess {
         let (executable, arguments) = lock.withLock { commands[worker] }

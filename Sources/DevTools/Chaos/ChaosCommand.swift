@@ -182,7 +182,7 @@ public enum ChaosCommand {
         try await publisher.finish()
         _ = faultGenerator.next()
         died.formUnion(installation.stoppedWorkers)
-        for name in installation.stoppedWorkers { try installation.start(name) }
+        for name in installation.stoppedWorkers { try injector.start(name) }
         print("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
 
         let report = try await ChaosReport.collect(installation, workload: workload, settle: settle, sentMail: sentMail,

@@ -72,7 +72,7 @@ struct FaultInjector: Sendable {
             logger.info("chaos: killing \(worker)")
             await installation.kill(worker)
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...1500, using: &generator)))
-            try installation.start(worker)
+            try start(worker)
         case .brokerDown:
             let broker = Int32.random(in: 1...brokers, using: &generator)
             logger.info("chaos: broker \(broker) down")
@@ -119,9 +119,14 @@ struct FaultInjector: Sendable {
     private func restartDuringOutage(_ worker: String) async throws {
         for name in [worker] + (gateway ? ["gateway"] : []) {
             await installation.kill(name)
-            try installation.start(name)
+            try start(name)
         }
         logger.info("chaos: \(worker)\(gateway ? " and the gateway" : "") started during the outage")
+    }
+
+    /// Starts the worker or the gateway `name` again.
+    func start(_ name: String) throws {
+        name == "gateway" ? try installation.restartGateway() : try installation.start(name)
     }
 
     /// Runs `shell` with its output appended to the run's fault log; true when it exits 0 in time.
