@@ -42,6 +42,16 @@ extension BackendOptions {
         try SQLSealLedger(database: accountDatabase())
     }
 
+    /// The outbox of the account database: the account events its changes announce, which the account worker publishes.
+    public func accountOutbox() throws -> any Outbox {
+        try SQLOutbox.accounts(database: accountDatabase())
+    }
+
+    /// The outbox of the profile database: the profile changes it announces, which the profile worker publishes.
+    public func profileOutbox() throws -> any Outbox {
+        try SQLOutbox.profiles(database: profiles.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).profilesDatabase())
+    }
+
     /// The account database: `--accounts`, else the embedded one. A SQLite one takes in the code and
     /// token files an older data directory kept beside it.
     private func accountDatabase() throws -> any SQLDatabase {

@@ -19,7 +19,12 @@ public struct EmbeddedBackends: Sendable {
     }
 
     public func profiles() throws -> any ProfileStore {
-        try SQLProfileStore(database: SQLiteDatabase(path: try layout().profilesDatabase))
+        try SQLProfileStore(database: profilesDatabase())
+    }
+
+    /// The profile database, `<data>/profiles.sqlite`.
+    func profilesDatabase() throws -> any SQLDatabase {
+        try SQLiteDatabase(path: try layout().profilesDatabase)
     }
 
     /// The account database, `<data>/accounts.sqlite`, which also keeps the codes, the tokens and the

@@ -4,7 +4,8 @@ import Foundation
 import Kafka
 import Registration
 
-/// One registration's path through the topics, read back from the broker.
+/// One registration's path through the topics, read back from the broker (or one request's; or one account's events,
+/// read by its uid).
 public struct SagaPath: Sendable {
     public struct Step: Sendable {
         public var time: Date?
@@ -18,11 +19,11 @@ public struct SagaPath: Sendable {
     /// Its completed outcome, whose details are sealed to the requester's reply key.
     public var completed: RegistrationCompleted?
 
-    /// The path of `registrationId` on every topic, read for at most `timeout`, and the snapshot it was read from
-    /// (partial when some partition was not read to its end in time).
-    public static func read(_ registrationId: String, kafka: KafkaConfiguration,
+    /// The path of `registrationId` (a request id; a uid, for its account events) on `topics` (every topic by default),
+    /// read for at most `timeout`, and the snapshot it was read from (partial when some partition was not read to its end in time).
+    public static func read(_ registrationId: String, on topics: [String] = Topic.all.map(\.name), kafka: KafkaConfiguration,
                      timeout: Duration = .seconds(10)) async throws -> (path: SagaPath, snapshot: TopicSnapshot) {
-        let snapshot = try await TopicSnapshot.take(Topic.all.map(\.name), configuration: kafka, timeout: timeout) {
+        let snapshot = try await TopicSnapshot.take(topics, configuration: kafka, timeout: timeout) {
             $0.keyString == registrationId
         }
         return (SagaPath(snapshot.messages), snapshot)
@@ -41,7 +42,9 @@ public struct SagaPath: Sendable {
         var standing = ordered.isEmpty ? "unknown" : "in progress"
         var completed: RegistrationCompleted?
         steps = ordered.map { message, event in
-            guard let event else { return Step(time: message.timestamp, topic: message.topic, summary: "undecodable message") }
+            guard let event else {
+                return Step(time: message.timestamp, topic: message.topic, summary: Self.announcement(in: message) ?? "undecodable message")
+            }
             switch event {
             case .registrationCompleted(let outcome):
                 standing = "completed"
@@ -71,6 +74,12 @@ public struct SagaPath: Sendable {
 
     /// The longest topic name (a dead-letter topic's): the width of the topic column.
     private static let topicWidth = Topic.all.map(\.name.count).max() ?? 0
+
+    /// The summary of an account event read on an announcement topic (its type, and the fields it says changed).
+    private static func announcement(in message: KafkaMessage) -> String? {
+        guard Announcements.all.contains(where: { $0.topic == message.topic }), let event = AccountEvent(decoding: message.value) else { return nil }
+        return event.changed.isEmpty ? event.type.rawValue : "\(event.type.rawValue) changed=\(event.changed.map(\.rawValue).joined(separator: ","))"
+    }
 
     private static func summary(of event: Event) -> String {
         switch event {

@@ -91,6 +91,26 @@ extension Flow {
         uniqueKeysWithValues: all.flatMap(\.messages).flatMap { messages in messages.types.map { ($0, messages) } })
 }
 
+/// Events about accounts for services outside Registrar: each type published by the role owning the store whose
+/// change it announces, from that store's outbox (``Outbox``), signed like every worker event. No worker reads them;
+/// consumers outside Registrar read them under a principal of their own (`TopicAccess.eventsConsumer`).
+public struct Announcements: Sendable {
+    public var topic: String
+    /// The role publishing each type.
+    public var producers: [AccountEvent.Kind: WorkerRole]
+
+    /// Every role that publishes on `topic`.
+    public var roles: Set<WorkerRole> { Set(producers.values) }
+
+    /// `account.events`: the profile worker announces the profile's changes, the account worker the rest.
+    public static let account = Announcements(topic: Topic.accountEvents, producers: Dictionary(uniqueKeysWithValues: AccountEvent.Kind.allCases.map {
+        ($0, $0 == .profileUpdated ? .profile : .account)
+    }))
+
+    /// Every announcement topic.
+    public static let all = [account]
+}
+
 extension Event.Kind {
     /// The topic events of this type are published to.
     public var topic: String { declaration.topic }

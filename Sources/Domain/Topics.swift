@@ -1,6 +1,7 @@
-/// The topics of Registrar's contract; what flows on each is declared once, by the flows (`Flow.all`). Every
-/// message is keyed by the id of the flow it belongs to (the registration id or the client's request id), so
-/// that one flow's events stay in order on one partition. The contract is documented in `contract/asyncapi.yaml`.
+/// The topics of Registrar's contract; what flows on each is declared once, by the flows (`Flow.all`) and the
+/// announcements (`Announcements.all`). Every flow message is keyed by the id of the flow it belongs to (the
+/// registration id or the client's request id), so that one flow's events stay in order on one partition; an
+/// announcement, by its account's uid. The contract is documented in `contract/asyncapi.yaml`.
 public enum Topic {
     /// Public input: `RegistrationRequested`, published by the CLI or any Kafka client.
     public static let registrationRequests = "registration.requests"
@@ -30,6 +31,9 @@ public enum Topic {
     /// Replies to the email change and deletion sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`, `ProfileErased` (profile
     /// worker), `AvatarErased` (image worker).
     public static let accountReplies = "account.replies"
+    /// Public output for other services: `AccountRegistered`, `EmailVerified`, `ProfileUpdated`, `EmailChanged`,
+    /// `PasswordChanged`, `AccountDeleted` (``AccountEvent``), keyed by uid, from the stores' outboxes.
+    public static let accountEvents = "account.events"
 
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,
     /// `registrar topics create|check` and `contract/asyncapi.yaml` (checked by a test) follow.
@@ -37,8 +41,9 @@ public enum Topic {
     public static let all: [TopicSpec] = flows.map { TopicSpec($0, partitions: 6, retention: .days(7)) }
         + inputs.map { TopicSpec(deadLetters(of: $0), partitions: 1, retention: .days(30)) }
 
-    /// The topics events flow on, in the table's order: each flow's topics as its declaration names them.
-    static let flows = Flow.all.flatMap { $0.messages.map(\.topic) }.reduce(into: [String]()) { topics, topic in
+    /// The topics events flow on, in the table's order: each flow's topics as its declaration names them, then the
+    /// announcement topics.
+    static let flows = (Flow.all.flatMap { $0.messages.map(\.topic) } + Announcements.all.map(\.topic)).reduce(into: [String]()) { topics, topic in
         if !topics.contains(topic) { topics.append(topic) }
     }
 

@@ -3,7 +3,7 @@ import Registration
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
 /// `code_failures`), account changes and deletions, the answers given to requests (by request topic and id, with their time),
-/// and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
+/// the request ids whose seals were used, and the outbox of the account events its changes announce. PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
 let accountSchema = SQLSchema(
     name: "accounts",
@@ -84,6 +84,7 @@ let accountSchema = SQLSchema(
         answersByTopic(table: "STRICT", real: "REAL", collation: "", answerType: "json_extract(answer, '$.type')",
                        now: "CAST(strftime('%s', 'now') AS REAL)"),
         deletions(table: "STRICT", real: "REAL", integer: "INTEGER", collation: ""),
+        SQLOutbox.migration(table: SQLOutbox.accountsTable, postgres: false),
     ],
     postgres: [
         """
@@ -162,6 +163,7 @@ let accountSchema = SQLSchema(
         answersByTopic(table: "", real: "DOUBLE PRECISION", collation: #" COLLATE "C""#, answerType: "(answer::json ->> 'type')",
                        now: "extract(epoch FROM now())"),
         deletions(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", collation: #" COLLATE "C""#),
+        SQLOutbox.migration(table: SQLOutbox.accountsTable, postgres: true),
     ])
 
 /// Migration 10: account deletions, by request id (``DeletionRecord``).

@@ -55,8 +55,8 @@ public enum DatabaseAccess {
     /// The tables of each database, the migrations ledger included (which every worker reads to know the schema is current).
     public static let tables: [Database: [String]] = [
         .accounts: ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "code_failures", "used_seals", "answers",
-                    "codes", "token_families", "refresh_tokens", "pending_sign_ins", migrationsTable],
-        .profiles: ["profiles", "profile_revisions", migrationsTable],
+                    "codes", "token_families", "refresh_tokens", "pending_sign_ins", SQLOutbox.accountsTable, migrationsTable],
+        .profiles: ["profiles", "profile_revisions", SQLOutbox.profilesTable, migrationsTable],
     ]
 
     /// The table counting each schema's migrations applied.
@@ -69,7 +69,7 @@ public enum DatabaseAccess {
         switch worker {
         case .accountWorker:
             return ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "code_failures", "used_seals", "codes",
-                    "token_families", "refresh_tokens", "pending_sign_ins"].map { Grant(table: $0, database: .accounts, privileges: all) }
+                    "token_families", "refresh_tokens", "pending_sign_ins", SQLOutbox.accountsTable].map { Grant(table: $0, database: .accounts, privileges: all) }
                 + [Grant(table: "answers", database: .accounts, privileges: [.select, .insert, .delete], ownRowsColumn: "worker"),
                    Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers
         case .codeDispatchWorker:
@@ -77,7 +77,7 @@ public enum DatabaseAccess {
                     Grant(table: "answers", database: .accounts, privileges: [.select, .insert, .delete], ownRowsColumn: "worker"),
                     ledgers[0]]
         case .profileWorker:
-            return ["profiles", "profile_revisions"].map { Grant(table: $0, database: .profiles, privileges: all) } + [ledgers[1]]
+            return ["profiles", "profile_revisions", SQLOutbox.profilesTable].map { Grant(table: $0, database: .profiles, privileges: all) } + [ledgers[1]]
         case .operatorTools:
             return ["accounts", "sagas", "account_changes", "deletions"].map { Grant(table: $0, database: .accounts, privileges: [.select]) }
                 + [Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers

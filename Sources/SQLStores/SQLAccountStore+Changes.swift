@@ -65,11 +65,15 @@ extension SQLAccountStore: AccountChangeStore {
     public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
         try database.inTransaction { (db) throws(SQLError) -> AccountChangeRecord in
             var stored = record
-            if record.sendsCommand, try Self.change(record.requestId, in: db)?.stage != record.stage {
+            let previous = try Self.change(record.requestId, in: db)?.stage
+            if record.sendsCommand, previous != record.stage {
                 stored.revision = try Self.nextRevision(of: record.uid, in: db)
             }
             try db.execute(AccountChangeRecord.upsert, stored.values)
             if let update { try Self.apply(update, to: record.uid, in: db) }
+            if record.kind == .changeEmail, record.stage == .completed, previous != .completed {
+                try Self.announce(AccountEvent(.emailChanged, uid: record.uid, at: record.updatedAt, changed: [.email]), in: db)
+            }
             return stored
         }
     }
@@ -88,7 +92,9 @@ extension SQLAccountStore: AccountChangeStore {
         try db.query(AccountChangeRecord.select + " WHERE request_id = ?", [requestId], AccountChangeRecord.init).first
     }
 
-    /// Applies the columns `update` sets: the password hash, the email, the sessions' cut-off, the first proof.
+    /// Applies the columns `update` sets: the password hash, the email, the sessions' cut-off, the first proof; a
+    /// password set and a first proof are announced (`PasswordChanged`, `EmailVerified`), an email by its change's
+    /// completion (it may yet be set back).
     static func apply(_ update: AccountUpdate, to uid: String, in db: SQLSession) throws(SQLError) {
         var assignments: [String] = []
         var values: [any SQLValueConvertible] = []
@@ -99,16 +105,18 @@ extension SQLAccountStore: AccountChangeStore {
             assignments.append("not_before = CASE WHEN not_before IS NULL OR not_before + ? < ? THEN ? ELSE not_before + ? END")
             values += [Account.sessionTick, cutoff, cutoff, Account.sessionTick]
         }
+        let date = update.endsSessionsAt ?? update.provesMailboxAt ?? Date()
+        if !assignments.isEmpty {
+            let changed = try db.execute("UPDATE accounts SET \(assignments.joined(separator: ", ")) WHERE uid = ?", values + [uid])
+            guard changed == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be changed") }
+        }
+        if update.passwordHash != nil { try announce(AccountEvent(.passwordChanged, uid: uid, at: date, changed: [.password]), in: db) }
         if let proof = update.provesMailboxAt {
             // The first proof only: its time, and the request that made it.
-            assignments.append("verified_by = CASE WHEN verified_at IS NULL THEN ? ELSE verified_by END")
-            values.append(update.provenBy)
-            assignments.append("verified_at = COALESCE(verified_at, ?)")
-            values.append(proof)
+            let proven = try db.execute("UPDATE accounts SET verified_at = ?, verified_by = ? WHERE uid = ? AND verified_at IS NULL",
+                                        [proof, update.provenBy, uid])
+            if proven == 1 { try announce(AccountEvent(.emailVerified, uid: uid, at: proof), in: db) }
         }
-        guard !assignments.isEmpty else { return }
-        let changed = try db.execute("UPDATE accounts SET \(assignments.joined(separator: ", ")) WHERE uid = ?", values + [uid])
-        guard changed == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be changed") }
     }
 
     /// Takes the account's next revision, for a saga step that sends a command.

@@ -31,8 +31,12 @@ extension SQLAccountStore: DeletionStore {
         try database.inTransaction { (db) throws(SQLError) -> DeletionRecord in
             var stored = record
             if DeletionStage.waiting.contains(record.stage) { stored.revision = try Self.nextRevision(of: record.uid, in: db) }
+            let previous = try Self.deletion(record.requestId, in: db)?.stage
             try db.execute(DeletionRecord.upsert, stored.values)
-            if record.stage == .completed { try Self.erase(uid: record.uid, in: db) }
+            if record.stage == .completed {
+                try Self.erase(uid: record.uid, in: db)
+                if previous != .completed { try Self.announce(AccountEvent(.accountDeleted, uid: record.uid, at: record.updatedAt), in: db) }
+            }
             return stored
         }
     }

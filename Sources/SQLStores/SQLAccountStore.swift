@@ -4,7 +4,9 @@ import Registration
 
 /// Accounts and registration sagas in one SQL database (tables `accounts` and `sagas`), so that a
 /// saga step and its account change commit in one transaction. Any number of workers may share the
-/// database; the same database keeps sign-in failures, account changes and the answer memo.
+/// database; the same database keeps sign-in failures, account changes and the answer memo, and the outbox
+/// (`account_outbox`) where each change keeps the ``AccountEvent`` announcing it, in its own transaction: a
+/// registration completed, a first proof of the mailbox, a password set, an email change completed, a deletion completed.
 public struct SQLAccountStore: AccountStore {
     let database: any SQLDatabase
 
@@ -54,9 +56,11 @@ public struct SQLAccountStore: AccountStore {
             switch change {
             case .activate(let uid):
                 // The account's revision continues from its registration's last step (each of its commands carried one).
-                let activated = try db.execute("UPDATE accounts SET status = ?, revision = ? WHERE uid = ?",
-                                               [AccountStatus.active, saga.version, uid])
-                guard activated == 1 else { throw SQLError(.permanent, "account \(uid) does not exist to be activated") }
+                let activated = try db.query("UPDATE accounts SET status = ?, revision = ? WHERE uid = ? RETURNING verified_at",
+                                             [AccountStatus.active, saga.version, uid]) { (row) throws(SQLError) -> Date? in try row[0] }
+                guard let verifiedAt = activated.first else { throw SQLError(.permanent, "account \(uid) does not exist to be activated") }
+                try Self.announce(AccountEvent(.accountRegistered, uid: uid, at: saga.updatedAt), in: db)
+                if verifiedAt != nil { try Self.announce(AccountEvent(.emailVerified, uid: uid, at: saga.updatedAt), in: db) }
             case .delete(let uid):
                 try db.execute("DELETE FROM accounts WHERE uid = ?", [uid])
             case nil:
@@ -101,6 +105,11 @@ public struct SQLAccountStore: AccountStore {
     private func accounts(_ filter: String, _ values: [any SQLValueConvertible]) throws(StoreError) -> [Account] {
         let sql = "\(Account.select) \(filter) ORDER BY created_at, uid"
         return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, Account.init) }
+    }
+
+    /// Keeps `event` in the account database's outbox, in `db`'s transaction: the one of the change it announces.
+    static func announce(_ event: AccountEvent, in db: SQLSession) throws(SQLError) {
+        try SQLOutbox.keep(event.message, in: SQLOutbox.accountsTable, db)
     }
 
     private static func saga(_ registrationId: String, in db: SQLSession) throws(SQLError) -> SagaRecord? {

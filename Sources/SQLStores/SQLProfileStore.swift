@@ -3,7 +3,8 @@ import Domain
 import Registration
 
 /// Profiles (`users/<uid>`) in one SQL database, table `profiles`, and the revision of the last command applied
-/// to each uid, table `profile_revisions`. Every write is an upsert of one row, so a SQLite insert trigger that
+/// to each uid, table `profile_revisions`; each change of a profile is announced (`ProfileUpdated`) through the outbox
+/// `profile_outbox`, in the change's transaction. Every write is an upsert of one row, so a SQLite insert trigger that
 /// raises refuses every write, which surfaces as a permanent `StoreError`.
 public struct SQLProfileStore: ProfileStore {
     private let database: any SQLDatabase
@@ -28,6 +29,10 @@ public struct SQLProfileStore: ProfileStore {
             let result = change(&profile)
             if let profile, profile != stored {
                 try db.execute(ProfileRow.upsert, ProfileRow(uid: uid, profile: profile, updatedAt: now).values)
+                // A change of an existing profile is announced with it (its creation, by the registration's event).
+                if let stored, let event = AccountEvent.profileUpdated(uid: uid, from: stored, to: profile, at: now) {
+                    try SQLOutbox.keep(event.message, in: SQLOutbox.profilesTable, db)
+                }
             } else if profile == nil, stored != nil {
                 try db.execute("DELETE FROM profiles WHERE uid = ?", [uid])
             }
@@ -53,7 +58,7 @@ public struct SQLProfileStore: ProfileStore {
         return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, ProfileRow.init) }
     }
 
-    private static let schema = SQLSchema(
+    static let schema = SQLSchema(
         name: "profiles",
         sqlite: [
             """
@@ -67,6 +72,7 @@ public struct SQLProfileStore: ProfileStore {
             ) STRICT;
             """,
             "CREATE TABLE profile_revisions (uid TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL) STRICT;",
+            SQLOutbox.migration(table: SQLOutbox.profilesTable, postgres: false),
         ],
         postgres: [
             """
@@ -80,6 +86,7 @@ public struct SQLProfileStore: ProfileStore {
             );
             """,
             #"CREATE TABLE profile_revisions (uid TEXT COLLATE "C" PRIMARY KEY, revision BIGINT NOT NULL);"#,
+            SQLOutbox.migration(table: SQLOutbox.profilesTable, postgres: true),
         ])
 }
 

@@ -127,6 +127,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                         return []
                     }
                 }
-            })
+            },
+            outbox: try stores.accountOutbox())
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 import Registration
 import Support
 
-/// The profile worker: writes, updates and deletes profiles.
+/// The profile worker: writes, updates and deletes profiles, and publishes the changes its store announces (`ProfileUpdated`).
 public enum ProfileWorker: WorkerKind {
     public static let role = WorkerRole.profile
     public static let summary = "write, update and delete profiles (users/<uid>)"
@@ -15,7 +15,9 @@ public enum ProfileWorker: WorkerKind {
     /// Reads no time.
     public static func stack(_ parsed: ParsedArguments, dataDirectory: String,
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
-        let profiles = try BackendOptions(parsed, dataDirectory: dataDirectory).profileStore()
-        return WorkerStack(name: name, routing: RoutingTable([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)]))
+        let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
+        let profiles = try stores.profileStore()
+        return WorkerStack(name: name, routing: RoutingTable([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)]),
+                           outbox: try stores.profileOutbox())
     }
 }

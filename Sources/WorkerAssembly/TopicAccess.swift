@@ -19,12 +19,19 @@ public struct TopicAccess: Sendable, Equatable {
     }
 
     /// A worker reads its routes' topics in its own group and writes the topics of the event types its role
-    /// produces and the dead-letter topics of what it reads.
+    /// produces, the announcement topics it publishes its store's outbox to, and the dead-letter topics of what it reads.
     public static func worker(_ kind: any WorkerKind.Type) -> TopicAccess {
         let reads = Set(routes(of: kind).map(\.topic))
         let produced = Event.Kind.allCases.filter { $0.producers.contains(kind.role) }.map(\.topic)
+            + Announcements.all.filter { $0.roles.contains(kind.role) }.map(\.topic)
         return TopicAccess(principal: kind.name, reads: reads, writes: Set(produced).union(reads.map(Topic.deadLetters)),
                            group: kind.name)
+    }
+
+    /// A service outside Registrar consuming the announcements (`account.events`) in its consumer group `group`:
+    /// it reads them and writes nothing.
+    public static func eventsConsumer(named principal: String, group: String) -> TopicAccess {
+        TopicAccess(principal: principal, reads: Set(Announcements.all.map(\.topic)), writes: [], group: group)
     }
 
     /// A client (the gateway, the CLI, any app backend): writes the requests on the public request topics and

@@ -5,16 +5,19 @@ import Support
 import WorkerRuntime
 
 /// One worker as its options configure it: its name (also its consumer group), its steps by route,
-/// and the work it runs periodically beside the consumer (e.g. the stuck-saga sweep).
+/// the work it runs periodically beside the consumer (e.g. the stuck-saga sweep), and the outbox of its store
+/// that it publishes (the announcements its store's changes keep).
 public struct WorkerStack: Sendable {
     public var name: String
     public var routing: RoutingTable
     public var periodic: (@Sendable () throws -> [Event])?
+    public var outbox: (any Outbox)?
 
-    public init(name: String, routing: RoutingTable, periodic: (@Sendable () throws -> [Event])? = nil) {
+    public init(name: String, routing: RoutingTable, periodic: (@Sendable () throws -> [Event])? = nil, outbox: (any Outbox)? = nil) {
         self.name = name
         self.routing = routing
         self.periodic = periodic
+        self.outbox = outbox
     }
 
     /// Runs the stack's `Worker` on `configuration`'s broker until `shutdown`, the periodic work every `interval`,
@@ -28,6 +31,6 @@ public struct WorkerStack: Sendable {
                                 retry: retry, grace: grace, heartbeat: heartbeat)
         board?.show(worker)
         defer { board?.show(nil) }
-        try await worker.run(until: shutdown, every: interval, periodic: periodic)
+        try await worker.run(until: shutdown, every: interval, periodic: periodic, outbox: outbox)
     }
 }

@@ -83,14 +83,17 @@ public final class Worker: Sendable {
     /// finish the message in hand within the grace period, commits, flushes and leaves the group.
     /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep); its
     /// transient failures are retried like a step's, and any other failure is logged and tried again at
-    /// the next interval, never stopping the worker.
+    /// the next interval, never stopping the worker. `outbox`, when given, is relayed every `relayInterval` (or
+    /// `interval`, if shorter): its messages published, signed, then removed.
     public func run(until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
-                    periodic: (@Sendable () throws -> [Event])? = nil) async throws {
+                    periodic: (@Sendable () throws -> [Event])? = nil, outbox: (any Outbox)? = nil,
+                    relayInterval: Duration = .seconds(1)) async throws {
         logger.info("started")
         metrics.watch(consumer, producer)
         let lanes = LaneTable()
-        let periodicWait = PeriodicWait()
-        session.began(with: lanes, periodic: periodicWait)
+        let periodicWait = PeriodicWait("the periodic work")
+        let relayWait = PeriodicWait("the outbox relay")
+        session.began(with: lanes, background: [periodicWait, relayWait])
         defer {
             metrics.stopWatching()
             session.ended()
@@ -102,6 +105,9 @@ public final class Worker: Sendable {
                 group.addTask { for await error in lanes.failures { throw error } }
                 if let periodic {
                     group.addTask { try await self.repeatedly(every: interval, periodic, waiting: periodicWait) }
+                }
+                if let outbox {
+                    group.addTask { try await self.repeatedly(every: min(interval, relayInterval), waiting: relayWait) { try await self.relay(outbox, wait: relayWait) } }
                 }
                 group.addTask { await shutdown.wait() }
                 // Ends only when cancelled, after the shutdown.
@@ -144,19 +150,42 @@ public final class Worker: Sendable {
     /// waits for a failing dependency are reported in `wait`.
     private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event],
                             waiting wait: PeriodicWait) async throws {
+        try await repeatedly(every: interval, waiting: wait) {
+            try await self.publish(try await self.retrying(WorkerMetrics.periodicStep, lane: wait) { try work() })
+        }
+    }
+
+    /// Runs `work` every `interval` until cancelled or the producer fails for good; any other failure is logged and
+    /// `work` tried again at the next interval.
+    private func repeatedly(every interval: Duration, waiting wait: PeriodicWait, _ work: @escaping @Sendable () async throws -> Void) async throws {
         while !Task.isCancelled {
             try await sleep(interval)
             do {
-                try await publish(try await retrying(WorkerMetrics.periodicStep, lane: wait) { try work() })
+                try await work()
             } catch let error as KafkaError where error.isFatal {
                 throw error
             } catch is CancellationError {
                 return
             } catch {
-                logger.error("periodic work failed; trying again at the next interval", ["error": "\(error)"])
+                logger.error("\(wait.name) failed; trying again at the next interval", ["error": "\(error)"])
             }
         }
     }
+
+    /// Publishes what `outbox` holds, oldest first, signed as this worker's role, and removes each batch once the
+    /// broker acknowledged it. A crash before the removal publishes the batch again: at least once, never lost.
+    private func relay(_ outbox: any Outbox, wait: PeriodicWait) async throws {
+        while true {
+            let batch = try await retrying(WorkerMetrics.outboxRelay, lane: wait) { try outbox.pending(limit: Self.relayBatch) }
+            guard !batch.isEmpty else { return }
+            try await publish(batch.map { OutgoingMessage($0, producer: name, signer: signer) }, lane: wait)
+            try await retrying(WorkerMetrics.outboxRelay, lane: wait) { try outbox.remove(batch) }
+            metrics.relayed(batch)
+        }
+    }
+
+    /// How many outbox messages one round of the relay publishes before removing them.
+    private static let relayBatch = 100
 
     /// Hands each message to its partition's lane, on the consumer's polling thread as batches arrive, starting a
     /// lane for each new partition.
@@ -301,8 +330,8 @@ public final class Worker: Sendable {
     /// is paused; the input stays uncommitted meanwhile, so nothing is lost whatever happens. A message
     /// too large for the producer or the topic fails the same way every time: it is retried only when
     /// `waitingIfTooLarge` (for an operator to raise the topic's limit).
-    private func publish(_ messages: [OutgoingMessage], lane: PartitionLane? = nil, waitingIfTooLarge: Bool = false) async throws {
-        defer { lane?.setRetrying(false) }
+    private func publish(_ messages: [OutgoingMessage], lane: (any DependencyWaiting)? = nil, waitingIfTooLarge: Bool = false) async throws {
+        defer { lane?.setRetrying(false, because: nil) }
         for message in messages {
             let isTransient = { (error: KafkaError) in
                 !error.isFatal && (waitingIfTooLarge || error.code != KafkaError.Code.messageTooLarge)

@@ -7,7 +7,7 @@ public struct WorkerHealth: Sendable, Equatable {
     public var isRunning: Bool
     public var hasJoinedGroup: Bool
     /// Each work waiting for a dependency, with the dependency's error: a partition (`auth.requests/2: database is
-    /// locked`) or the periodic work (`the periodic work: database is locked`).
+    /// locked`), the periodic work (`the periodic work: database is locked`) or the outbox relay.
     public var dependencyFailures: [String]
 
     public var isReady: Bool { isRunning && hasJoinedGroup && dependencyFailures.isEmpty }
@@ -35,18 +35,18 @@ public final class WorkerBoard: Sendable {
 
 /// The state of one worker session that its health is read from.
 final class SessionState: Sendable {
-    private let state = Mutex<(lanes: LaneTable?, periodic: PeriodicWait?, joined: Bool)>((nil, nil, false))
+    private let state = Mutex<(lanes: LaneTable?, background: [PeriodicWait], joined: Bool)>((nil, [], false))
 
-    func began(with lanes: LaneTable, periodic: PeriodicWait) { state.withLock { ($0.lanes, $0.periodic) = (lanes, periodic) } }
-    func ended() { state.withLock { $0 = (nil, nil, false) } }
+    func began(with lanes: LaneTable, background: [PeriodicWait]) { state.withLock { ($0.lanes, $0.background) = (lanes, background) } }
+    func ended() { state.withLock { $0 = (nil, [], false) } }
     func joined() { state.withLock { $0.joined = true } }
 
     var health: WorkerHealth {
-        let (lanes, periodic, joined) = state.withLock { $0 }
+        let (lanes, background, joined) = state.withLock { $0 }
         guard let lanes else { return .stopped }
         let failures = lanes.dependencyFailures().sorted { $0.key.description < $1.key.description }
         return WorkerHealth(isRunning: true, hasJoinedGroup: joined,
                             dependencyFailures: failures.map { "\($0.key.topic)/\($0.key.partition): \($0.value)" }
-                                + (periodic?.dependencyFailure.map { ["the periodic work: \($0)"] } ?? []))
+                                + background.compactMap { work in work.dependencyFailure.map { "\(work.name): \($0)" } })
     }
 }

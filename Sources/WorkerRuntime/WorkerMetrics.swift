@@ -19,6 +19,10 @@ struct WorkerMetrics: Sendable {
     private static let outcomes = registry.counter(
         "registrar_outcomes_total", "Outcomes published, by type and reason code (none for a success)", labels: ["worker", "type", "reason"])
 
+    private static let announcements = registry.counter(
+        "registrar_announcements_total", "Messages published from the worker's store outbox (account.events), by type",
+        labels: ["worker", "type"])
+
     private static let storeErrors = registry.counter(
         "registrar_store_errors_total", "Store failures met by steps, by kind (transient: waited out; permanent: the step failed)",
         labels: ["worker", "kind"])
@@ -33,9 +37,10 @@ struct WorkerMetrics: Sendable {
 
     let worker: String
 
-    /// The retry labels besides the route types: the periodic work and the answer to a dead-lettered request.
+    /// The retry labels besides the route types: the periodic work, the answer to a dead-lettered request, the outbox relay.
     static let periodicStep = "periodic"
     static let deadLetterAnswer = "answer to a dead letter"
+    static let outboxRelay = "outbox relay"
 
     /// Exports every series the worker can record at zero, so that a fresh worker serves its families before any
     /// event: each route's messages and retries, each input topic's durations and dead letters by reason, the
@@ -50,7 +55,10 @@ struct WorkerMetrics: Sendable {
             Self.handling.declare(worker, topic)
             for reason in DeadLetterReason.all { Self.deadLetters.declare(worker, topic, reason.rawValue) }
         }
-        for step in [Self.periodicStep, Self.deadLetterAnswer] { Self.retries.declare(worker, step) }
+        for step in [Self.periodicStep, Self.deadLetterAnswer, Self.outboxRelay] { Self.retries.declare(worker, step) }
+        for announcements in Announcements.all {
+            for (kind, producer) in announcements.producers where producer == role { Self.announcements.declare(worker, kind.rawValue) }
+        }
         for kind in Event.Kind.allCases where kind.producers.contains(role) && Topic.outcomes.contains(kind.topic) {
             for reason in Event.Kind.refusals.contains(kind) ? ReasonCode.allCases.map(\.rawValue) : ["none"] {
                 Self.outcomes.declare(worker, kind.rawValue, reason)
@@ -107,6 +115,11 @@ struct WorkerMetrics: Sendable {
 
     func storeFailed(_ kind: StoreError.Kind) {
         Self.storeErrors.increment(worker, kind == .transient ? "transient" : "permanent")
+    }
+
+    /// Counts the messages relayed from the outbox.
+    func relayed(_ messages: [OutboxMessage]) {
+        for message in messages { Self.announcements.increment(worker, message.type) }
     }
 
     /// Counts the outcomes among `events` (those on a public outcome topic).

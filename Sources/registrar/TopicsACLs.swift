@@ -11,6 +11,9 @@ enum TopicsACLs {
         .value("client", "Principal of the clients (the gateway, the CLI): write requests, read outcomes", default: "User:registrar-client"),
         .value("operator", "Principal of the operator's tools (dlq, status, audit): read all, write the input topics",
                default: "User:registrar-operator"),
+        .value("events-consumer", "Principal of a service reading account.events (in the consumer group --events-group)",
+               default: "User:registrar-events"),
+        .value("events-group", "The consumer group of --events-consumer", default: "registrar-events"),
         .value("command-config", "The admin client's properties file, passed to kafka-acls.sh", default: "admin.properties"),
         .value("bootstrap", "The cluster, passed to kafka-acls.sh", environment: "KAFKA_BOOTSTRAP_SERVERS", default: "kafka:9093"),
         .value("output", "Write the commands to this file, a shell script, instead of standard output"),
@@ -23,7 +26,8 @@ enum TopicsACLs {
                 var access = TopicAccess.worker(kind)
                 access.principal = prefix + access.principal
                 return access
-            } + [TopicAccess.client(named: try parsed.required("client")), TopicAccess.operatorTools(named: try parsed.required("operator"))]
+            } + [TopicAccess.client(named: try parsed.required("client")), TopicAccess.operatorTools(named: try parsed.required("operator")),
+                 TopicAccess.eventsConsumer(named: try parsed.required("events-consumer"), group: try parsed.required("events-group"))]
             let base = "kafka-acls.sh --bootstrap-server \(try parsed.required("bootstrap")) --command-config \(try parsed.required("command-config")) --add"
             var script = ["#!/bin/sh", "# Registrar's ACLs: each principal may do only what its role needs (registrar topics acls).", "set -e"]
             for access in accesses {

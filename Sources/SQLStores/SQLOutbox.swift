@@ -1,0 +1,63 @@
+import Domain
+
+/// The transactional outbox of one SQL store (``Outbox``): a table of messages, numbered in the order kept, that the
+/// store's writes add in their own transaction (`keep`) and the worker owning the store publishes and removes. The
+/// account database's is `account_outbox`, the profile database's `profile_outbox` (two names, since one database
+/// may hold both schemas).
+public struct SQLOutbox: Outbox {
+    private let database: any SQLDatabase
+    private let table: String
+
+    /// The outbox of the account database, whose schema is created or migrated first.
+    public static func accounts(database: any SQLDatabase) throws(StoreError) -> SQLOutbox {
+        try database.migrate(accountSchema)
+        return SQLOutbox(database: database, table: accountsTable)
+    }
+
+    /// The outbox of the profile database, whose schema is created or migrated first.
+    public static func profiles(database: any SQLDatabase) throws(StoreError) -> SQLOutbox {
+        try database.migrate(SQLProfileStore.schema)
+        return SQLOutbox(database: database, table: profilesTable)
+    }
+
+    static let accountsTable = "account_outbox"
+    static let profilesTable = "profile_outbox"
+
+    public func pending(limit: Int) throws(StoreError) -> [OutboxMessage] {
+        try database.withSession { (db) throws(SQLError) in
+            try db.query("SELECT seq, topic, message_key, type, payload FROM \(table) ORDER BY seq LIMIT ?", [limit]) {
+                (row) throws(SQLError) -> OutboxMessage in
+                let payload: String = try row[4]
+                return OutboxMessage(sequence: try row[0], topic: try row[1], key: try row[2], type: try row[3], payload: Array(payload.utf8))
+            }
+        }
+    }
+
+    public func remove(_ messages: [OutboxMessage]) throws(StoreError) {
+        guard !messages.isEmpty else { return }
+        let placeholders = Array(repeating: "?", count: messages.count).joined(separator: ", ")
+        try database.withSession { (db) throws(SQLError) in
+            try db.execute("DELETE FROM \(table) WHERE seq IN (\(placeholders))", messages.map(\.sequence))
+        }
+    }
+
+    /// Keeps `message` in `table`'s outbox, in `db`'s transaction (that of the change it announces).
+    static func keep(_ message: OutboxMessage, in table: String, _ db: SQLSession) throws(SQLError) {
+        try db.execute("INSERT INTO \(table) (topic, message_key, type, payload) VALUES (?, ?, ?, ?)",
+                       [message.topic, message.key, message.type, String(decoding: message.payload, as: UTF8.self)])
+    }
+
+    /// The migration creating the outbox `table`, in SQLite's spelling or PostgreSQL's.
+    static func migration(table: String, postgres: Bool) -> String {
+        let sequence = postgres ? "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" : "seq INTEGER PRIMARY KEY AUTOINCREMENT"
+        return """
+            CREATE TABLE \(table) (
+                \(sequence),
+                topic TEXT NOT NULL,
+                message_key TEXT NOT NULL,
+                type TEXT NOT NULL,
+                payload TEXT NOT NULL
+            )\(postgres ? "" : " STRICT");
+            """
+    }
+}
