@@ -72,6 +72,24 @@ import WorkerRuntime
         }.merging(["KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"], uniquingKeysWith: { $1 })
     }
 
+    /// The principal a service following accounts uses: credentials beside the others, and ACLs to read `account.events`
+    /// in its group and nothing else.
+    @Test func theEventsConsumerIsAPrincipalThatMayOnlyReadAccountEvents() async throws {
+        let credentials = try await Self.credentials()
+        defer { try? FileManager.default.removeItem(atPath: credentials) }
+        let file = credentials + "/registrar-events.kafka.properties"
+        try Self.expectConnects("registrar-events", environment: ["KAFKA_PROPERTIES_FILE": file, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"],
+                                credentials: credentials, acls: try await Self.principalsWithACLs(), in: "the events consumer")
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-acls-\(UUID().uuidString.prefix(8)).sh").path
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let acls = try ChildProcess(Binaries.path("registrar"), ["topics", "acls", "--output", script], errors: .standardOutput)
+        while await acls.nextLine() != nil {}
+        #expect(await acls.waitForExit() == 0)
+        let granted = try String(contentsOfFile: script, encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains("'User:registrar-events'") }.map { String($0.split(separator: "'").last ?? "") }
+        #expect(granted == [" --operation Read --operation Describe --topic account.events", " --operation Read --group registrar-events"])
+    }
+
     @Test func everyComposeClientIsAPrincipalWithCredentialsACLsAndSettingsLibrdkafkaAccepts() async throws {
         let credentials = try await Self.credentials()
         defer { try? FileManager.default.removeItem(atPath: credentials) }

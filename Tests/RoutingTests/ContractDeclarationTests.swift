@@ -3,14 +3,22 @@ import Foundation
 @testable import TestSupport
 import Testing
 
-/// The flows' declaration (`Flow.all`) as the one source of the contract's tables: every event type declared
-/// once, the AsyncAPI document's channels listing exactly the declared types, and no second copy of a topic's
+/// The flows' declaration (`Flow.all`, and the announcements) as the one source of the contract's tables: every event
+/// type declared once, the AsyncAPI document's channels listing exactly the declared types, and no second copy of a topic's
 /// or a worker's name, or of a pairing of topics, written anywhere in `Sources/`.
 @Suite(.tags(.unit)) struct ContractDeclarationTests {
     @Test func everyEventTypeIsDeclaredByExactlyOneFlow() {
         let declared = Flow.all.flatMap(\.messages).flatMap(\.types)
         #expect(declared.count == Set(declared).count, "a type declared twice")
         #expect(Set(declared) == Set(Event.Kind.allCases))
+    }
+
+    /// Every account event type is announced by one role, on a topic no flow uses and no worker reads.
+    @Test func everyAccountEventTypeIsAnnouncedByOneRoleOnATopicOfItsOwn() {
+        #expect(Set(Announcements.account.producers.keys) == Set(AccountEvent.Kind.allCases))
+        #expect(!Flow.all.flatMap(\.messages).map(\.topic).contains(Announcements.account.topic))
+        #expect(!Topic.inputs.contains(Announcements.account.topic))
+        #expect(Topic.all.contains { $0.name == Announcements.account.topic })
     }
 
     @Test func requestsAreUnsignedAndAnsweredByTheirHandler() {
@@ -26,7 +34,8 @@ import Testing
     @Test func theAsyncAPIChannelsListExactlyTheDeclaredTypes() async throws {
         let channels = try await AsyncAPIDocument.channels()
         for topic in Topic.all.map(\.name) where !topic.hasSuffix(".dlq") {
-            let declared = Set(Event.Kind.allCases.filter { $0.topic == topic }.map(\.rawValue))
+            let announced = Announcements.all.filter { $0.topic == topic }.flatMap { $0.producers.keys.map(\.rawValue) }
+            let declared = Set(Event.Kind.allCases.filter { $0.topic == topic }.map(\.rawValue) + announced)
             #expect(Set(channels[topic]?.messages ?? []) == declared, "\(topic)")
         }
     }

@@ -23,13 +23,28 @@ import Testing
         #expect(image.group == "image-worker")
         let profile = TopicAccess.worker(ProfileWorker.self)
         #expect(profile.reads == [Topic.profileCommands])
-        #expect(profile.writes == [Topic.registrationReplies, Topic.accountReplies, Topic.deadLetters(of: Topic.profileCommands)])
+        #expect(profile.writes == [Topic.registrationReplies, Topic.accountReplies, Topic.accountEvents, Topic.deadLetters(of: Topic.profileCommands)])
         let code = TopicAccess.worker(CodeDispatchWorker.self)
         #expect(code.writes == [Topic.codeOutcomes, Topic.deadLetters(of: Topic.codeRequests)])
         // Only the account worker commands the image and profile workers.
         for kind in TopicAccess.workers where kind != AccountWorker.self {
             #expect(TopicAccess.worker(kind).writes.isDisjoint(with: [Topic.imageCommands, Topic.profileCommands]), "\(kind.name)")
         }
+    }
+
+    /// `account.events` is written by the roles that announce on it (from their stores' outboxes) and read by the events
+    /// consumer alone, in its own group; no worker reads it, no client reads or writes it.
+    @Test func theEventsConsumerReadsOnlyAccountEventsAndOnlyTheAnnouncingRolesWriteThem() {
+        let consumer = TopicAccess.eventsConsumer(named: "User:registrar-events", group: "registrar-events")
+        #expect(consumer.reads == [Topic.accountEvents])
+        #expect(consumer.writes.isEmpty)
+        #expect(consumer.group == "registrar-events")
+        let accesses = TopicAccess.workers.map(TopicAccess.worker)
+        let writers = Set(accesses.filter { $0.writes.contains(Topic.accountEvents) }.map(\.principal))
+        #expect(writers == ["account-worker", "profile-worker"])
+        #expect(accesses.allSatisfy { !$0.reads.contains(Topic.accountEvents) })
+        let client = TopicAccess.client(named: "c")
+        #expect(!client.reads.union(client.writes).contains(Topic.accountEvents))
     }
 
     @Test func clientsWriteOnlyRequestsAndReadOnlyOutcomes() {
