@@ -14,21 +14,16 @@ if the worker that publishes its type signed it, and each event once.
         prints the event's JSON, or "refused: <why>" and exits 1.
 
 Every check here is one the contract asks of a consumer (asyncapi.yaml, channel accountEvents; account-events.schema.json).
+It takes the signature check from outcome_example.py beside it (copy both).
 """
-import base64
-import hashlib
 import json
-import os
-import struct
 import sys
 import time
 
-from nacl.exceptions import BadSignatureError
-from nacl.signing import VerifyKey
+# The signature check is the outcome example's: every worker event is signed alike.
+from outcome_example import Refused, verify_signature
 
 TOPIC = "account.events"
-LABEL = b"registrar-event-signature"
-VERSION = b"\x01"
 # The role whose key signs each type (the contract's Announcements.account).
 PRODUCERS = {
     "AccountRegistered": "account",
@@ -40,27 +35,6 @@ PRODUCERS = {
 }
 FIELDS = {"type", "version", "eventId", "uid", "occurredAt", "changed"}
 CHANGED = {"email", "password", "name", "profileImage", "isMapLocationEnabled"}
-
-
-class Refused(Exception):
-    pass
-
-
-def signed_bytes(topic, key, event_type, value):
-    """What the signature covers: the label, the version, then topic, key, type and value, each length-prefixed."""
-    parts = [topic.encode(), key, event_type.encode(), value]
-    return LABEL + VERSION + b"".join(struct.pack(">I", len(part)) + part for part in parts)
-
-
-def public_keys(keys_dir, role):
-    """The role's public event keys by key id (the first 16 hex digits of the key's SHA-256): current and previous."""
-    keys = {}
-    for name in ("events-%s.ed25519.pub" % role, "events-%s.previous.pub" % role):
-        path = os.path.join(keys_dir, name)
-        if os.path.exists(path):
-            raw = base64.b64decode(open(path).read().strip())
-            keys[hashlib.sha256(raw).hexdigest()[:16]] = VerifyKey(raw)
-    return keys
 
 
 def take(keys_dir, topic, key, headers, value):
@@ -80,18 +54,7 @@ def take(keys_dir, topic, key, headers, value):
         raise Refused("the message key is not the event's uid")
     if not isinstance(event["changed"], list) or not set(event["changed"]) <= CHANGED:
         raise Refused("changed names unknown fields")
-    key_ids = [v for k, v in headers if k == "signature-key"]
-    signatures = [v for k, v in headers if k == "signature"]
-    if len(key_ids) != 1 or len(signatures) != 1:
-        raise Refused("not signed")
-    verify_key = public_keys(keys_dir, role).get(key_ids[0])
-    if verify_key is None:
-        raise Refused("signed by a key that is not the %s role's" % role)
-    try:
-        signature = base64.urlsafe_b64decode(signatures[0] + "=" * (-len(signatures[0]) % 4))
-        verify_key.verify(signed_bytes(topic, key, event["type"], value), signature)
-    except (BadSignatureError, ValueError):
-        raise Refused("the signature does not match the message")
+    verify_signature(keys_dir, role, topic, key, event["type"], headers, value)
     return event
 
 

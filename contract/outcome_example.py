@@ -61,6 +61,22 @@ def public_keys(keys_dir, role):
     return keys
 
 
+def verify_signature(keys_dir, role, topic, key, event_type, headers, value):
+    """Raises Refused unless the message carries exactly one signature, valid by a public key of `role`."""
+    key_ids = [v for k, v in headers if k == "signature-key"]
+    signatures = [v for k, v in headers if k == "signature"]
+    if len(key_ids) != 1 or len(signatures) != 1:
+        raise Refused("not signed")
+    verify_key = public_keys(keys_dir, role).get(key_ids[0])
+    if verify_key is None:
+        raise Refused("signed by a key that is not the %s role's" % role)
+    try:
+        signature = base64.urlsafe_b64decode(signatures[0] + "=" * (-len(signatures[0]) % 4))
+        verify_key.verify(signed_bytes(topic, key, event_type, value), signature)
+    except (BadSignatureError, ValueError):
+        raise Refused("the signature does not match the message")
+
+
 def take(keys_dir, private_key, request_id, topic, headers, value):
     """The outcome, its sealed answer opened, if it is genuine and this request's; else raises Refused."""
     event = json.loads(value)
@@ -71,18 +87,7 @@ def take(keys_dir, private_key, request_id, topic, headers, value):
     if key != request_id:
         raise Refused("another request's outcome")
     role, field, purpose = PRODUCERS[event_type]
-    key_ids = [v for k, v in headers if k == "signature-key"]
-    signatures = [v for k, v in headers if k == "signature"]
-    if len(key_ids) != 1 or len(signatures) != 1:
-        raise Refused("not signed")
-    verify_key = public_keys(keys_dir, role).get(key_ids[0])
-    if verify_key is None:
-        raise Refused("signed by a key that is not the %s role's" % role)
-    signature = base64.urlsafe_b64decode(signatures[0] + "=" * (-len(signatures[0]) % 4))
-    try:
-        verify_key.verify(signed_bytes(topic, request_id.encode(), event_type, value), signature)
-    except BadSignatureError:
-        raise Refused("the signature does not match the message")
+    verify_signature(keys_dir, role, topic, request_id.encode(), event_type, headers, value)
     if field is not None:
         try:
             answer = json.loads(SealedBox(PrivateKey(base64.b64decode(private_key))).decrypt(base64.b64decode(event[field])))

@@ -45,6 +45,9 @@ enum StatusCommand {
                 JSONOutput.print(answer)
             } else if path.steps.isEmpty {
                 print("no registration \(registrationId) on the topics")
+            } else if path.steps.allSatisfy({ step in Announcements.all.contains { $0.topic == step.topic } }) {
+                print("account \(registrationId): its events")
+                path.lines.dropLast().forEach { print($0) }
             } else {
                 print("registration \(registrationId): \(path.standing)")
                 path.lines.forEach { print($0) }

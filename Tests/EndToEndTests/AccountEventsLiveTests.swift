@@ -63,7 +63,8 @@ import Testing
                 #expect(events.contains(line), "status lacks \(line): \(status.output)")
             }
             let byUid = try await system.registrar(["status", uid])
-            #expect(byUid.output.contains("PasswordChanged changed=password"), "\(byUid.output)")
+            #expect(byUid.output.hasPrefix("account \(uid): its events") && byUid.output.contains("PasswordChanged changed=password"),
+                    "\(byUid.output)")
         }
     }
 }

@@ -24,14 +24,19 @@ import WorkerRuntime
         return directory
     }
 
-    /// The principals the script `registrar topics acls --output` writes grants something to.
-    static func principalsWithACLs() async throws -> Set<String> {
+    /// The lines of the script `registrar topics acls --output` writes.
+    static func aclScript() async throws -> [Substring] {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-acls-\(UUID().uuidString.prefix(8)).sh").path
         defer { try? FileManager.default.removeItem(atPath: script) }
         let acls = try ChildProcess(Binaries.path("registrar"), ["topics", "acls", "--output", script], errors: .standardOutput)
         while await acls.nextLine() != nil {}
         #expect(await acls.waitForExit() == 0)
-        let lines = try String(contentsOfFile: script, encoding: .utf8).split(separator: "\n")
+        return try String(contentsOfFile: script, encoding: .utf8).split(separator: "\n")
+    }
+
+    /// The principals the script `registrar topics acls --output` writes grants something to.
+    static func principalsWithACLs() async throws -> Set<String> {
+        let lines = try await aclScript()
         #expect(lines.first == "#!/bin/sh" && lines.contains("set -e"), "the ACL job stops at the first refused command")
         return Set(lines.compactMap { line in
             guard let start = line.range(of: "--allow-principal 'User:")?.upperBound, let end = line[start...].firstIndex(of: "'") else { return nil }
@@ -80,12 +85,7 @@ import WorkerRuntime
         let file = credentials + "/registrar-events.kafka.properties"
         try Self.expectConnects("registrar-events", environment: ["KAFKA_PROPERTIES_FILE": file, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"],
                                 credentials: credentials, acls: try await Self.principalsWithACLs(), in: "the events consumer")
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("kafka-acls-\(UUID().uuidString.prefix(8)).sh").path
-        defer { try? FileManager.default.removeItem(atPath: script) }
-        let acls = try ChildProcess(Binaries.path("registrar"), ["topics", "acls", "--output", script], errors: .standardOutput)
-        while await acls.nextLine() != nil {}
-        #expect(await acls.waitForExit() == 0)
-        let granted = try String(contentsOfFile: script, encoding: .utf8).split(separator: "\n")
+        let granted = try await Self.aclScript()
             .filter { $0.contains("'User:registrar-events'") }.map { String($0.split(separator: "'").last ?? "") }
         #expect(granted == [" --operation Read --operation Describe --topic account.events", " --operation Read --group registrar-events"])
     }
