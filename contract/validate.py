@@ -4,6 +4,7 @@
 Reads JSON lines on stdin, each an event body (as published on a topic). Checks first that the
 schema is valid, that asyncapi.yaml names every event in it and lists exactly its dead-letter reasons. Prints one line per invalid event
 and exits 1 if any is invalid, 0 otherwise (with a count). Uses Debian's python3-jsonschema/yaml.
+With the argument `account-events`, each line is a message of account.events, checked against account-events.schema.json.
 """
 import json
 import pathlib
@@ -26,6 +27,10 @@ reasons = schema["$defs"]["DeadLetterReason"]["enum"]
 if listed is None or [r.strip() for r in listed.group(1).split(",")] != reasons:
     sys.exit(f"asyncapi.yaml's dlq.reason list differs from events.schema.json's DeadLetterReason: {reasons}")
 
+if sys.argv[1:] == ["account-events"]:
+    account_events = json.loads((here / "account-events.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(account_events)
+    schema = {"$defs": {kind: account_events for kind in account_events["properties"]["type"]["enum"]}}
 validator = jsonschema.Draft202012Validator(schema)
 bad = 0
 count = 0

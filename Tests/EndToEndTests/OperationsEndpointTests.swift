@@ -165,9 +165,10 @@ import Testing
                 if status == 503 { notReady = body }
                 try await Task.sleep(for: .milliseconds(200))
             }
-            // The registration's partition, or the account worker's periodic sweep when it met the lock first (the
-            // registration then waits behind it for the database's one connection).
-            let waits = ["waiting for a dependency on registration.requests/", "waiting for a dependency on the periodic work: "]
+            // The registration's partition, or the account worker's periodic sweep or outbox relay when it met the lock
+            // first (the registration then waits behind it for the database's one connection).
+            let waits = ["waiting for a dependency on registration.requests/", "waiting for a dependency on the periodic work: ",
+                         "waiting for a dependency on the outbox relay: "]
             #expect(waits.contains { notReady?.contains($0) == true }, "\(notReady ?? "never 503")")
             #expect(notReady?.contains("locked") == true || notReady?.contains("busy") == true, "\(notReady ?? "")")
             #expect(try await Self.get(port, "/healthz").status == 200, "alive while it waits")

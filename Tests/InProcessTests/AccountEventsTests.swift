@@ -72,6 +72,8 @@ import WorkerAssembly
             for secret in [email, newEmail, "announced-ada", name, "Ada", Self.password, Self.secondPassword, Self.thirdPassword] + hashes {
                 #expect(!texts.contains { $0.localizedCaseInsensitiveContains(secret) }, "\(secret) appears on account.events")
             }
+            let (status, report) = try await ContractValidator.validate(messages, in: system.directory)
+            #expect(status == 0 && report.last == "7 events checked, 0 invalid", "\(report.joined(separator: "\n"))")
         }
     }
 

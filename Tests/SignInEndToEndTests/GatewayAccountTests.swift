@@ -62,12 +62,12 @@ import Testing
             try await GatewayProcess.with(system) { gateway in
                 let avatar = system.directory + "/huge.bin"
                 try Data(repeating: 0xFF, count: ContractLimits.avatarBytes + 128 * 1024).write(to: URL(fileURLWithPath: avatar))
-                let before = try await system.allTopicMessages().count
+                let before = try await system.flowMessages().count
                 let email = "huge-\(UUID().uuidString.prefix(8))@example.com"
                 let huge = try await gateway.curl("/accounts", ["-F", "name=Huge", "-F", "email=\(email)", "-F", "password=correct horse battery",
                                                                 "-F", "avatar=@\(avatar)"])
                 #expect(huge.status == 413)
-                #expect(try await system.allTopicMessages().count == before)
+                #expect(try await system.flowMessages().count == before)
             }
         }
     }

@@ -96,7 +96,7 @@ import Testing
     @Test func malformedUnauthenticatedOrOversizedRequestsAreRefusedSpecificallyAndPublishNothing() async throws {
         try await LiveSystem.shared { system in
             try await GatewayProcess.with(system) { gateway in
-                let before = try await system.allTopicMessages().count
+                let before = try await system.flowMessages().count
                 let mailBefore = try system.emails(kind: "code").count
                 let email = "edge-\(UUID().uuidString.prefix(8))@example.com"
                 let client = [("client_id", GatewayProcess.clientID), ("client_secret", GatewayProcess.clientSecret)]
@@ -129,7 +129,7 @@ import Testing
                 }
                 #expect(cases.first { $0.what == "unknown client" }?.run.header("WWW-Authenticate") != nil)
                 // Nothing reached the topics, no email was sent.
-                #expect(try await system.allTopicMessages().count == before)
+                #expect(try await system.flowMessages().count == before)
                 #expect(try system.emails(kind: "code").count == mailBefore)
             }
         }

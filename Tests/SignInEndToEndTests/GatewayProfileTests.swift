@@ -59,7 +59,7 @@ import Testing
             try await GatewayProcess.with(system) { gateway in
                 let counts = try system.counts()
                 let profile = try system.backends.profiles().profile(uid: uid)
-                let published = try await system.allTopicMessages().count
+                let published = try await system.flowMessages().count
                 let missing = try await Self.me(gateway, nil)
                 #expect(missing.status == 401 && missing.header("WWW-Authenticate") == #"Bearer realm="registrar""#, "\(missing.body)")
                 for header in ["Basic dXNlcjpwYXNz", "Bearer", "Bearer two words", "Bearer bad\u{7F}char"] {
@@ -68,7 +68,7 @@ import Testing
                     #expect(malformed.header("WWW-Authenticate") == #"Bearer realm="registrar", error="invalid_token""#, "\(header)")
                 }
                 // Refused at the edge: nothing was published.
-                #expect(try await system.allTopicMessages().count == published)
+                #expect(try await system.flowMessages().count == published)
                 for (name, token) in unverified {
                     let refused = try await Self.me(gateway, token)
                     #expect(refused.status == 401 && GatewayProcess.json(refused)["error"] as? String == "invalid_token", "\(name): \(refused.body)")

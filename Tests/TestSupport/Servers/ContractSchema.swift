@@ -19,12 +19,13 @@ public enum ContractSchema {
     /// Validates message bodies in one validator process: writes them as JSON lines into `workDirectory`
     /// and returns the exit status (0 when every body is valid) and the validator's report lines, the
     /// last of which reads `<n> events checked, <m> invalid`.
-    public static func validate(_ bodies: [[UInt8]], in workDirectory: String) throws -> (status: Int32, report: [String]) {
-        let input = workDirectory + "/events.jsonl"
+    /// With `accountEvents`, the bodies are messages of `account.events`, checked against `account-events.schema.json`.
+    public static func validate(_ bodies: [[UInt8]], in workDirectory: String, accountEvents: Bool = false) throws -> (status: Int32, report: [String]) {
+        let input = workDirectory + (accountEvents ? "/account-events.jsonl" : "/events.jsonl")
         try Data(bodies.flatMap { $0 + [0x0A] }).write(to: URL(fileURLWithPath: input))
         // The shell reports the validator's status as a last line, so that an invalid batch is an answer, not an error.
-        let output = try runCommand("/bin/sh", ["-c", "/usr/bin/python3 \"$0\" < \"$1\" 2>&1; echo \"exit $?\"",
-                                                directory + "/validate.py", input])
+        let output = try runCommand("/bin/sh", ["-c", "/usr/bin/python3 \"$0\" $2 < \"$1\" 2>&1; echo \"exit $?\"",
+                                                directory + "/validate.py", input, accountEvents ? "account-events" : ""])
         var report = output.split(separator: "\n").map(String.init)
         let status = report.popLast().flatMap { Int32($0.dropFirst("exit ".count)) } ?? -1
         return (status, report)

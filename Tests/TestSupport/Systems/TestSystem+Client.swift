@@ -48,4 +48,11 @@ extension TestSystem {
     func allTopicMessages() async throws -> [KafkaMessage] {
         try await TopicSnapshot.read(Topic.all.map(\.name), configuration: kafka)
     }
+
+    /// Every message on the flows' topics: not the announcements (`account.events`), which the workers publish from
+    /// their outboxes in their own time — what a test counts to see that a request published nothing.
+    func flowMessages() async throws -> [KafkaMessage] {
+        let announced = Set(Announcements.all.map(\.topic))
+        return try await TopicSnapshot.read(Topic.all.map(\.name).filter { !announced.contains($0) }, configuration: kafka)
+    }
 }
