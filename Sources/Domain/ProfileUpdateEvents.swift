@@ -116,35 +116,12 @@ public struct NewAvatarRejected: RequestMessage, Equatable {
 }
 
 /// A step of a profile update, to the image worker: delete the avatar `ProfileImages/<imageId>.jpg` (the replaced one once
-/// the profile names the new one, or the new one when the update is undone), leaving its tombstone.
-public struct DiscardAvatar: SagaCommand, RequestMessage, Equatable {
-    public var requestId: String
-    public var uid: String
-    public var imageId: String
-    public var step: String
-    public var revision: Int
-
-    public init(requestId: String, uid: String, imageId: String, step: String, revision: Int) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-        self.step = step
-        self.revision = revision
-    }
-}
+/// the profile names the new one, or the new one when the update is undone), leaving its tombstone. The fields of an
+/// account deletion's ``EraseAvatar``.
+public typealias DiscardAvatar = EraseAvatar
 
 /// The image worker's answer to ``DiscardAvatar``: the avatar is gone (or was never there).
-public struct AvatarDiscarded: RequestMessage, Equatable {
-    public var requestId: String
-    public var uid: String
-    public var imageId: String
-
-    public init(requestId: String, uid: String, imageId: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-    }
-}
+public typealias AvatarDiscarded = AvatarErased
 
 /// The fields of `users/<uid>` in a profile update: `UpdateProfile` asks the profile worker to set them (forward, or back
 /// when the update is undone); `ProfileFieldsUpdated` says they are set, echoing the command.
@@ -165,20 +142,8 @@ public struct ProfileFieldsUpdate: SagaCommand, RequestMessage, Equatable {
 }
 
 /// The profile worker did not set the fields (no profile, a field it refuses, the store refused for good); the profile
-/// is unchanged.
-public struct ProfileUpdateRejected: RequestMessage, Equatable {
-    public var requestId: String
-    public var uid: String
-    public var reason: ReasonCode
-    public var message: String
-
-    public init(requestId: String, uid: String, reason: ReasonCode, message: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.reason = reason
-        self.message = message
-    }
-}
+/// is unchanged. The fields of an email change's ``ProfileEmailRejected``.
+public typealias ProfileUpdateRejected = ProfileEmailRejected
 
 /// A heartbeat of a worker retrying a failing store for the profile update `requestId` at its `step`: `NewAvatarWaiting`
 /// (the image worker, storing the new avatar) or `ProfileUpdateWaiting` (the profile worker, setting the fields). It keeps
