@@ -167,11 +167,37 @@ import Testing
         }
     }
 
-    /// The profile worker stops while the profile is being switched; the deadline (5 s without progress) undoes the
-    /// update: the profile is set back (after the forward command, which it makes stale or follows), the new avatar
-    /// deleted, and the one outcome is `deadline_exceeded`. A deletion waits meanwhile.
+    /// The profile store is locked for three times the deadline (8 s) while an update waits for it: the profile worker,
+    /// retrying, sends `ProfileUpdateWaiting` every second, which keeps the update from its deadline; once the store is
+    /// back the update completes, undone by nothing.
+    @Test func aWaitingProfileWorkersHeartbeatsKeepTheUpdateFromItsDeadline() async throws {
+        try await InProcessSystem.with(extraArguments: ["account-worker": ["--saga-deadline", "8"], "profile-worker": ["--heartbeat-interval", "1"]]) { system in
+            let user = try await Self.user("patient@example.com", on: system)
+            let lock = try await system.backends.lockProfiles(logs: system.logs)
+            let request = try system.client.profileUpdate(accessToken: user.accessToken, name: "Patient")
+            try await system.publish(.profileUpdateRequested(request))
+            let stores = try system.backends.options.accountChangeStore()
+            try await DeletionTests.wait { try stores.profileUpdate(requestId: request.requestId)?.stage == .updatingProfile }
+            try await Task.sleep(for: .seconds(24))
+            let waiting = try stores.profileUpdate(requestId: request.requestId)?.stage
+            let beats = try await system.allTopicMessages().filter {
+                $0.topic == Topic.accountReplies && $0.keyString == request.requestId && (try? $0.event())?.kind == .profileUpdateWaiting
+            }.count
+            await system.backends.releaseProfiles(lock)
+            #expect(waiting == .updatingProfile, "the heartbeats kept the update from its deadline")
+            #expect(beats >= 8, "\(beats) heartbeats")
+            let (outcome, view) = try await system.client.updateProfile(request, timeout: .seconds(60))
+            #expect(view?.name == "Patient", "\(outcome)")
+            #expect(try system.backends.profiles().profile(uid: user.uid)?.name == "Patient")
+        }
+    }
+
+    /// The profile worker stops while the profile is being switched; the deadline (5 s without progress, for an account
+    /// worker started again with it once the update waits there) undoes the update: the profile is set back (after the
+    /// forward command, which it makes stale or follows), the new avatar deleted, and the one outcome is
+    /// `deadline_exceeded`. A deletion waits meanwhile.
     @Test func theDeadlineUndoesAnUpdateWhoseProfileStepStalls() async throws {
-        try await InProcessSystem.with(extraArguments: ["account-worker": ["--saga-deadline", "5"]]) { system in
+        try await InProcessSystem.with { system in
             let user = try await Self.user("stalled@example.com", on: system)
             let profile = try system.backends.profiles().profile(uid: user.uid)
             try await system.hold("profile-worker")
@@ -183,6 +209,8 @@ import Testing
             #expect(try Self.storedImages(on: system).count == 2, "the new avatar is stored beside the old one")
             let deletion = system.client.deletion(accessToken: user.accessToken, proof: .password(Self.password))
             #expect(reason(try await system.send(.accountDeletionRequested(deletion))) == .profileUpdateInProgress)
+            try await system.hold("account-worker")
+            try system.startWorker("account-worker", extraArguments: ["--saga-deadline", "5"])
             try await DeletionTests.wait { try stores.profileUpdate(requestId: request.requestId)?.stage == .restoringProfile }
 
             try await system.resume("profile-worker")
