@@ -112,7 +112,7 @@ public struct SQLAccountStore: AccountStore {
         try SQLOutbox.keep(event.message, in: SQLOutbox.accountsTable, db)
     }
 
-    private static func saga(_ registrationId: String, in db: SQLSession) throws(SQLError) -> SagaRecord? {
+    static func saga(_ registrationId: String, in db: SQLSession) throws(SQLError) -> SagaRecord? {
         try db.query(SagaRecord.select + " WHERE registration_id = ?", [registrationId], SagaRecord.init).first
     }
 }

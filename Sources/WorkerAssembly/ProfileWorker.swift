@@ -9,7 +9,7 @@ import Support
 public enum ProfileWorker: WorkerKind {
     public static let role = WorkerRole.profile
     public static let summary = "write, update and delete profiles (users/<uid>)"
-    public static let steps: [any EventHandler.Type] = [ProfileStep.self, ProfileEmailStep.self]
+    public static let steps: [any EventHandler.Type] = [ProfileStep.self, ProfileEmailStep.self, ProfileFieldsStep.self]
     public static let options = BackendOptions.profilesSpecs
 
     /// Reads no time.
@@ -17,7 +17,8 @@ public enum ProfileWorker: WorkerKind {
                              clock: @escaping @Sendable () -> Date) throws -> WorkerStack {
         let stores = BackendOptions(parsed, dataDirectory: dataDirectory)
         let profiles = try stores.profileStore()
-        return WorkerStack(name: name, routing: RoutingTable([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles)]),
+        return WorkerStack(name: name, routing: RoutingTable([ProfileStep(profiles: profiles), ProfileEmailStep(profiles: profiles),
+                                                                  ProfileFieldsStep(profiles: profiles)]),
                            outbox: try stores.profileOutbox())
     }
 }
