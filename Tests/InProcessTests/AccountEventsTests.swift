@@ -123,8 +123,8 @@ import WorkerAssembly
     @Test func aForgedEventIsRefusedByTheClientHelperAndTheConsumerExample() async throws {
         try await InProcessSystem.with { system in
             let uid = try await system.register("announced-victim@example.com", password: Self.password)
-            let genuine = try await system.accountEventMessages(of: uid)
             _ = try await system.accountEvents(of: uid, count: 2)
+            let genuine = try await system.accountEventMessages(of: uid)
             let keys = EventKeyDirectory(system.keysDirectory)
             let accountKey = try SigningKeyPair.load(from: keys.secretPath(of: .account))
             let deleted = AccountEvent(.accountDeleted, uid: uid, at: system.now).message
