@@ -103,14 +103,27 @@ import Testing
 
     @Test func expiryUndoesWhatExists() {
         let waitingForAvatar = SagaTransition.expire(saga(.awaitingAvatar), at: now)
-        #expect(waitingForAvatar?.record?.stage == .failed)
+        #expect(waitingForAvatar?.record?.stage == .compensating, "failed only once the avatar is confirmed deleted")
         #expect(waitingForAvatar?.change == .delete(uid: "u1"))
-        #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "failed", revision: 2)))
+        #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 2)))
+        guard case .registrationFailed(let failed) = waitingForAvatar?.events.last else { Issue.record("not answered"); return }
+        #expect(failed.reason == .deadlineExceeded)
 
         let waitingForProfile = SagaTransition.expire(saga(.awaitingProfile, imageURL: "u"), at: now)
         #expect(waitingForProfile?.record?.stage == .compensating)
         #expect(waitingForProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1", step: "compensating", revision: 3)),
                                               .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 3))])
         #expect(SagaTransition.expire(saga(.completed), at: now) == nil)
+        #expect(SagaTransition.expire(saga(.failed), at: now) == nil)
+    }
+
+    /// A compensation unanswered for the deadline is sent again (the profile's too once the avatar was stored), newer.
+    @Test func expiryOfACompensationSendsItAgain() {
+        let afterAvatar = SagaTransition.expire(saga(.compensating), at: now)
+        #expect(afterAvatar?.record?.stage == .compensating && afterAvatar?.change == nil)
+        #expect(afterAvatar?.events == [.deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 4))])
+        let afterProfile = SagaTransition.expire(saga(.compensating, imageURL: "u"), at: now)
+        #expect(afterProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1", step: "compensating", revision: 4)),
+                                         .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 4))])
     }
 }

@@ -65,22 +65,33 @@ public struct SagaTransition: SagaMove, Equatable {
         return "\(reply.type) for registration \(saga.registrationId) names \(named.field) \(named.value), not the saga's"
     }
 
-    /// The saga failed past its deadline: undo what exists and fail.
+    /// The saga made no progress for its deadline: undo what exists. A saga waiting for its avatar is answered and its
+    /// account deleted at once, but it stays compensating until the image worker confirms the avatar deleted (then it
+    /// fails); a compensation unanswered for the deadline is sent again. The sweep's events are published only after
+    /// its records moved, so an undo lost between the two (the worker stopped, the broker's log lost) would otherwise
+    /// leave an avatar behind a saga nothing sweeps again.
     public static func expire(_ saga: SagaRecord, at date: Date) -> SagaTransition? {
         let failure = Failure(.deadlineExceeded, "The registration did not finish in time and was undone.")
         switch saga.stage {
         case .awaitingAvatar:
-            // The avatar may still be stored later: its late reply is undone then (see `on`).
-            let failed = saga.moved(to: .failed, at: date, failure: failure)
-            var transition = advance(failed, change: .delete(uid: saga.uid))
-            transition.events.insert(deleteAvatar(failed), at: 0)
+            // The avatar may still be stored later: its late reply is undone too (see `on`).
+            let compensating = saga.moved(to: .compensating, at: date, failure: failure)
+            var transition = advance(compensating, change: .delete(uid: saga.uid))
+            transition.events.append(.registrationFailed(RegistrationFailed(registrationId: saga.registrationId,
+                                                                            reason: failure.reason, message: failure.message)))
             return transition
         case .awaitingProfile:
             let compensating = saga.moved(to: .compensating, at: date, failure: failure)
             var transition = advance(compensating)
             transition.events.insert(deleteProfile(compensating), at: 0)
             return transition
-        case .compensating, .completed, .failed:
+        case .compensating:
+            // A profile may exist once the avatar was stored: its deletion is sent again too.
+            let again = saga.moved(to: .compensating, at: date)
+            var transition = advance(again)
+            if saga.imageURL != nil { transition.events.insert(deleteProfile(again), at: 0) }
+            return transition
+        case .completed, .failed:
             return nil
         }
     }
