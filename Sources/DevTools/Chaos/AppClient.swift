@@ -7,7 +7,7 @@ import Synchronization
 /// as the apps do, and retries with that key while the answer is not final — a `202` (accepted, no outcome within
 /// the gateway's wait), a `503` (the broker or the workers not answering yet), the gateway's own `429 rate_limited`,
 /// or no answer at all (the gateway restarting) — once a second (the gateway's `Retry-After`). The first other
-/// answer is its final answer; it then retries once more, which must give the same answer.
+/// answer is its final answer; it then retries once more (through pending answers), which must give the same answer.
 struct AppClient: Sendable {
     /// One request: its method, path, body and headers, and the key it keeps.
     struct Request: Sendable {
@@ -59,17 +59,22 @@ struct AppClient: Sendable {
         func set(_ value: ContinuousClock.Instant) { instant.withLock { $0 = value } }
     }
 
-    /// Sends `request` until it has a final answer or `deadline` passes (or the task is cancelled), then once more.
+    /// Sends `request` until it has a final answer or `deadline` passes (or the task is cancelled), then retries it
+    /// the same way once more (a retry meeting the gateway restarting waits for it, as an app would).
     func send(_ request: Request, until deadline: Deadline) async -> Outcome {
         var outcome = Outcome(request: request)
+        outcome.answers = await answers(to: request, until: deadline)
+        if outcome.final != nil { outcome.repeated = await answers(to: request, until: deadline).last }
+        return outcome
+    }
+
+    /// The answers to `request`, sent once a second while they are pending, up to a final one or `deadline`.
+    private func answers(to request: Request, until deadline: Deadline) async -> [Answer] {
+        var answers: [Answer] = []
         while true {
             let answer = await post(request)
-            outcome.answers.append(answer)
-            if !answer.isPending {
-                outcome.repeated = await post(request)
-                return outcome
-            }
-            guard !Task.isCancelled, ContinuousClock.now + .seconds(1) < deadline.current else { return outcome }
+            answers.append(answer)
+            guard answer.isPending, !Task.isCancelled, ContinuousClock.now + .seconds(1) < deadline.current else { return answers }
             try? await Task.sleep(for: .seconds(1))
         }
     }
