@@ -77,7 +77,7 @@ extension Flow {
         internalMessages: [
             Messages([.updateProfileEmail, .eraseProfile], on: Topic.profileCommands, from: .account),
             Messages([.eraseAvatar], on: Topic.imageCommands, from: .account),
-            Messages([.profileEmailUpdated, .profileEmailRejected, .profileErased], on: Topic.accountReplies, from: .profile),
+            Messages([.profileEmailUpdated, .profileEmailRejected, .profileErased, .profileEmailWaiting], on: Topic.accountReplies, from: .profile),
             Messages([.avatarErased], on: Topic.accountReplies, from: .image),
         ],
         isAnsweredOnce: true, idField: "requestId",

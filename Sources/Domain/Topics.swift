@@ -28,7 +28,8 @@ public enum Topic {
     /// Public output of account changes: `AccountChangeCompleted`, `AccountDeleted` or `AccountChangeFailed`, one per request.
     public static let accountOutcomes = "account.outcomes"
     /// Replies to the email change and deletion sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`, `ProfileErased` (profile
-    /// worker), `AvatarErased` (image worker).
+    /// worker), `AvatarErased` (image worker), and the profile worker's heartbeat while it waits for its store to set an
+    /// email, `ProfileEmailWaiting`.
     public static let accountReplies = "account.replies"
 
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,
