@@ -10,7 +10,7 @@ import Testing
 /// started again every 20 s, on the workers' own failover settings (`ConnectionOptions`, no test overrides). Each
 /// kill's failover is the longest any registration waited because of it: from the kill (or its publication, if
 /// later) until its outcome. Every kill must fail over within 15 s, on the local broker and on Tansu.
-@Suite(.tags(.live, .timed), .serialized) struct FailoverCycleTests {
+@Suite(.tags(.live, .timed, .alone), .serialized) struct FailoverCycleTests {
     static let bound = Duration.seconds(15)
     static let kills = Int(ProcessInfo.processInfo.environment["REGISTRAR_FAILOVER_KILLS"] ?? "") ?? 4
 

@@ -23,8 +23,9 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
     let client: RegistrarClient
     let backends: StoreLocation
     /// Starts at a whole second of the real time: stores keep dates to the millisecond, and a date read
-    /// back later than the clock's own would look like time running backwards.
-    let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+    /// back later than the clock's own would look like time running backwards. The shared system's runs with the
+    /// real time too: its clients seal secrets with the real time, and it outlives their 300 s.
+    let clock: ManualClock
     private var workers: [String: (shutdown: ShutdownSignal, run: Task<Void, any Error>)] = [:]
     /// The extra arguments each worker was started with, which `resume` gives it again.
     private var extraArguments: [String: [String]] = [:]
@@ -55,7 +56,7 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         func system() async throws -> InProcessSystem {
             if let started { return try await started.value }
             let task = Task {
-                let system = try InProcessSystem()
+                let system = try InProcessSystem(clockRunning: true)
                 ExitSequence.add(system, at: .systems) { ExitSequence.waitFor("the shared in-process system") { await system.stop() } }
                 for name in workerNames { try system.startWorker(name) }
                 return system
@@ -65,7 +66,8 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         }
     }
 
-    private init() throws {
+    private init(clockRunning: Bool = false) throws {
+        clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)), running: clockRunning)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-inprocess-\(UUID().uuidString.prefix(8))").path
         try createPrivateDirectory(directory)
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
