@@ -74,12 +74,27 @@ final class ClientHandle: @unchecked Sendable {
         return UnsafeBufferPointer(start: brokers, count: Int(metadata.pointee.broker_cnt)).contains { $0.id == id } ? id : nil
     }
 
-    /// The low and high watermark offsets of a partition, asked of its leader. Blocks for at most `timeout`.
+    /// The oldest and next offsets of a partition, asked of its leader (ListOffsets for the earliest and the latest
+    /// offset). Blocks for at most `timeout`, also while the leader is down: librdkafka 2.0.2's
+    /// `rd_kafka_query_watermark_offsets` ignores its timeout then (confluentinc/librdkafka#2588, fixed in 2.3.0) and
+    /// waits for as long as the broker stays away, so `rd_kafka_offsets_for_times`, which keeps to its own, asks instead.
     func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64) {
-        var low: Int64 = 0
-        var high: Int64 = 0
-        try KafkaError.check(rd_kafka_query_watermark_offsets(
-            pointer, topic, partition, &low, &high, timeout.timeoutMilliseconds))
-        return (low, high)
+        let deadline = ContinuousClock.now + timeout
+        let low = try listedOffset(Int64(RD_KAFKA_OFFSET_BEGINNING), topic: topic, partition: partition, timeout: timeout)
+        let high = try listedOffset(Int64(RD_KAFKA_OFFSET_END), topic: topic, partition: partition, timeout: deadline - .now)
+        return (low < 0 ? high : low, high)
+    }
+
+    /// The offset the partition's leader lists for `timestamp` (`RD_KAFKA_OFFSET_BEGINNING`: the first; `END`: the next).
+    private func listedOffset(_ timestamp: Int64, topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> Int64 {
+        let list = TopicPartitionList(capacity: 1)
+        list.add(topic: topic, partition: partition, offset: timestamp)
+        try KafkaError.check(rd_kafka_offsets_for_times(pointer, list.pointer, timeout.timeoutMilliseconds))
+        if let error = list.firstError { throw error }
+        let offset = TopicPartitionList.elements(of: list.pointer)[0].offset
+        guard timestamp != Int64(RD_KAFKA_OFFSET_END) || offset >= 0 else {
+            throw KafkaError(code: KafkaError.Code.noOffset, message: "the leader of \(topic) [\(partition)] listed no offset")
+        }
+        return offset
     }
 }

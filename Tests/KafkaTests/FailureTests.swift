@@ -43,6 +43,39 @@ import Testing
         await producer.close()
     }
 
+    /// librdkafka 2.0.2's own watermark query ignores its timeout while the partition's leader is down
+    /// (confluentinc/librdkafka#2588, fixed in 2.3.0): it retried for as long as the broker stayed away, and a chaos
+    /// run whose snapshot read met the local broker SIGKILLed (and started again elsewhere) waited for good.
+    @Test func watermarksOfAPartitionWhoseLeaderIsDownFailWithinBoundedTime() async throws {
+        let cluster = try MockCluster(brokers: 1)
+        try cluster.createTopic("w", partitions: 1)
+        let consumer = try KafkaConsumer(configuration: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "test"),
+                                         assignment: [])
+        // The leader is known (and the client connected) before it goes down.
+        #expect(try consumer.watermarks(topic: "w", partition: 0, timeout: .seconds(10)) == (0, 0))
+        try cluster.setBrokerDown(1)
+        let answer = await outcome(within: .seconds(60)) { try consumer.watermarks(topic: "w", partition: 0, timeout: .seconds(2)) }
+        let failure = try #require(answer, "the query came back (a 2 s timeout; 60 s tells a bounded failure from a hang)")
+        #expect(throws: KafkaError.self) { try failure.get() }
+        try cluster.setBrokerUp(1)
+        #expect(try consumer.watermarks(topic: "w", partition: 0, timeout: .seconds(30)) == (0, 0))
+        consumer.close()
+    }
+
+    /// What `call` returned or threw, run on a thread of its own, or nil when it had not returned within `limit`
+    /// (the thread is then left blocked).
+    private func outcome<T: Sendable>(within limit: Duration, of call: @escaping @Sendable () throws -> T) async -> Result<T, any Error>? {
+        let (results, result) = AsyncStream.makeStream(of: Result<T, any Error>.self)
+        Thread { result.yield(Result { try call() }) }.start()
+        return await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask { await results.first { _ in true } }
+            group.addTask { try? await Task.sleep(for: limit); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
     @Test func unreachableBrokerMakesTheToolsFailWithinBoundedTime() async throws {
         let start = ContinuousClock.now
         let producer = try ToolProcess(["produce", "--bootstrap", "127.0.0.1:1", "--topic", "t", "--value", "v",

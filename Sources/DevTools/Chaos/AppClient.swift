@@ -47,6 +47,8 @@ struct AppClient: Sendable {
 
     var gateway: String
     private let handles = CurlHandlePool()
+    /// The requests being sent, said while a run waits for them.
+    let inFlight = InFlight()
 
     init(gateway: String) {
         self.gateway = gateway
@@ -59,9 +61,35 @@ struct AppClient: Sendable {
         func set(_ value: ContinuousClock.Instant) { instant.withLock { $0 = value } }
     }
 
+    /// The requests in flight and what each got so far, said while a run waits for them.
+    final class InFlight: Sendable {
+        private let requests = Mutex<[String: (path: String, answers: Int, last: Int?)]>([:])
+
+        fileprivate func begin(_ request: Request) { requests.withLock { $0[request.key] = (request.path, 0, nil) } }
+        fileprivate func end(_ request: Request) { requests.withLock { _ = $0.removeValue(forKey: request.key) } }
+        fileprivate func answered(_ request: Request, _ status: Int) {
+            requests.withLock { requests in
+                requests[request.key]?.answers += 1
+                requests[request.key]?.last = status
+            }
+        }
+
+        /// How many there are and the first few, each with its answers so far (status 0: no connection); nil when none.
+        var summary: String? {
+            let requests = requests.withLock { $0 }.sorted { $0.key < $1.key }
+            guard !requests.isEmpty else { return nil }
+            let shown = requests.prefix(5).map { key, request in
+                "\(request.path) \(key) (" + (request.last.map { "\(request.answers) answers, the last \($0)" } ?? "no answer yet") + ")"
+            }
+            return "\(requests.count) app requests in flight: " + shown.joined(separator: "; ") + (requests.count > shown.count ? "; …" : "")
+        }
+    }
+
     /// Sends `request` until it has a final answer or `deadline` passes (or the task is cancelled), then retries it
     /// the same way once more (a retry meeting the gateway restarting waits for it, as an app would).
     func send(_ request: Request, until deadline: Deadline) async -> Outcome {
+        inFlight.begin(request)
+        defer { inFlight.end(request) }
         var outcome = Outcome(request: request)
         outcome.answers = await answers(to: request, until: deadline)
         if outcome.final != nil { outcome.repeated = await answers(to: request, until: deadline).last }
@@ -74,6 +102,7 @@ struct AppClient: Sendable {
         while true {
             let answer = await post(request)
             answers.append(answer)
+            inFlight.answered(request, answer.status)
             guard answer.isPending, !Task.isCancelled, ContinuousClock.now + .seconds(1) < deadline.current else { return answers }
             try? await Task.sleep(for: .seconds(1))
         }

@@ -42,6 +42,10 @@ public enum ChaosCommand {
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
+            // What the run waits for, every 30 s while it waits long (shown at once, also through a pipe).
+            let watch = WaitWatch { say("chaos: " + $0) }
+            let reporter = Task { await watch.report() }
+            defer { reporter.cancel() }
             let count = try parsed.integer("registrations") ?? 200
             let rate = max(1, try parsed.integer("rate") ?? 40)
             let brokers = Int32(max(1, try parsed.integer("brokers") ?? 3))
@@ -75,7 +79,7 @@ public enum ChaosCommand {
                 disk?.unmount()
                 throw error
             }
-            print("chaos: \(count) registrations at \(rate)/s (\(gatewayShare)% through the gateway), \(brokers) brokers, seed \(seed)"
+            say("chaos: \(count) registrations at \(rate)/s (\(gatewayShare)% through the gateway), \(brokers) brokers, seed \(seed)"
                   + (longSeconds.map { ", long faults of \($0) s" } ?? "") + "; data in \(installation.directory)")
             do {
                 let gateway = gatewayShare > 0
@@ -86,8 +90,8 @@ public enum ChaosCommand {
                                                 sentMail: parsed.value("sent-mail") ?? installation.directory + "/outbox",
                                                 faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
                                                 settle: .seconds(try parsed.integer("settle") ?? 300),
-                                                generator: &generator, logger: logger)
-                await installation.stop()
+                                                generator: &generator, logger: logger, watch: watch)
+                await watch.waiting(for: "the workers, the gateway and the broker to stop") { await installation.stop() }
                 if passed {
                     disk?.unmount()
                 } else if disk?.mounted == true {
@@ -102,14 +106,22 @@ public enum ChaosCommand {
         }
     }
 
+    /// Prints `line` and flushes it, so that it shows at once also through a pipe.
+    private static func say(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+
     private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
                                  gateway: AppClient?, gatewayShare: Int, longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
-                                 generator: inout SeededGenerator, logger: Logger) async throws -> Bool {
+                                 generator: inout SeededGenerator, logger: Logger, watch: WaitWatch) async throws -> Bool {
         let publicKey = installation.publicKey
         // Each registration carries the register code mailed to its address, requested before the faults begin.
-        let codes = try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-chaos"), publicKey: publicKey, verifier: try installation.outcomeVerifier(),
-                                                   name: "registrar-chaos") { client in
-            try await MailedCodes(directory: sentMail).mail(to: ChaosWorkload.emails(count: count), .register, with: client)
+        let codes = try await watch.waiting(for: "the register codes of \(count) addresses to be mailed") {
+            try await RegistrarClient.with(kafka: installation.kafka(clientID: "registrar-chaos"), publicKey: publicKey,
+                                           verifier: try installation.outcomeVerifier(), name: "registrar-chaos") { client in
+                try await MailedCodes(directory: sentMail).mail(to: ChaosWorkload.emails(count: count), .register, with: client)
+            }
         }
         let workload = ChaosWorkload(count: count, codes: codes, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
@@ -133,12 +145,13 @@ public enum ChaosCommand {
         // The apps send their requests over the same time, each retried with its key until it has its answer (or the
         // settle time after the faults ends).
         let appDeadline = AppClient.Deadline()
-        async let apps: [AppClient.Outcome] = {
+        // (A task rather than an `async let`, so that a wait can name what is in flight; cancelled, they stop retrying.)
+        let apps = Task { () async -> [AppClient.Outcome] in
             guard let gateway else { return [] }
-            let deadline = appDeadline
-            return await GatewayTraffic.send(appRequests, through: gateway, over: .seconds(publishing), until: deadline)
-                + GatewayTraffic.send(GatewayTraffic.signIns(workload), through: gateway, over: .seconds(1), until: deadline)
-        }()
+            return await GatewayTraffic.send(appRequests, through: gateway, over: .seconds(publishing), until: appDeadline)
+                + GatewayTraffic.send(GatewayTraffic.signIns(workload), through: gateway, over: .seconds(1), until: appDeadline)
+        }
+        defer { apps.cancel() }
 
         // Publish at the given rate while faults happen; then let everything settle.
         var faultCounts: [FaultInjector.Fault: Int] = [:]
@@ -148,10 +161,11 @@ public enum ChaosCommand {
         try await withThrowingTaskGroup(of: [(FaultInjector.Fault, Bool, [String])].self) { group in
             group.addTask {
                 for (index, message) in messages.enumerated() {
-                    try await publisher.publish(message)
+                    try await watch.waiting(for: "message \(index + 1) of \(messages.count) to be published") { try await publisher.publish(message) }
                     if index.isMultiple(of: rate) { try await Task.sleep(for: .seconds(1)) }
                 }
-                try await ChaosReport.waitForOutcomes(workload.firstHalf, installation: installation, timeout: .seconds(120))
+                try await ChaosReport.waitForOutcomes(workload.firstHalf, of: "the first half's registrations (before their sign-ins)",
+                                                      installation: installation, timeout: .seconds(120), watch: watch)
                 for message in workload.signInMessages { try await publisher.publish(message) }
                 return []
             }
@@ -166,7 +180,10 @@ public enum ChaosCommand {
                     try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.5...1.5, using: &generator) * faultInterval * 1000)))
                     let fault = round.removeLast()
                     let stopped = installation.stoppedWorkers
-                    injected.append((fault, try await injector.inject(fault, using: &generator), stopped))
+                    let succeeded = try await watch.waiting(for: "the fault '\(fault.name)' to be injected and heal") {
+                        try await injector.inject(fault, using: &generator)
+                    }
+                    injected.append((fault, succeeded, stopped))
                 }
                 return injected
             }
@@ -179,14 +196,15 @@ public enum ChaosCommand {
             }
         }
         appDeadline.set(.now + settle)
-        try await publisher.finish()
+        try await watch.waiting(for: "the run's producer to deliver what it holds") { try await publisher.finish() }
         _ = faultGenerator.next()
         died.formUnion(installation.stoppedWorkers)
         for name in installation.stoppedWorkers { try injector.start(name) }
-        print("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
+        say("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
 
+        let appOutcomes = await watch.waiting(for: "the apps' final answers", outstanding: { gateway?.inFlight.summary }) { await apps.value }
         let report = try await ChaosReport.collect(installation, workload: workload, settle: settle, sentMail: sentMail,
-                                                   failedFaults: failedFaults, died: died.sorted(), apps: await apps)
+                                                   failedFaults: failedFaults, died: died.sorted(), apps: appOutcomes, watch: watch)
         print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
         report.lines.forEach { print($0) }
         return report.passed

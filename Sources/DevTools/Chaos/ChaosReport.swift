@@ -4,6 +4,8 @@ import Foundation
 import Installation
 import Kafka
 import Registration
+import Support
+import Synchronization
 
 /// The checks after a chaos run: every request one outcome, nothing half-registered, no email address
 /// twice, every code sent emailed and no request two codes, every hostile message dead-lettered with
@@ -23,14 +25,15 @@ struct ChaosReport {
     ///   - failedFaults: The faults that could not be injected (a fault command failed).
     ///   - died: The workers found stopped during the run, before it started any again.
     ///   - apps: What the apps sending the workload's gateway share got.
+    ///   - watch: Says what the checks wait for while they wait long.
     static func collect(_ installation: LocalInstallation, workload: ChaosWorkload, settle: Duration, sentMail: String,
-                        failedFaults: [String], died: [String], apps: [AppClient.Outcome]) async throws -> ChaosReport {
+                        failedFaults: [String], died: [String], apps: [AppClient.Outcome], watch: WaitWatch) async throws -> ChaosReport {
         var report = ChaosReport()
         report.check(failedFaults.isEmpty, "every fault was injected\(failedFaults.isEmpty ? "" : "; failed: \(failedFaults)")")
         report.check(died.isEmpty, "no worker died\(died.isEmpty ? "" : "; died: \(died)")")
         let ids = workload.topicRegistrations.map(\.request.registrationId)
         let deadline = ContinuousClock.now + settle
-        let outcomes = try await waitForOutcomes(ids, installation: installation, timeout: settle)
+        let outcomes = try await waitForOutcomes(ids, of: "the topic registrations", installation: installation, timeout: settle, watch: watch)
 
         let missing = ids.filter { outcomes[$0] == nil }
         let conflicting = ids.filter { Set((outcomes[$0] ?? []).map(EventCodec.encode)).count > 1 }
@@ -68,45 +71,63 @@ struct ChaosReport {
         report.check(accounts.count == completed, "one account per completed registration (\(completed) completed)")
 
         try await report.checkRequests(workload, sentMail: sentMail, installation: installation, deadline: deadline,
-                                       gatewayCodes: Self.codesSent(apps))
-        try await report.checkDeadLetters(workload, installation: installation, deadline: deadline)
+                                       gatewayCodes: Self.codesSent(apps), watch: watch)
+        try await report.checkDeadLetters(workload, installation: installation, deadline: deadline, watch: watch)
         let stopped = installation.stoppedWorkers
         report.check(stopped.isEmpty, "all workers still running\(stopped.isEmpty ? "" : "; stopped: \(stopped)")")
         return report
     }
 
-    /// The registration outcomes published so far, polled until every id in `ids` has one or `timeout`
-    /// passes (a read while the broker restarts is tried again).
+    /// The registration outcomes published so far, polled until every id in `ids` (`what`, for `watch`) has one or
+    /// `timeout` passes (a read while the broker restarts is tried again).
     @discardableResult
-    static func waitForOutcomes(_ ids: [String], installation: LocalInstallation, timeout: Duration) async throws -> [String: [Event]] {
-        let deadline = ContinuousClock.now + timeout
-        var outcomes: [String: [Event]] = [:]
-        repeat {
-            if let messages = try? await read([Topic.registrationOutcomes], installation) {
-                outcomes = [:]
-                for message in messages {
-                    if let event = try? EventCodec.decode(message.value) { outcomes[event.registrationId, default: []].append(event) }
+    static func waitForOutcomes(_ ids: [String], of what: String, installation: LocalInstallation, timeout: Duration,
+                                watch: WaitWatch) async throws -> [String: [Event]] {
+        let awaited = Mutex(ids)
+        return try await watch.waiting(for: "the outcomes of \(what)", outstanding: { missingOnes(awaited.withLock { $0 }, of: ids.count) }) {
+            let deadline = ContinuousClock.now + timeout
+            var outcomes: [String: [Event]] = [:]
+            repeat {
+                if let messages = try? await read([Topic.registrationOutcomes], installation, watch: watch) {
+                    outcomes = [:]
+                    for message in messages {
+                        if let event = try? EventCodec.decode(message.value) { outcomes[event.registrationId, default: []].append(event) }
+                    }
+                    let left = ids.filter { outcomes[$0] == nil }
+                    awaited.withLock { $0 = left }
+                    if left.isEmpty { break }
                 }
-                if ids.allSatisfy({ outcomes[$0] != nil }) { break }
-            }
-            try await Task.sleep(for: .seconds(1))
-        } while ContinuousClock.now < deadline
-        return outcomes
+                try await Task.sleep(for: .seconds(1))
+            } while ContinuousClock.now < deadline
+            return outcomes
+        }
+    }
+
+    /// `missing` of `count` awaited, the first few named.
+    static func missingOnes(_ missing: some Collection<String>, of count: Int) -> String {
+        "\(missing.count) of \(count) missing (" + missing.sorted().prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …)" : ")")
     }
 
     /// Every dead letter is one of the run's hostile messages, with the reason it calls for, and every
     /// hostile message has one (redelivered copies aside): a failing dependency is waited for, never dead-lettered.
     private mutating func checkDeadLetters(_ workload: ChaosWorkload, installation: LocalInstallation,
-                                           deadline: ContinuousClock.Instant) async throws {
+                                           deadline: ContinuousClock.Instant, watch: WaitWatch) async throws {
         let expected = Dictionary(uniqueKeysWithValues: workload.hostile.map { (String(decoding: $0.message.key ?? [], as: UTF8.self), $0.reason.rawValue) })
-        var letters: [KafkaMessage] = []
-        var lettered = Set<String>()
-        repeat {
-            letters = try await Self.read(Topic.inputs.map(Topic.deadLetters(of:)), installation)
-            lettered = Set(letters.compactMap(\.keyString)).intersection(expected.keys)
-            if lettered.count == expected.count { break }
-            try await Task.sleep(for: .seconds(1))
-        } while ContinuousClock.now < deadline
+        let awaited = Mutex(Set(expected.keys))
+        let (letters, lettered) = try await watch.waiting(
+            for: "the dead letters of the hostile messages", outstanding: { Self.missingOnes(awaited.withLock { $0 }, of: expected.count) }
+        ) {
+            var letters: [KafkaMessage] = []
+            var lettered = Set<String>()
+            repeat {
+                letters = try await Self.read(Topic.inputs.map(Topic.deadLetters(of:)), installation, watch: watch)
+                lettered = Set(letters.compactMap(\.keyString)).intersection(expected.keys)
+                awaited.withLock { $0 = Set(expected.keys).subtracting(lettered) }
+                if lettered.count == expected.count { break }
+                try await Task.sleep(for: .seconds(1))
+            } while ContinuousClock.now < deadline
+            return (letters, lettered)
+        }
         let reasons = Dictionary(grouping: letters) { Self.reason(of: $0) ?? "none" }
         lines.append("     dead letters: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", "))
         // A saga command redelivered after a later step of its saga (a worker killed before committing it) is refused
@@ -128,28 +149,38 @@ struct ChaosReport {
     }
 
     /// What `topics` hold now on the installation's broker, wherever it listens.
-    private static func read(_ topics: [String], _ installation: LocalInstallation) async throws -> [KafkaMessage] {
-        try await TopicSnapshot.read(topics, configuration: installation.kafka(clientID: "registrar-chaos-report"))
+    private static func read(_ topics: [String], _ installation: LocalInstallation, watch: WaitWatch) async throws -> [KafkaMessage] {
+        try await watch.waiting(for: "a read of " + topics.joined(separator: ", ")) {
+            try await TopicSnapshot.read(topics, configuration: installation.kafka(clientID: "registrar-chaos-report"))
+        }
     }
 
     /// Code requests and sign-ins: one answer each (a failing mail server is waited for); every code
     /// sent emailed, each request's code only (a copy is resent only when a crash left unknown whether
     /// the first was).
     private mutating func checkRequests(_ workload: ChaosWorkload, sentMail: String, installation: LocalInstallation,
-                                        deadline: ContinuousClock.Instant, gatewayCodes: Set<String>) async throws {
+                                        deadline: ContinuousClock.Instant, gatewayCodes: Set<String>, watch: WaitWatch) async throws {
         let ids = Set(workload.codeRequests.map(\.requestId) + workload.signIns.map(\.requestId))
-        var answers: [String: Set<[UInt8]>] = [:]
-        var sent = Set<String>()
-        repeat {
-            answers = [:]
-            for message in try await Self.read([Topic.codeOutcomes, Topic.authOutcomes], installation) {
-                guard let event = try? EventCodec.decode(message.value), ids.contains(event.key) else { continue }
-                answers[event.key, default: []].insert(message.value)
-                if case .codeSent = event { sent.insert(event.key) }
-            }
-            if answers.count == ids.count { break }
-            try await Task.sleep(for: .seconds(1))
-        } while ContinuousClock.now < deadline
+        let awaited = Mutex(ids)
+        let (answers, codesSent) = try await watch.waiting(
+            for: "the answers to the code requests and sign-ins", outstanding: { Self.missingOnes(awaited.withLock { $0 }, of: ids.count) }
+        ) {
+            var answers: [String: Set<[UInt8]>] = [:]
+            var sent = Set<String>()
+            repeat {
+                answers = [:]
+                for message in try await Self.read([Topic.codeOutcomes, Topic.authOutcomes], installation, watch: watch) {
+                    guard let event = try? EventCodec.decode(message.value), ids.contains(event.key) else { continue }
+                    answers[event.key, default: []].insert(message.value)
+                    if case .codeSent = event { sent.insert(event.key) }
+                }
+                awaited.withLock { $0 = ids.subtracting(answers.keys) }
+                if answers.count == ids.count { break }
+                try await Task.sleep(for: .seconds(1))
+            } while ContinuousClock.now < deadline
+            return (answers, sent)
+        }
+        var sent = codesSent
         let refusedCodes = workload.codeRequests.filter { answers[$0.requestId] != nil && !sent.contains($0.requestId) }.count
         let issued = workload.signIns.filter { id in answers[id.requestId]?.contains { (try? EventCodec.decode($0)).map { if case .tokenIssued = $0 { true } else { false } } ?? false } ?? false }.count
         lines.append("     code requests: \(sent.count) sent, \(refusedCodes) refused (cooldown); sign-ins: \(issued) issued, \(workload.signIns.count - issued) refused")

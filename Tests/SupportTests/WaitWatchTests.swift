@@ -1,0 +1,64 @@
+import Support
+import Synchronization
+@testable import TestSupport
+import Testing
+
+/// `WaitWatch`: a wait that lasts longer than the interval is said, by its name and what it still waits for.
+@Suite(.tags(.unit)) struct WaitWatchTests {
+    /// A wait held open until `release` finishes, begun before this returns.
+    private func held(_ watch: WaitWatch, _ name: String, outstanding: @escaping @Sendable () -> String? = { nil })
+        async -> (task: Task<Void, Never>, release: AsyncStream<Void>.Continuation) {
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let (begun, begin) = AsyncStream.makeStream(of: Void.self)
+        let task = Task {
+            await watch.waiting(for: name, outstanding: outstanding) {
+                begin.finish()
+                for await _ in released {}
+            }
+        }
+        for await _ in begun {}
+        return (task, release)
+    }
+
+    @Test func aWaitIsSaidOnceOverdueWithWhatIsOutstandingAndNoLongerOnceOver() async {
+        let watch = WaitWatch(interval: .seconds(30)) { _ in }
+        let missing = Mutex(["chaos-7", "chaos-9"])
+        let wait = await held(watch, "the outcomes of 3 registrations") { "\(missing.withLock { $0.count }) missing: " + missing.withLock { $0 }.joined(separator: ", ") }
+        #expect(watch.overdue(at: .now).isEmpty)
+        #expect(watch.overdue(at: .now + .seconds(95)) == ["still waiting after 95 s for the outcomes of 3 registrations: 2 missing: chaos-7, chaos-9"])
+        missing.withLock { $0.removeFirst() }
+        #expect(watch.overdue(at: .now + .seconds(95)) == ["still waiting after 95 s for the outcomes of 3 registrations: 1 missing: chaos-9"])
+        wait.release.finish()
+        await wait.task.value
+        #expect(watch.overdue(at: .now + .seconds(95)).isEmpty)
+    }
+
+    @Test func nestedWaitsAreSaidOldestFirst() async {
+        let watch = WaitWatch(interval: .seconds(30)) { _ in }
+        let outer = await held(watch, "the first half's outcomes")
+        try? await Task.sleep(for: .milliseconds(20))
+        let inner = await held(watch, "a read of registration.outcomes")
+        let lines = watch.overdue(at: .now + .seconds(40))
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasSuffix("for the first half's outcomes") == true)
+        #expect(lines.last?.hasSuffix("for a read of registration.outcomes") == true)
+        for wait in [inner, outer] {
+            wait.release.finish()
+            await wait.task.value
+        }
+    }
+
+    @Test func reportSaysTheOverdueWaitsUntilCancelled() async throws {
+        let said = Mutex<[String]>([])
+        let watch = WaitWatch(interval: .milliseconds(20)) { line in said.withLock { $0.append(line) } }
+        let reporter = Task { await watch.report() }
+        let wait = await held(watch, "a fault to heal")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while said.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(said.withLock { $0.first }?.contains("for a fault to heal") == true)
+        reporter.cancel()
+        await reporter.value
+        wait.release.finish()
+        await wait.task.value
+    }
+}
