@@ -79,6 +79,8 @@ import Testing
             #expect(renamed?.name == "Ada" && renamed?.profileImage == updated.profileImage && renamed?.isMapLocationEnabled == true)
             #expect(try Self.storedImages(on: system) == images)
             let fresh = try #require(try await system.signIn(.password, email: user.email, secret: Self.password).1)
+            let (_, export) = try await system.client.export(accessToken: fresh.accessToken, timeout: .seconds(60))
+            #expect(export?.history.map(\.type) == ["registration", "update_profile", "update_profile"], "the export lists the updates")
             let deletion = system.client.deletion(accessToken: fresh.accessToken, proof: .password(Self.password))
             #expect(try await system.send(.accountDeletionRequested(deletion)) == .accountDeleted(AccountDeleted(requestId: deletion.requestId)))
             #expect(try Self.storedImages(on: system).isEmpty && system.audit().isEmpty)
