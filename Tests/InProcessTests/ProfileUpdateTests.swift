@@ -174,7 +174,7 @@ import Testing
     /// back the update completes, undone by nothing. (SQLite fails a write after its 5 s busy timeout, PostgreSQL after
     /// its 5 s lock timeout and the store's own retries, about 35 s: the deadline and the lock are longer there.)
     @Test func aWaitingProfileWorkersHeartbeatsKeepTheUpdateFromItsDeadline() async throws {
-        let (deadline, held) = StoreLocation.productionRequested ? (45, 60) : (8, 24)
+        let (deadline, held) = StoreLocation.productionRequested ? (45, 60) : (15, 30)
         try await InProcessSystem.with(extraArguments: ["account-worker": ["--saga-deadline", String(deadline)],
                                                         "profile-worker": ["--heartbeat-interval", "1"]]) { system in
             let user = try await Self.user("patient@example.com", on: system)
