@@ -96,4 +96,6 @@ public protocol ProfileUpdateStore: AccountChangeStore {
     func profileUpdates(in stages: Set<ProfileUpdateStage>, updatedBefore date: Date) throws(StoreError) -> [ProfileUpdateRecord]
     /// The avatar the profile of `account` names: the one its latest switched update stored, else its registration's.
     func avatar(of account: Account) throws(StoreError) -> String?
+    /// The profile updates of the account `uid`, oldest first (its export).
+    func profileUpdates(uid: String) throws(StoreError) -> [ProfileUpdateRecord]
 }

@@ -30,8 +30,8 @@ public enum Topic {
     /// one per request.
     public static let accountOutcomes = "account.outcomes"
     /// Replies to the email change, deletion and profile update sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`,
-    /// `ProfileErased`, `ProfileUpdateApplied`, `ProfileUpdateRejected`, `ProfileUpdateWaiting` (profile worker), `AvatarErased`,
-    /// `NewAvatarStored`, `NewAvatarRejected`, `NewAvatarWaiting`, `AvatarDiscarded` (image worker).
+    /// `ProfileEmailWaiting`, `ProfileErased`, `ProfileUpdateApplied`, `ProfileUpdateRejected`, `ProfileUpdateWaiting` (profile
+    /// worker), `AvatarErased`, `NewAvatarStored`, `NewAvatarRejected`, `NewAvatarWaiting`, `AvatarDiscarded` (image worker).
     public static let accountReplies = "account.replies"
     /// Public output for other services: `AccountRegistered`, `EmailVerified`, `ProfileUpdated`, `EmailChanged`,
     /// `PasswordChanged`, `AccountDeleted` (``AccountEvent``), keyed by uid, from the stores' outboxes.

@@ -51,6 +51,12 @@ extension SQLAccountStore: ProfileUpdateStore {
         }
     }
 
+    public func profileUpdates(uid: String) throws(StoreError) -> [ProfileUpdateRecord] {
+        try database.withSession { (db) throws(SQLError) in
+            try db.query(ProfileUpdateRecord.select + " WHERE uid = ? ORDER BY revision", [uid], ProfileUpdateRecord.init)
+        }
+    }
+
     /// Whether an update of the profile of `uid` is in flight.
     static func profileUpdateInFlight(uid: String, in db: SQLSession) throws(SQLError) -> Bool {
         let stages = ProfileUpdateStage.waiting.sorted { $0.rawValue < $1.rawValue }

@@ -79,6 +79,8 @@ import Testing
             #expect(renamed?.name == "Ada" && renamed?.profileImage == updated.profileImage && renamed?.isMapLocationEnabled == true)
             #expect(try Self.storedImages(on: system) == images)
             let fresh = try #require(try await system.signIn(.password, email: user.email, secret: Self.password).1)
+            let (_, export) = try await system.client.export(accessToken: fresh.accessToken, timeout: .seconds(60))
+            #expect(export?.history.map(\.type) == ["registration", "update_profile", "update_profile"], "the export lists the updates")
             let deletion = system.client.deletion(accessToken: fresh.accessToken, proof: .password(Self.password))
             #expect(try await system.send(.accountDeletionRequested(deletion)) == .accountDeleted(AccountDeleted(requestId: deletion.requestId)))
             #expect(try Self.storedImages(on: system).isEmpty && system.audit().isEmpty)
@@ -172,7 +174,7 @@ import Testing
     /// back the update completes, undone by nothing. (SQLite fails a write after its 5 s busy timeout, PostgreSQL after
     /// its 5 s lock timeout and the store's own retries, about 35 s: the deadline and the lock are longer there.)
     @Test func aWaitingProfileWorkersHeartbeatsKeepTheUpdateFromItsDeadline() async throws {
-        let (deadline, held) = StoreLocation.productionRequested ? (45, 60) : (8, 24)
+        let (deadline, held) = StoreLocation.productionRequested ? (45, 60) : (15, 30)
         try await InProcessSystem.with(extraArguments: ["account-worker": ["--saga-deadline", String(deadline)],
                                                         "profile-worker": ["--heartbeat-interval", "1"]]) { system in
             let user = try await Self.user("patient@example.com", on: system)
