@@ -81,17 +81,25 @@ public final class Worker: Sendable {
 
     /// Runs until `shutdown` fires (or the consumer fails), then stops fetching, lets each partition
     /// finish the message in hand within the grace period, commits, flushes and leaves the group.
+    /// When `gone` has fired by then, the broker is gone with everything it held (a restarted local broker):
+    /// the worker abandons the session at once instead — the messages in hand are dropped, nothing is
+    /// committed or flushed, the group is not left — since nothing pending there can be delivered or read again.
     /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep); its
     /// transient failures are retried like a step's, and any other failure is logged and tried again at
     /// the next interval, never stopping the worker.
-    public func run(until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
+    public func run(until shutdown: ShutdownSignal, abandoningIf gone: ShutdownSignal? = nil, every interval: Duration = .seconds(5),
                     periodic: (@Sendable () throws -> [Event])? = nil) async throws {
         logger.info("started")
         metrics.watch(consumer, producer)
         let lanes = LaneTable()
         let periodicWait = PeriodicWait()
         session.began(with: lanes, periodic: periodicWait)
+        // Beside the loop, never waited for: its calls to a broker that is gone take seconds each.
+        let measuring = Task { [metrics, routing, consumer] in
+            await metrics.measureDeadLetters(of: routing.topics, with: consumer, every: .seconds(30))
+        }
         defer {
+            measuring.cancel()
             metrics.stopWatching()
             session.ended()
         }
@@ -104,8 +112,6 @@ public final class Worker: Sendable {
                     group.addTask { try await self.repeatedly(every: interval, periodic, waiting: periodicWait) }
                 }
                 group.addTask { await shutdown.wait() }
-                // Ends only when cancelled, after the shutdown.
-                group.addTask { await self.metrics.measureDeadLetters(of: self.routing.topics, with: self.consumer, every: .seconds(30)) }
                 try await group.next()
                 group.cancelAll()
             }
@@ -113,10 +119,17 @@ public final class Worker: Sendable {
             failure = error
             logger.error("stopping after a failure", ["error": "\(error)"])
         }
-        logger.info("stopping: finishing the messages in hand, committing, leaving the group")
-        await lanes.stop(grace: grace, sleep: sleep)
-        await closeConsumer(within: grace)
-        await producer.close(flushTimeout: grace)
+        if gone?.hasFired == true {
+            logger.info("abandoning the session: its broker is gone with its data (nothing there to finish, commit or leave)")
+            await lanes.stop(grace: .zero, sleep: sleep)
+            consumer.abandon()
+            await producer.close(flushTimeout: .zero)
+        } else {
+            logger.info("stopping: finishing the messages in hand, committing, leaving the group")
+            await lanes.stop(grace: grace, sleep: sleep)
+            await closeConsumer(within: grace)
+            await producer.close(flushTimeout: grace)
+        }
         logger.info("stopped")
         if let failure { throw failure }
     }
