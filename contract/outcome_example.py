@@ -35,6 +35,7 @@ PRODUCERS = {
     "ProfileAnswered": ("account", "sealedProfile", "profile"),
     "AccountChangeCompleted": ("account", None, None),
     "AccountChangeFailed": ("account", None, None),
+    "ProfileUpdated": ("account", "sealedProfile", "profile"),
     "CodeSent": ("code-dispatch", None, None),
     "CodeRefused": ("code-dispatch", None, None),
 }

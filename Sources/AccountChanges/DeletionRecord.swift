@@ -47,13 +47,16 @@ public enum DeletionStart: Sendable, Equatable {
     case existing(DeletionRecord)
     /// The account is not active (already deleting, or gone); nothing was written.
     case notActive
+    /// An update of the account's profile is in flight (its avatar not yet settled); nothing was written.
+    case profileUpdateInFlight
 }
 
 /// Accounts with their deletion records, in one store so that a deletion's step and its account change commit together.
-public protocol DeletionStore: AccountChangeStore {
+public protocol DeletionStore: ProfileUpdateStore {
     func deletion(requestId: String) throws(StoreError) -> DeletionRecord?
-    /// Atomically, if the account `record.uid` is active: inserts `record` with the account's next revision, marks the
-    /// account `deleting` and ends its sessions at `cutoff` (``Account/notBefore``).
+    /// Atomically, if the account `record.uid` is active and no update of its profile is in flight: inserts `record` with
+    /// the account's next revision (and, as the avatar to erase, the one its latest completed profile update stored, if
+    /// any), marks the account `deleting` and ends its sessions at `cutoff` (``Account/notBefore``).
     func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart
     /// Atomically replaces the stored record (one that sends a command takes the account's next revision as its
     /// `revision`, also when it sends its stage's command again: newer than any command of another saga meanwhile); a

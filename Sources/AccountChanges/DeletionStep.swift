@@ -116,7 +116,7 @@ public struct DeletionStep: EventHandler {
             return [refused(id, Failure(.invalidCredentials, "The password or delete_account code is not valid."))]
         }
         let account = caller.account
-        let imageId = try accounts.saga(account.registrationId).map(\.imageId).flatMap { $0.isEmpty ? nil : $0 }
+        let imageId = try accounts.avatar(of: account)
         let record = DeletionRecord(requestId: id, uid: account.uid, email: account.email, imageId: imageId,
                                     stage: DeletionSaga.firstStage(imageId: imageId), updatedAt: now)
         switch try accounts.begin(record, endingSessionsAt: account.sessionCutoff(changedAt: now)) {
@@ -128,6 +128,8 @@ public struct DeletionStep: EventHandler {
             return DeletionSaga.events(of: existing)
         case .notActive:
             return [invalid(id)]
+        case .profileUpdateInFlight:
+            return [refused(id, Failure(.profileUpdateInProgress, "An update of the profile is in flight; delete once it is answered."))]
         }
     }
 

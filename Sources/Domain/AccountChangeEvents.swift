@@ -92,7 +92,8 @@ public struct ProfileEmail: RequestMessage, SagaCommand, Equatable {
     }
 }
 
-/// The profile worker could not set the profile's email; the profile is unchanged.
+/// The profile worker could not set the profile's email (`ProfileEmailRejected`) or a profile update's fields
+/// (`ProfileUpdateRejected`); the profile is unchanged.
 public struct ProfileEmailRejected: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String

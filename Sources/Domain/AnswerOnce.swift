@@ -134,7 +134,7 @@ extension Event {
     var isRequest: Bool {
         switch self {
         case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested,
-             .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested: true
+             .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested, .profileUpdateRequested: true
         default: false
         }
     }

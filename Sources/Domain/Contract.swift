@@ -71,14 +71,17 @@ extension Flow {
 
     public static let accountChanges = Flow(
         name: "account changes", handler: .account,
-        requests: Messages([.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested, .accountDeletionRequested],
-                           on: Topic.accountRequests),
-        outcomes: Messages([.accountChangeCompleted, .accountChangeFailed, .accountDeleted], on: Topic.accountOutcomes, from: .account),
+        requests: Messages([.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested, .accountDeletionRequested,
+                            .profileUpdateRequested], on: Topic.accountRequests),
+        outcomes: Messages([.accountChangeCompleted, .accountChangeFailed, .accountDeleted, .profileUpdated], on: Topic.accountOutcomes,
+                           from: .account),
         internalMessages: [
-            Messages([.updateProfileEmail, .eraseProfile], on: Topic.profileCommands, from: .account),
-            Messages([.eraseAvatar], on: Topic.imageCommands, from: .account),
-            Messages([.profileEmailUpdated, .profileEmailRejected, .profileErased], on: Topic.accountReplies, from: .profile),
-            Messages([.avatarErased], on: Topic.accountReplies, from: .image),
+            Messages([.updateProfileEmail, .eraseProfile, .updateProfile], on: Topic.profileCommands, from: .account),
+            Messages([.eraseAvatar, .storeNewAvatar, .discardAvatar], on: Topic.imageCommands, from: .account),
+            Messages([.profileEmailUpdated, .profileEmailRejected, .profileErased, .profileUpdateApplied, .profileUpdateRejected,
+                      .profileUpdateWaiting], on: Topic.accountReplies, from: .profile),
+            Messages([.avatarErased, .newAvatarStored, .newAvatarRejected, .newAvatarWaiting, .avatarDiscarded], on: Topic.accountReplies,
+                     from: .image),
         ],
         isAnsweredOnce: true, idField: "requestId",
         refusal: { .accountChangeFailed(RequestRefusal(requestId: $0, reason: $1, message: $2)) })

@@ -34,8 +34,8 @@ public struct AccountDeleted: RequestMessage, Equatable {
     }
 }
 
-/// A step of an account deletion, to the image worker: delete the avatar `ProfileImages/<imageId>.jpg` for good (its
-/// tombstone keeps any older command from storing it again).
+/// A step of an account deletion (`EraseAvatar`) or of a profile update (`DiscardAvatar`), to the image worker: delete the
+/// avatar `ProfileImages/<imageId>.jpg` for good (its tombstone keeps any older command from storing it again).
 public struct EraseAvatar: SagaCommand, RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
@@ -52,7 +52,7 @@ public struct EraseAvatar: SagaCommand, RequestMessage, Equatable {
     }
 }
 
-/// The image worker's answer to ``EraseAvatar``: the avatar is gone (or was never there).
+/// The image worker's answer to ``EraseAvatar`` (`AvatarErased`, `AvatarDiscarded`): the avatar is gone (or was never there).
 public struct AvatarErased: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String

@@ -46,6 +46,18 @@ public enum Event: Sendable, Equatable {
     case eraseProfile(EraseProfile)
     case profileErased(ProfileErased)
     case accountDeleted(AccountDeleted)
+    case profileUpdateRequested(ProfileUpdateRequested)
+    case storeNewAvatar(StoreNewAvatar)
+    case newAvatarStored(NewAvatarStored)
+    case newAvatarRejected(NewAvatarRejected)
+    case newAvatarWaiting(ProfileUpdateWaiting)
+    case discardAvatar(DiscardAvatar)
+    case avatarDiscarded(AvatarDiscarded)
+    case updateProfile(ProfileFieldsUpdate)
+    case profileUpdateApplied(ProfileFieldsUpdate)
+    case profileUpdateRejected(ProfileUpdateRejected)
+    case profileUpdateWaiting(ProfileUpdateWaiting)
+    case profileUpdated(ProfileUpdated)
 
     /// The schema version this build writes and reads.
     public static let version = 1
@@ -99,6 +111,18 @@ public enum Event: Sendable, Equatable {
         case .eraseProfile: .eraseProfile
         case .profileErased: .profileErased
         case .accountDeleted: .accountDeleted
+        case .profileUpdateRequested: .profileUpdateRequested
+        case .storeNewAvatar: .storeNewAvatar
+        case .newAvatarStored: .newAvatarStored
+        case .newAvatarRejected: .newAvatarRejected
+        case .newAvatarWaiting: .newAvatarWaiting
+        case .discardAvatar: .discardAvatar
+        case .avatarDiscarded: .avatarDiscarded
+        case .updateProfile: .updateProfile
+        case .profileUpdateApplied: .profileUpdateApplied
+        case .profileUpdateRejected: .profileUpdateRejected
+        case .profileUpdateWaiting: .profileUpdateWaiting
+        case .profileUpdated: .profileUpdated
         }
     }
 

@@ -149,6 +149,18 @@ public enum EventCodec {
         "EraseProfile": entry(Event.eraseProfile),
         "ProfileErased": entry(Event.profileErased),
         "AccountDeleted": entry(Event.accountDeleted),
+        "ProfileUpdateRequested": entry(Event.profileUpdateRequested),
+        "StoreNewAvatar": entry(Event.storeNewAvatar),
+        "NewAvatarStored": entry(Event.newAvatarStored),
+        "NewAvatarRejected": entry(Event.newAvatarRejected),
+        "NewAvatarWaiting": entry(Event.newAvatarWaiting),
+        "DiscardAvatar": entry(Event.discardAvatar),
+        "AvatarDiscarded": entry(Event.avatarDiscarded),
+        "UpdateProfile": entry(Event.updateProfile),
+        "ProfileUpdateApplied": entry(Event.profileUpdateApplied),
+        "ProfileUpdateRejected": entry(Event.profileUpdateRejected),
+        "ProfileUpdateWaiting": entry(Event.profileUpdateWaiting),
+        "ProfileUpdated": entry(Event.profileUpdated),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -216,6 +228,18 @@ extension Event {
         case .eraseProfile(let e): e
         case .profileErased(let e): e
         case .accountDeleted(let e): e
+        case .profileUpdateRequested(let e): e
+        case .storeNewAvatar(let e): e
+        case .newAvatarStored(let e): e
+        case .newAvatarRejected(let e): e
+        case .newAvatarWaiting(let e): e
+        case .discardAvatar(let e): e
+        case .avatarDiscarded(let e): e
+        case .updateProfile(let e): e
+        case .profileUpdateApplied(let e): e
+        case .profileUpdateRejected(let e): e
+        case .profileUpdateWaiting(let e): e
+        case .profileUpdated(let e): e
         }
     }
 }

@@ -44,5 +44,17 @@ extension Event {
         case eraseProfile = "EraseProfile"
         case profileErased = "ProfileErased"
         case accountDeleted = "AccountDeleted"
+        case profileUpdateRequested = "ProfileUpdateRequested"
+        case storeNewAvatar = "StoreNewAvatar"
+        case newAvatarStored = "NewAvatarStored"
+        case newAvatarRejected = "NewAvatarRejected"
+        case newAvatarWaiting = "NewAvatarWaiting"
+        case discardAvatar = "DiscardAvatar"
+        case avatarDiscarded = "AvatarDiscarded"
+        case updateProfile = "UpdateProfile"
+        case profileUpdateApplied = "ProfileUpdateApplied"
+        case profileUpdateRejected = "ProfileUpdateRejected"
+        case profileUpdateWaiting = "ProfileUpdateWaiting"
+        case profileUpdated = "ProfileUpdated"
     }
 }

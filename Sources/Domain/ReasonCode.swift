@@ -46,6 +46,11 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     case sessionUnknown = "session_unknown"
     /// A request that needs a recent sign-in (an export) came with an access token of an older session.
     case reauthenticationRequired = "reauthentication_required"
+    /// A profile update that changes nothing (no field given).
+    case profileUnchanged = "profile_unchanged"
+    /// Another update of the account's profile is in flight (one at a time), or a deletion waits for one to finish: retry
+    /// once it is answered.
+    case profileUpdateInProgress = "profile_update_in_progress"
     // Any request
     /// The request could not be processed at all (undecodable, too large, keyed other than its id, refused
     /// by a store for good) and was dead-lettered; the message says why. Publish a corrected request.

@@ -29,6 +29,8 @@ public struct SealedSecret: Codable, Sendable, Equatable {
         case export
         /// `AccountDeletionRequested.sealedAccessToken`.
         case deleteAccount = "delete_account"
+        /// `ProfileUpdateRequested.sealedAccessToken`.
+        case updateProfile = "update_profile"
     }
 
     public var purpose: Purpose

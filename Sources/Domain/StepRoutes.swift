@@ -8,11 +8,13 @@ public enum StepRoutes {
                                     .profileDeleted, .profileWaiting],
     ])
     /// `AvatarStep` (image worker).
-    public static let avatar = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar, .eraseAvatar]])
+    public static let avatar = Route.set([Topic.imageCommands: [.storeAvatar, .deleteAvatar, .eraseAvatar, .storeNewAvatar, .discardAvatar]])
     /// `ProfileStep` (profile worker).
     public static let profile = Route.set([Topic.profileCommands: [.writeProfile, .deleteProfile, .eraseProfile]])
     /// `ProfileEmailStep` (profile worker).
     public static let profileEmail = Route.set([Topic.profileCommands: [.updateProfileEmail]])
+    /// `ProfileFieldsStep` (profile worker).
+    public static let profileFields = Route.set([Topic.profileCommands: [.updateProfile]])
     /// `CodeDispatchStep` (code dispatch worker).
     public static let codeDispatch = Route.set([Topic.codeRequests: [.codeRequested]])
     /// `SignInStep` (account worker): token requests, and the outcomes of the registrations sign-ins started.
@@ -36,8 +38,15 @@ public enum StepRoutes {
         Topic.accountRequests: [.accountDeletionRequested],
         Topic.accountReplies: [.avatarErased, .profileErased],
     ])
+    /// `ProfileUpdateStep` (account worker): the update requests, and the image and profile workers' replies to them.
+    public static let profileUpdate = Route.set([
+        Topic.accountRequests: [.profileUpdateRequested],
+        Topic.accountReplies: [.newAvatarStored, .newAvatarRejected, .newAvatarWaiting, .avatarDiscarded, .profileUpdateApplied,
+                               .profileUpdateRejected, .profileUpdateWaiting],
+    ])
 
     /// Every step's routes.
     public static let all: Set<Route> = registration.union(avatar).union(profile).union(profileEmail).union(codeDispatch)
-        .union(signIn).union(profileRead).union(sessions).union(export).union(accountChange).union(deletion)
+        .union(signIn).union(profileRead).union(sessions).union(export).union(accountChange).union(deletion).union(profileFields)
+        .union(profileUpdate)
 }

@@ -6,9 +6,9 @@ public enum Topic {
     public static let registrationRequests = "registration.requests"
     /// Public output: `RegistrationCompleted` or `RegistrationFailed`, one per registration.
     public static let registrationOutcomes = "registration.outcomes"
-    /// Commands to the image worker: `StoreAvatar`, `DeleteAvatar`, `EraseAvatar`.
+    /// Commands to the image worker: `StoreAvatar`, `DeleteAvatar`, `EraseAvatar`, `StoreNewAvatar`, `DiscardAvatar`.
     public static let imageCommands = "image.commands"
-    /// Commands to the profile worker: `WriteProfile`, `DeleteProfile`, `UpdateProfileEmail`, `EraseProfile`.
+    /// Commands to the profile worker: `WriteProfile`, `DeleteProfile`, `UpdateProfileEmail`, `EraseProfile`, `UpdateProfile`.
     public static let profileCommands = "profile.commands"
     /// Replies of the image and profile workers to the account worker, which drives the saga.
     public static let registrationReplies = "registration.replies"
@@ -23,12 +23,14 @@ public enum Topic {
     /// `TokenRefused`, one per request.
     public static let authOutcomes = "auth.outcomes"
     /// Public input of account changes: `PasswordChangeRequested`, `PasswordResetRequested`, `EmailChangeRequested`,
-    /// `AccountDeletionRequested`.
+    /// `AccountDeletionRequested`, `ProfileUpdateRequested`.
     public static let accountRequests = "account.requests"
-    /// Public output of account changes: `AccountChangeCompleted`, `AccountDeleted` or `AccountChangeFailed`, one per request.
+    /// Public output of account changes: `AccountChangeCompleted`, `AccountDeleted`, `ProfileUpdated` or `AccountChangeFailed`,
+    /// one per request.
     public static let accountOutcomes = "account.outcomes"
-    /// Replies to the email change and deletion sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`, `ProfileErased` (profile
-    /// worker), `AvatarErased` (image worker).
+    /// Replies to the email change, deletion and profile update sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`,
+    /// `ProfileErased`, `ProfileUpdateApplied`, `ProfileUpdateRejected`, `ProfileUpdateWaiting` (profile worker), `AvatarErased`,
+    /// `NewAvatarStored`, `NewAvatarRejected`, `NewAvatarWaiting`, `AvatarDiscarded` (image worker).
     public static let accountReplies = "account.replies"
 
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,

@@ -18,12 +18,7 @@ extension Gateway {
             let body = try MultipartBody.parse(request.body, boundary: type.parameters["boundary"] ?? "")
             let (email, password, name) = (try body.text("email"), try body.text("password"), try body.text("name"))
             guard let email, let password, let name else { throw .malformed("name, email and password are required") }
-            let mapLocation: Bool
-            switch try body.text("isMapLocationEnabled") {
-            case nil, "false", "0": mapLocation = false
-            case "true", "1": mapLocation = true
-            default: throw .malformed("isMapLocationEnabled must be true or false")
-            }
+            let mapLocation = try Self.flag(try body.text("isMapLocationEnabled")) ?? false
             fields = (email, password, try body.text("code").flatMap { $0.isEmpty ? nil : $0 }, name, try body.part("avatar")?.bytes, mapLocation)
         } catch {
             return Answer.refused(error)

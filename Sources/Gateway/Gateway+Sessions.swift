@@ -129,6 +129,8 @@ extension Gateway {
         case .invalidCredentials: bearerChallenge(error: "invalid_token", "The access token is expired, revoked or not ours.")
         case .sessionUnknown: Answer.error(404, refused.reason.rawValue, refused.message)
         case .reauthenticationRequired: Answer.error(403, refused.reason.rawValue, refused.message)
+        case .profileIncomplete: Answer.error(403, refused.reason.rawValue, refused.message)
+        case .profileUpdateInProgress: Answer.error(409, refused.reason.rawValue, refused.message)
         default: Answer.error(400, refused.reason.rawValue, refused.message)
         }
     }

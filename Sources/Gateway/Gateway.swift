@@ -53,9 +53,10 @@ public final class Gateway: Sendable {
         servedIssuer.withLock { $0 = url.hasSuffix("/") ? String(url.dropLast()) : url }
     }
 
-    /// The most body bytes a request to `path` may carry: a registration the image worker's avatar limit and its fields.
+    /// The most body bytes a request to `path` may carry: a registration or a profile update the image worker's avatar limit
+    /// and its fields.
     public static func bodyLimit(method: String, path: String) -> Int {
-        path == "/accounts" ? ContractLimits.avatarBytes + 64 * 1024 : 8 * 1024
+        path == "/accounts" || (method == "PATCH" && path == "/me") ? ContractLimits.avatarBytes + 64 * 1024 : 8 * 1024
     }
 
     /// Looks at a request as soon as its headers are in (`HTTPServerConfiguration.screen`), before its body is read:
@@ -141,7 +142,7 @@ public final class Gateway: Sendable {
         "/me/password": ["POST": { await $0.changePassword($1) }],
         "/password/reset": ["POST": { await $0.resetPassword($1) }],
         "/me/email": ["POST": { await $0.changeEmail($1) }],
-        "/me": ["GET": { await $0.showProfile($1) }, "DELETE": { await $0.deleteAccount($1) }],
+        "/me": ["GET": { await $0.showProfile($1) }, "PATCH": { await $0.updateProfile($1) }, "DELETE": { await $0.deleteAccount($1) }],
         revocationPath: ["POST": { await $0.revokeToken($1) }],
         "/me/sign-out": ["POST": { await $0.signOutSession($1) }],
         "/me/sign-out-everywhere": ["POST": { await $0.signOutEverywhere($1) }],

@@ -18,7 +18,7 @@ struct OriginPolicy: Sendable {
             return nil
         }
         return HTTPResponse(status: 204, headers: HTTPHeaders([
-            ("Access-Control-Allow-Methods", "GET, POST, DELETE"),
+            ("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE"),
             ("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key"),
             ("Access-Control-Max-Age", "600"),
         ]))

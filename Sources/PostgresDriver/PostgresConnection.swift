@@ -28,8 +28,22 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         // Server notices (e.g. "relation already exists, skipping" from idempotent migrations) are not
         // errors; keep them off the worker's standard error, which carries JSON log lines only.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // A statement waits at most this long for another transaction's lock, then fails transiently (SQLSTATE 55P03) as
+        // SQLite's busy timeout does: the worker retries, reporting its wait and sending its step's heartbeat, instead of
+        // hanging silently on a lock held for minutes.
+        if let set = PQexec(handle, "SET lock_timeout = '\(Self.lockTimeout)'") {
+            defer { PQclear(set) }
+            guard PQresultStatus(set) == PGRES_COMMAND_OK else {
+                defer { PQfinish(handle) }
+                throw SQLError(result: set)
+            }
+        }
         self.handle = handle
     }
+
+    /// How long a statement waits for a lock: the embedded store's busy timeout.
+    static let lockTimeout = "5s"
+
 
     deinit {
         PQfinish(handle)

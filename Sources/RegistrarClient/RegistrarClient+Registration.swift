@@ -14,7 +14,7 @@ extension RequestSealing {
         RegistrationRequested(registrationId: id, email: email, name: name,
                               sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email),
                               sealedCode: code.map { seal($0, for: .code, requestId: id, email: email) }, replyKey: replyKey(for: id),
-                              avatar: try avatar.map { try Self.source(for: $0, registrationId: id, staging: objects) },
+                              avatar: try avatar.map { try Self.source(for: $0, stagedAt: AvatarStep.stagingKey(registrationId: id), staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }
 
@@ -32,9 +32,9 @@ extension RequestSealing {
         }
     }
 
-    private static func source(for avatar: [UInt8], registrationId: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {
+    /// `avatar` inline, or staged at `key` in `objects` (a claim check) when it is too large for a message and `objects` is given.
+    static func source(for avatar: [UInt8], stagedAt key: String, staging objects: (any ObjectStore)?) throws -> AvatarSource {
         guard avatar.count > AvatarSource.inlineLimit, let objects else { return .inline(Data(avatar).base64EncodedString()) }
-        let key = AvatarStep.stagingKey(registrationId: registrationId)
         try objects.put(avatar, key: key, contentType: "application/octet-stream")
         return .staged(key: key, sha256: sha256Hex(avatar), size: avatar.count)
     }

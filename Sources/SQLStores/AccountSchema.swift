@@ -4,7 +4,7 @@ import Registration
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
 /// `code_failures`), account changes and deletions, the answers given to requests (by request topic and id, with their time),
 /// and the request ids whose seals were used. PostgreSQL keys and emails compare and sort bytewise
-/// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both.
+/// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both. Profile updates (``ProfileUpdateRecord``) too.
 let accountSchema = SQLSchema(
     name: "accounts",
     sqlite: [
@@ -84,6 +84,7 @@ let accountSchema = SQLSchema(
         answersByTopic(table: "STRICT", real: "REAL", collation: "", answerType: "json_extract(answer, '$.type')",
                        now: "CAST(strftime('%s', 'now') AS REAL)"),
         deletions(table: "STRICT", real: "REAL", integer: "INTEGER", collation: ""),
+        profileUpdates(table: "STRICT", real: "REAL", integer: "INTEGER", boolean: "INTEGER", collation: ""),
     ],
     postgres: [
         """
@@ -162,7 +163,37 @@ let accountSchema = SQLSchema(
         answersByTopic(table: "", real: "DOUBLE PRECISION", collation: #" COLLATE "C""#, answerType: "(answer::json ->> 'type')",
                        now: "extract(epoch FROM now())"),
         deletions(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", collation: #" COLLATE "C""#),
+        profileUpdates(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", boolean: "BOOLEAN", collation: #" COLLATE "C""#),
     ])
+
+/// Migration 11: profile updates, by request id (``ProfileUpdateRecord``): the fields set (null: kept), the profile before,
+/// the new and the replaced avatar.
+private func profileUpdates(table: String, real: String, integer: String, boolean: String, collation: String) -> String {
+    """
+    CREATE TABLE profile_updates (
+        request_id TEXT\(collation) PRIMARY KEY NOT NULL,
+        uid TEXT\(collation) NOT NULL,
+        name TEXT,
+        profile_image TEXT,
+        is_map_location_enabled \(boolean),
+        previous_name TEXT NOT NULL,
+        previous_email TEXT NOT NULL,
+        previous_profile_image TEXT NOT NULL,
+        previous_is_map_location_enabled \(boolean) NOT NULL,
+        new_image_id TEXT,
+        old_image_id TEXT,
+        reply_key TEXT NOT NULL,
+        sealed_profile TEXT,
+        stage TEXT NOT NULL,
+        failure_reason TEXT,
+        failure_message TEXT,
+        revision \(integer) NOT NULL,
+        updated_at \(real) NOT NULL
+    ) \(table);
+    CREATE INDEX profile_updates_by_stage ON profile_updates (stage, updated_at);
+    CREATE INDEX profile_updates_by_uid ON profile_updates (uid, revision);
+    """
+}
 
 /// Migration 10: account deletions, by request id (``DeletionRecord``).
 private func deletions(table: String, real: String, integer: String, collation: String) -> String {

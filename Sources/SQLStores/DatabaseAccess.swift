@@ -54,7 +54,7 @@ public enum DatabaseAccess {
 
     /// The tables of each database, the migrations ledger included (which every worker reads to know the schema is current).
     public static let tables: [Database: [String]] = [
-        .accounts: ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "code_failures", "used_seals", "answers",
+        .accounts: ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "profile_updates", "code_failures", "used_seals", "answers",
                     "codes", "token_families", "refresh_tokens", "pending_sign_ins", migrationsTable],
         .profiles: ["profiles", "profile_revisions", migrationsTable],
     ]
@@ -68,7 +68,7 @@ public enum DatabaseAccess {
         let ledgers = [Database.accounts, .profiles].map { Grant(table: migrationsTable, database: $0, privileges: [.select]) }
         switch worker {
         case .accountWorker:
-            return ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "code_failures", "used_seals", "codes",
+            return ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "profile_updates", "code_failures", "used_seals", "codes",
                     "token_families", "refresh_tokens", "pending_sign_ins"].map { Grant(table: $0, database: .accounts, privileges: all) }
                 + [Grant(table: "answers", database: .accounts, privileges: [.select, .insert, .delete], ownRowsColumn: "worker"),
                    Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers
@@ -79,7 +79,7 @@ public enum DatabaseAccess {
         case .profileWorker:
             return ["profiles", "profile_revisions"].map { Grant(table: $0, database: .profiles, privileges: all) } + [ledgers[1]]
         case .operatorTools:
-            return ["accounts", "sagas", "account_changes", "deletions"].map { Grant(table: $0, database: .accounts, privileges: [.select]) }
+            return ["accounts", "sagas", "account_changes", "deletions", "profile_updates"].map { Grant(table: $0, database: .accounts, privileges: [.select]) }
                 + [Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers
         }
     }

@@ -113,10 +113,15 @@ extension SQLAccountStore: AccountChangeStore {
 
     /// Takes the account's next revision, for a saga step that sends a command.
     static func nextRevision(of uid: String, in db: SQLSession) throws(SQLError) -> Int {
-        guard let revision = try db.query("UPDATE accounts SET revision = revision + 1 WHERE uid = ? RETURNING revision", [uid], {
-            (row) throws(SQLError) -> Int in try row[0]
-        }).first else { throw SQLError(.permanent, "account \(uid) does not exist to take a revision") }
+        guard let revision = try takeRevision(of: uid, in: db) else { throw SQLError(.permanent, "account \(uid) does not exist to take a revision") }
         return revision
+    }
+
+    /// The account's next revision, taken (its row locked until the transaction ends), or nil when there is no such account.
+    static func takeRevision(of uid: String, in db: SQLSession) throws(SQLError) -> Int? {
+        try db.query("UPDATE accounts SET revision = revision + 1 WHERE uid = ? RETURNING revision", [uid], {
+            (row) throws(SQLError) -> Int in try row[0]
+        }).first
     }
 }
 

@@ -13,12 +13,19 @@ extension SQLAccountStore: DeletionStore {
     public func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart {
         try database.inTransaction { (db) throws(SQLError) -> DeletionStart in
             if let existing = try Self.deletion(record.requestId, in: db) { return .existing(existing) }
+            // The account's row first (its revision's lock): an update beginning concurrently waits, then finds it deleting.
+            guard let revision = try Self.takeRevision(of: record.uid, in: db) else { return .notActive }
+            var stored = record
+            stored.revision = revision
+            if try Self.profileUpdateInFlight(uid: record.uid, in: db) { return .profileUpdateInFlight }
+            if let updated = try Self.updatedAvatar(uid: record.uid, in: db) {
+                stored.imageId = updated
+                stored.stage = .erasingAvatar
+            }
             let marked = try db.execute("UPDATE accounts SET status = ? WHERE uid = ? AND status = ?",
                                         [AccountStatus.deleting, record.uid, AccountStatus.active])
             guard marked == 1 else { return .notActive }
             try Self.apply(AccountUpdate(endsSessionsAt: cutoff), to: record.uid, in: db)
-            var stored = record
-            stored.revision = try Self.nextRevision(of: record.uid, in: db)
             guard try db.execute(DeletionRecord.insertOrIgnore, stored.values) == 1 else {
                 // This request began concurrently (a redelivery): undo, and the retry finds its record.
                 throw SQLError(.transient, "deletion \(record.requestId) was begun concurrently")
@@ -46,7 +53,7 @@ extension SQLAccountStore: DeletionStore {
     private static func erase(uid: String, in db: SQLSession) throws(SQLError) {
         try db.execute("DELETE FROM accounts WHERE uid = ?", [uid])
         try db.execute("UPDATE sagas SET email = '', name = '', image_url = NULL, reply_key = '', sealed_result = NULL WHERE uid = ?", [uid])
-        for table in ["account_changes", "sign_in_failures", "code_failures"] {
+        for table in ["account_changes", "profile_updates", "sign_in_failures", "code_failures"] {
             try db.execute("DELETE FROM \(table) WHERE uid = ?", [uid])
         }
     }

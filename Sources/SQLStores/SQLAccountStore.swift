@@ -103,7 +103,7 @@ public struct SQLAccountStore: AccountStore {
         return try database.withSession { (db) throws(SQLError) in try db.query(sql, values, Account.init) }
     }
 
-    private static func saga(_ registrationId: String, in db: SQLSession) throws(SQLError) -> SagaRecord? {
+    static func saga(_ registrationId: String, in db: SQLSession) throws(SQLError) -> SagaRecord? {
         try db.query(SagaRecord.select + " WHERE registration_id = ?", [registrationId], SagaRecord.init).first
     }
 }

@@ -19,15 +19,16 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     static let expiredTokenGrace: TimeInterval = 3_600
 
     public static let role = WorkerRole.account
-    public static let summary = "create accounts, drive the registration saga, sign in, sign out and change accounts"
+    public static let summary = "create accounts, drive the registration saga, sign in, sign out, change and update accounts"
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
-                                                            AnswerOnce<AccountChangeStep>.self, AnswerOnce<DeletionStep>.self]
+                                                            AnswerOnce<AccountChangeStep>.self, AnswerOnce<DeletionStep>.self,
+                                                            AnswerOnce<ProfileUpdateStep>.self]
     static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
     public static let letters = SignInStep.letters + AccountChangeStep.letters + DeletionStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
         .value("min-password-length", "Shortest password accepted (NIST: 8; the original apps: 6)", environment: "REGISTRAR_MIN_PASSWORD_LENGTH", default: "8"),
-        .value("saga-deadline", "Seconds a registration or email change may go without progress (no step's reply, no heartbeat of a step waiting for its store) before it is undone (a deletion's step, before it is sent again); measured on the monotonic clock", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
+        .value("saga-deadline", "Seconds a registration, email change or profile update may go without progress (no step's reply, no heartbeat of a step waiting for its store) before it is undone (a deletion's step, or a profile update's past its switch, before it is sent again); measured on the monotonic clock", environment: "REGISTRAR_SAGA_DEADLINE", default: "120"),
         .value("lockout-base", "Seconds password sign-in is locked after 5 wrong passwords in a row, doubling per further failure", environment: "REGISTRAR_LOCKOUT_BASE", default: "60"),
         .value("lockout-maximum", "Longest lock in seconds", environment: "REGISTRAR_LOCKOUT_MAXIMUM", default: "900"),
         .value("token-issuer", "The `iss` of access tokens; verifiers require it", environment: "REGISTRAR_TOKEN_ISSUER", default: TokenAudience.defaultIssuer),
@@ -86,6 +87,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, reauthenticationWindow: window, clock: clock)
         let deletion = DeletionStep(gate: gate, accounts: accounts, passwords: passwords, codes: codes, seals: seals, mailer: mailer, mail: mail,
                                     reauthenticationWindow: window, clock: clock)
+        let updates = ProfileUpdateStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, rules: rules, clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
@@ -104,7 +106,8 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                            logger.warning("the deletion notice was refused for good; the deletion goes on",
                                                           ["flow_id": event.key, "error": error.message])
                                        }
-                                   }, keepingWork: true)]),
+                                   }, keepingWork: true),
+                                   AnswerOnce(updates, memo: answers, keepingWork: true)]),
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))
@@ -118,6 +121,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                     ("registrations", { try registrations.expireSagas(stalledFor: deadline) }),
                     ("email changes", { try changes.expireChanges(stalledFor: deadline) }),
                     ("deletions", { try deletion.resumeDeletions(stalledFor: deadline) }),
+                    ("profile updates", { try updates.expireUpdates(stalledFor: deadline) }),
                 ]
                 return sweeps.flatMap { name, sweep in
                     do {

@@ -4,14 +4,15 @@ import Metrics
 import Registration
 
 /// The sagas in flight, read from the accounts store at each scrape: `registrar_sagas`, the registrations by
-/// stage, and `registrar_saga_oldest_age_seconds`, the age of the oldest registration, email change and deletion in flight.
+/// stage, and `registrar_saga_oldest_age_seconds`, the age of the oldest registration, email change, deletion and profile
+/// update in flight.
 enum SagaGauge {
     private static let sagas = MetricsRegistry.shared.gauge(
         "registrar_sagas", "Registrations in flight, by stage (read from the accounts store)", labels: ["stage"])
     private static let oldest = MetricsRegistry.shared.gauge(
         "registrar_saga_oldest_age_seconds",
         "Seconds since the oldest saga in flight of each kind began (0 when none is); an email change being compensated "
-            + "counts from its compensation, a deletion from its start (read from the accounts store)", labels: ["kind"])
+            + "counts from its compensation, a deletion from its start, a profile update from its last step (read from the accounts store)", labels: ["kind"])
     static let inFlight = SagaStage.allCases.filter { !$0.isTerminal }
     static let changesInFlight = AccountChangeStage.allCases.filter { $0 == .awaitingProfile || $0 == .compensating }
 
@@ -36,6 +37,9 @@ enum SagaGauge {
                 ages[["deletion"]] = age(of: deletions.map { deletion in
                     (try? accounts.account(uid: deletion.uid))?.notBefore ?? deletion.updatedAt
                 }, at: now)
+            }
+            if let updates = try? accounts.profileUpdates(in: ProfileUpdateStage.waiting, updatedBefore: .distantFuture) {
+                ages[["profile_update"]] = age(of: updates.map(\.updatedAt), at: now)
             }
             return ages
         }

@@ -42,6 +42,7 @@ await CommandLineTool.exit {
             .init("export", "Print everything Registrar stores about an account (a recent sign-in's access token)", run: ExportCommand.run),
             .init("delete-account", "Delete an account for good: avatar, profile and account (a recent sign-in's access token, and its password or a delete_account code)",
                   run: DeleteAccountCommand.run),
+            .init("update-profile", "Change the name, map location or avatar of an account's profile (an access token)", run: UpdateProfileCommand.run),
             .init("password", "Passwords: `password change`, `password reset`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar password", summary: "passwords", arguments, to: [
                     .init("change", "Change a password, re-authenticating with the old one", run: PasswordChangeCommand.run),

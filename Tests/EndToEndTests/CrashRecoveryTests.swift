@@ -88,4 +88,52 @@ import Testing
             #expect(system.allWorkersRunning)
         }
     }
+
+    /// Issue 26 point 2: profile updates with a new avatar while the account worker, then the image worker, then the
+    /// profile worker are killed (SIGKILL) and restarted: each update gets one outcome, the profile it answers, and
+    /// every account ends with exactly one avatar — the one its profile names.
+    @Test func profileUpdatesSurviveTheirWorkersKilledBetweenSteps() async throws {
+        try await LiveSystem.shared(by: "CrashRecoveryTests") { system in
+            let password = "crash update passphrase"
+            let photo = try await Fixtures.noiseJPEG(width: 300, height: 300)
+            var uids: [String] = []
+            var requests: [ProfileUpdateRequested] = []
+            for index in 0..<6 {
+                let email = "crash-update-\(index)-\(UUID().uuidString.prefix(6))@example.com"
+                uids.append(try await system.register(email, password: password))
+                let tokens = try #require(try await system.signIn(.password, email: email, secret: password).1)
+                requests.append(try system.client.profileUpdate(accessToken: tokens.accessToken, name: "Crash \(index)", isMapLocationEnabled: true,
+                                                                avatar: photo))
+            }
+            for request in requests.prefix(3) { try await system.publish(.profileUpdateRequested(request)) }
+            try await Task.sleep(for: .milliseconds(300))
+            await system.kill("account-worker")
+            for request in requests.suffix(3) { try await system.publish(.profileUpdateRequested(request)) }
+            try system.startWorker("account-worker")
+            for worker in ["image-worker", "profile-worker"] {
+                try await Task.sleep(for: .milliseconds(800))
+                await system.kill(worker)
+                try system.startWorker(worker)
+            }
+
+            for (index, request) in requests.enumerated() {
+                // The request again, as a client retrying after a crash would: its one answer.
+                let (outcome, profile) = try await system.client.updateProfile(request, timeout: .seconds(120))
+                #expect(profile?.name == "Crash \(index)" && profile?.uid == uids[index], "\(outcome)")
+            }
+            let answers = try await system.allTopicMessages().filter { $0.topic == Topic.accountOutcomes }
+            for request in requests {
+                let given = answers.filter { $0.keyString == request.requestId }.map(\.value)
+                #expect(!given.isEmpty && Set(given).count == 1, "one outcome for \(request.requestId), redelivered copies identical")
+            }
+            let objects = try system.backends.objects()
+            let stored = Set(try objects.list(prefix: "ProfileImages/").map { objects.url(for: $0.key) })
+            for uid in uids {
+                let profile = try #require(try system.backends.profiles().profile(uid: uid))
+                #expect(profile.name.hasPrefix("Crash") && stored.contains(profile.profileImage))
+            }
+            #expect(try system.audit().isEmpty, "no avatar without its profile")
+            #expect(system.allWorkersRunning)
+        }
+    }
 }

@@ -99,6 +99,60 @@ import Testing
         }
     }
 
+    /// `PATCH /me` and `registrar update-profile` on the real binaries (issue 26 point 2): the name and the map flag as
+    /// JSON, a new avatar larger than a message (staged by the gateway) as multipart, another from the CLI; each new
+    /// avatar is stored, the profile switched to it and the old one deleted, so the account always has exactly one; a
+    /// refused avatar changes nothing.
+    @Test func updatingTheProfileThroughTheGatewayAndTheCommandLine() async throws {
+        try await LiveSystem.shared { system in
+            let email = "update-\(UUID().uuidString.prefix(8))@example.com"
+            let uid = try await system.register(email, password: "updating good passphrase")
+            let objects = try system.backends.objects()
+            let registered = try #require(try system.backends.profiles().profile(uid: uid))
+            try await GatewayProcess.with(system) { gateway in
+                let signedIn = try await Self.signIn(gateway, email, "updating good passphrase")
+                let token = try #require(GatewayProcess.json(signedIn)["access_token"] as? String, "\(signedIn.body)")
+                let bearer = ["-H", "Authorization: Bearer \(token)"]
+                let renamed = try await gateway.curl("/me", ["-X", "PATCH", "-H", "Content-Type: application/json", "--data",
+                                                             #"{"name":"Ada Lovelace","isMapLocationEnabled":true}"#] + bearer)
+                let answer = GatewayProcess.json(renamed)
+                #expect(renamed.status == 200 && answer["name"] as? String == "Ada Lovelace" && answer["isMapLocationEnabled"] as? Bool == true
+                        && answer["profileImage"] as? String == registered.profileImage, "\(renamed.body)")
+
+                let avatar = system.directory + "/new-avatar.jpg"
+                let image = try await Fixtures.noiseJPEG(width: 1000, height: 800)
+                #expect(image.count > AvatarSource.inlineLimit)
+                try Data(image).write(to: URL(fileURLWithPath: avatar))
+                let switched = try await gateway.curl("/me", ["-X", "PATCH", "-F", "avatar=@\(avatar);type=image/jpeg"] + bearer)
+                let newImage = try #require(GatewayProcess.json(switched)["profileImage"] as? String, "\(switched.body)")
+                #expect(switched.status == 200 && newImage != registered.profileImage)
+                let shown = try await gateway.curl("/me", bearer)
+                #expect(GatewayProcess.json(shown)["profileImage"] as? String == newImage && GatewayProcess.json(shown)["name"] as? String == "Ada Lovelace")
+                #expect(try objects.list(prefix: "ProfileImages/").filter { [registered.profileImage, newImage].contains(objects.url(for: $0.key)) }
+                    .map { objects.url(for: $0.key) } == [newImage], "the old avatar is gone, the new one stored")
+
+                try Data("not an image".utf8).write(to: URL(fileURLWithPath: system.directory + "/junk.jpg"))
+                let junk = try await gateway.curl("/me", ["-X", "PATCH", "-F", "avatar=@\(system.directory)/junk.jpg;type=image/jpeg"] + bearer)
+                #expect(junk.status == 422 && GatewayProcess.json(junk)["error"] as? String == "image_not_an_image", "\(junk.body)")
+                #expect(try system.backends.profiles().profile(uid: uid)?.profileImage == newImage)
+
+                let tokenFile = system.directory + "/update-token"
+                try Data(token.utf8).write(to: URL(fileURLWithPath: tokenFile))
+                let small = system.directory + "/small-avatar.jpg"
+                try Data(try await Fixtures.noiseJPEG(width: 120, height: 120)).write(to: URL(fileURLWithPath: small))
+                let cli = try await system.registrar(["update-profile", "--access-token-file", tokenFile, "--name", "Ada", "--map-location", "off",
+                                                      "--avatar", small, "--json"])
+                #expect(cli.status == 0 && cli.output.contains(#""outcome":"profile_updated""#), "\(cli.output)")
+                let final = try #require(try system.backends.profiles().profile(uid: uid))
+                #expect(final.name == "Ada" && !final.isMapLocationEnabled && final.profileImage != newImage && final.email == registered.email)
+                #expect(try objects.list(prefix: "ProfileImages/").filter { [registered.profileImage, newImage, final.profileImage].contains(objects.url(for: $0.key)) }
+                    .map { objects.url(for: $0.key) } == [final.profileImage])
+                let refused = try await system.registrar(["update-profile", "--access-token-file", tokenFile, "--name", " "])
+                #expect(refused.status == 1 && refused.output.contains("name_empty"), "\(refused.output)")
+            }
+        }
+    }
+
     @Test func passwordChangeResetAndEmailChange() async throws {
         try await LiveSystem.shared { system in
             let email = "change-\(UUID().uuidString.prefix(8))@example.com"

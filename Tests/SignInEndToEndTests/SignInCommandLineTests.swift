@@ -40,6 +40,7 @@ import Testing
                 (["email", "change", "--email", "argv@example.com", "--new-email", "argv2@example.com"], ["password", "code"]),
                 (["token", "refresh"], ["refresh-token"]),
                 (["delete-account"], ["access-token", "password", "code"]),
+                (["update-profile", "--name", "Argv"], ["access-token"]),
             ]
             for (command, secrets) in commands {
                 for secret in secrets {

@@ -1,8 +1,8 @@
 import Domain
 import Foundation
 
-/// The image worker's step: stores the processed avatar as `ProfileImages/<imageId>.jpg`, or
-/// refuses it; deletes it again on compensation or an account's deletion, leaving a tombstone (``tombstoneKey(imageId:)``), so that a
+/// The image worker's step: stores the processed avatar as `ProfileImages/<imageId>.jpg` (a registration's, or a profile
+/// update's new one), or refuses it; deletes it again on compensation, a profile update, or an account's deletion, leaving a tombstone (``tombstoneKey(imageId:)``), so that a
 /// command older than the deletion is refused as stale and nothing compensation removed comes back.
 public struct AvatarStep: EventHandler {
     public var images: any ObjectStore
@@ -23,6 +23,13 @@ public struct AvatarStep: EventHandler {
     /// avatar is read from (and deleted at once used), so that a request cannot name any other object.
     public static func stagingKey(registrationId: String) -> String { "staging/" + registrationId }
 
+    /// The object key a client stages a profile update's large avatar under: apart from the registrations' (whose ids may
+    /// be any an update's are), so that an update never reads a registration's upload.
+    public static func stagingKey(profileUpdateId: String) -> String { "staging-updates/" + profileUpdateId }
+
+    /// Where staged uploads are, which the sweep clears.
+    static let stagingPrefixes = [stagingKey(registrationId: ""), stagingKey(profileUpdateId: "")]
+
     public static let routes = StepRoutes.avatar
 
     /// The object recording that the avatar `imageId` was deleted, and by which command revision: its record, kept
@@ -33,7 +40,23 @@ public struct AvatarStep: EventHandler {
         switch event {
         case .storeAvatar(let command):
             if command.isStale(against: try deletedRevision(imageId: command.imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
-            return [try store(command)]
+            switch try store(imageId: command.imageId, command.avatar, stagedAt: Self.stagingKey(registrationId: command.registrationId)) {
+            case .success(let url): return [.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId, url: url))]
+            case .failure(let failure):
+                return [.avatarRejected(AvatarRejected(registrationId: command.registrationId, imageId: command.imageId, reason: failure.reason,
+                                                       message: failure.message))]
+            }
+        case .storeNewAvatar(let command):
+            if command.isStale(against: try deletedRevision(imageId: command.imageId)) { throw UntrustedEvent.stale(event, command, than: "the avatar") }
+            switch try store(imageId: command.imageId, command.avatar, stagedAt: Self.stagingKey(profileUpdateId: command.requestId)) {
+            case .success(let url): return [.newAvatarStored(NewAvatarStored(requestId: command.requestId, uid: command.uid, imageId: command.imageId, url: url))]
+            case .failure(let failure):
+                return [.newAvatarRejected(NewAvatarRejected(requestId: command.requestId, uid: command.uid, imageId: command.imageId,
+                                                             reason: failure.reason, message: failure.message))]
+            }
+        case .discardAvatar(let command):
+            try delete(imageId: command.imageId, by: command, event)
+            return [.avatarDiscarded(AvatarDiscarded(requestId: command.requestId, uid: command.uid, imageId: command.imageId))]
         case .deleteAvatar(let command):
             try delete(imageId: command.imageId, by: command, event)
             return [.avatarDeleted(AvatarDeleted(registrationId: command.registrationId, imageId: command.imageId))]
@@ -47,8 +70,12 @@ public struct AvatarStep: EventHandler {
 
     /// While the object store fails, a stored avatar's saga hears that the image worker is alive and retrying.
     public func heartbeat(of event: Event) -> [Event] {
-        guard case .storeAvatar(let command) = event else { return [] }
-        return [.avatarWaiting(AvatarWaiting(registrationId: command.registrationId, imageId: command.imageId))]
+        switch event {
+        case .storeAvatar(let command): [.avatarWaiting(AvatarWaiting(registrationId: command.registrationId, imageId: command.imageId))]
+        case .storeNewAvatar(let command):
+            [.newAvatarWaiting(ProfileUpdateWaiting(requestId: command.requestId, uid: command.uid, step: command.step))]
+        default: []
+        }
     }
 
     /// Deletes the avatar `imageId` for `command` (a registration's compensation, an account's deletion), leaving its
@@ -65,40 +92,38 @@ public struct AvatarStep: EventHandler {
         try images.get(Self.tombstoneKey(imageId: imageId)).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
     }
 
-    private func store(_ command: StoreAvatar) throws -> Event {
-        let key = Self.key(imageId: command.imageId)
-        let stored = Event.avatarStored(AvatarStored(registrationId: command.registrationId, imageId: command.imageId,
-                                                     url: images.url(for: key)))
+    /// Stores the avatar `imageId` processed from `source` (the default image when nil), whose staged original can only be
+    /// at `staging`; its URL, or why it is refused (nothing stored).
+    private func store(imageId: String, _ source: AvatarSource?, stagedAt staging: String) throws -> Result<String, Failure> {
+        let key = Self.key(imageId: imageId)
         // A redelivered command whose avatar was stored already: answer the same again.
-        if try images.contains(key) { return stored }
+        if try images.contains(key) { return .success(images.url(for: key)) }
         let result: Result<[UInt8], Failure>
-        switch try original(of: command.avatar, registrationId: command.registrationId) {
+        switch try original(of: source, stagedAt: staging) {
         case .failure(let failure): result = .failure(failure)
         case .success(nil): result = .success(imaging.defaultAvatar())
         case .success(let bytes?): result = imaging.process(bytes)
         }
         switch result {
         case .failure(let failure):
-            try discardStaged(command)
-            return .avatarRejected(AvatarRejected(registrationId: command.registrationId, imageId: command.imageId,
-                                                  reason: failure.reason, message: failure.message))
+            try discardStaged(source, at: staging)
+            return .failure(failure)
         case .success(let jpeg):
             do {
                 try images.put(jpeg, key: key, contentType: "image/jpeg")
             } catch {
                 guard error.kind == .permanent else { throw error }
-                return .avatarRejected(AvatarRejected(registrationId: command.registrationId, imageId: command.imageId,
-                                                      reason: .imageStoreRejected, message: "The image store refused the avatar: \(error.message)"))
+                return .failure(Failure(.imageStoreRejected, "The image store refused the avatar: \(error.message)"))
             }
-            try discardStaged(command)
-            return stored
+            try discardStaged(source, at: staging)
+            return .success(images.url(for: key))
         }
     }
 
     /// The original bytes (nil when none was chosen), or why they cannot be had. A staged original is
-    /// read only from the registration's own staging key, and only once its stored size is the claimed
+    /// read only from the request's own staging key `staged`, and only once its stored size is the claimed
     /// one and within the avatar limit.
-    private func original(of source: AvatarSource?, registrationId: String) throws -> Result<[UInt8]?, Failure> {
+    private func original(of source: AvatarSource?, stagedAt staged: String) throws -> Result<[UInt8]?, Failure> {
         switch source {
         case nil:
             return .success(nil)
@@ -108,10 +133,9 @@ public struct AvatarStep: EventHandler {
             }
             return .success(Array(data))
         case .staged(let key, let digest, let size):
-            let staged = Self.stagingKey(registrationId: registrationId)
             guard key == staged else {
                 // The client's key is not repeated: it may hold anything (a NUL PostgreSQL cannot store).
-                return .failure(Failure(.imageStagingMissing, "A staged avatar must be at \(staged), its registration's own key."))
+                return .failure(Failure(.imageStagingMissing, "A staged avatar must be at \(staged), its request's own key."))
             }
             guard let stored = try images.size(of: staged) else {
                 return .failure(Failure(.imageStagingMissing, "The staged avatar \(staged) does not exist."))
@@ -132,14 +156,13 @@ public struct AvatarStep: EventHandler {
     /// before they started, or whose clients gave up, which no step will read. Returns how many.
     @discardableResult
     public func sweepStaged(changedBefore cutoff: Date) throws -> Int {
-        let stale = try images.list(prefix: Self.stagingKey(registrationId: "")).filter { $0.modifiedAt < cutoff }
+        let stale = try Self.stagingPrefixes.flatMap { try images.list(prefix: $0) }.filter { $0.modifiedAt < cutoff }
         for object in stale { try images.delete(object.key) }
         return stale.count
     }
 
-    /// Deletes the command's staged upload, which is only ever at its own staging key.
-    private func discardStaged(_ command: StoreAvatar) throws {
-        let staged = Self.stagingKey(registrationId: command.registrationId)
-        if case .staged(let key, _, _) = command.avatar, key == staged { try images.delete(staged) }
+    /// Deletes the request's staged upload, which is only ever at its own staging key.
+    private func discardStaged(_ source: AvatarSource?, at staged: String) throws {
+        if case .staged(let key, _, _) = source, key == staged { try images.delete(staged) }
     }
 }

@@ -65,7 +65,7 @@ struct Routes {
 
     /// `fields` and `files` as `multipart/form-data`, with a boundary of its own each time (as an app's HTTP library does).
     func postMultipart(_ path: String, _ fields: [(String, String)], files: [(name: String, bytes: [UInt8])] = [],
-                       headers: [(String, String)] = []) async -> Answer {
+                       headers: [(String, String)] = [], method: String = "POST") async -> Answer {
         let boundary = "route-\(UUID().uuidString)"
         var body: [UInt8] = []
         for (name, value) in fields {
@@ -76,7 +76,7 @@ struct Routes {
             body += file.bytes + Array("\r\n".utf8)
         }
         body += Array("--\(boundary)--\r\n".utf8)
-        return await post(path, body: body, type: "multipart/form-data; boundary=\(boundary)", headers: headers)
+        return await post(path, body: body, type: "multipart/form-data; boundary=\(boundary)", headers: headers, method: method)
     }
 
     /// The client's credentials as `client_id` and `client_secret` fields.

@@ -99,6 +99,9 @@ extension Event {
         case .updateProfileEmail(let command): ids.contains(command.uid)
         case .eraseAvatar(let command): ids.contains(command.imageId) || ids.contains(command.uid)
         case .eraseProfile(let command): ids.contains(command.uid)
+        case .storeNewAvatar(let command): ids.contains(command.imageId) || ids.contains(command.uid)
+        case .discardAvatar(let command): ids.contains(command.imageId) || ids.contains(command.uid)
+        case .updateProfile(let command): ids.contains(command.uid)
         default: false
         }
     }

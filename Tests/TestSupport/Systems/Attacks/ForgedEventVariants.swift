@@ -66,7 +66,7 @@ extension Attacks {
             try await system.forge(forgery(kind, id: id, against: victim), signedBy: try system.signer(try #require(kind.producers.first)))
             expected.append(Forgery(topic: kind.topic, key: id, reason: "unknown_saga"))
         }
-        #expect(expected.count == 12, "eight registration replies (two of them heartbeats), four account replies")
+        #expect(expected.count == 19, "eight registration replies (two of them heartbeats), eleven account replies (two of them heartbeats)")
         try await expectDeadLettered(expected, on: system)
         try await expectNothingDone(to: victim, on: system)
     }
@@ -157,8 +157,28 @@ extension Attacks {
         case .eraseProfile: return .eraseProfile(EraseProfile(requestId: id, uid: victim.uid, step: "erasing_profile", revision: 99))
         case .profileErased: return .profileErased(ProfileErased(requestId: id, uid: victim.uid))
         case .accountDeleted: return .accountDeleted(AccountDeleted(requestId: id))
+        case .storeNewAvatar:
+            return .storeNewAvatar(StoreNewAvatar(requestId: id, uid: victim.uid, imageId: victim.imageId, avatar: .inline("AAEC"), step: "storing_avatar",
+                                                  revision: 99))
+        case .newAvatarStored:
+            return .newAvatarStored(NewAvatarStored(requestId: id, uid: victim.uid, imageId: victim.imageId, url: "https://attacker.example/a.jpg"))
+        case .newAvatarRejected:
+            return .newAvatarRejected(NewAvatarRejected(requestId: id, uid: victim.uid, imageId: victim.imageId, reason: .imageCorrupt, message: "forged"))
+        case .newAvatarWaiting: return .newAvatarWaiting(ProfileUpdateWaiting(requestId: id, uid: victim.uid, step: "storing_avatar"))
+        case .discardAvatar:
+            return .discardAvatar(DiscardAvatar(requestId: id, uid: victim.uid, imageId: victim.imageId, step: "discarding_old_avatar", revision: 99))
+        case .avatarDiscarded: return .avatarDiscarded(AvatarDiscarded(requestId: id, uid: victim.uid, imageId: victim.imageId))
+        case .updateProfile, .profileUpdateApplied:
+            let update = ProfileFieldsUpdate(requestId: id, uid: victim.uid, fields: ProfileFields(name: "Attacker", profileImage: "https://attacker.example/a.jpg"),
+                                             step: "updating_profile", revision: 99)
+            return kind == .updateProfile ? .updateProfile(update) : .profileUpdateApplied(update)
+        case .profileUpdateRejected:
+            return .profileUpdateRejected(ProfileUpdateRejected(requestId: id, uid: victim.uid, reason: .profileInvalid, message: "forged"))
+        case .profileUpdateWaiting: return .profileUpdateWaiting(ProfileUpdateWaiting(requestId: id, uid: victim.uid, step: "updating_profile"))
+        case .profileUpdated: return .profileUpdated(ProfileUpdated(requestId: id, sealedProfile: forgedResult(naming: victim.uid, renamed)))
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
-             .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested:
+             .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested,
+             .profileUpdateRequested:
             preconditionFailure("\(kind) is a client's request, not an internal event")
         }
     }
