@@ -56,22 +56,31 @@ public struct AccountChangeStep: EventHandler {
             return try advance(on: event, uid: reply.uid)
         case .profileEmailRejected(let reply):
             return try advance(on: event, uid: reply.uid)
+        case .profileEmailWaiting(let heartbeat):
+            return try emailChanges.heard(heartbeat.requestId, at: AccountChangeStage.awaitingProfile.rawValue,
+                                          missing: { unknownChange(event) }, check: { try mismatch(event, uid: heartbeat.uid, $0) })
         default:
             unrouted(event)
         }
     }
 
     /// Moves the email change of the profile worker's reply. A reply for no change, or for another
-    /// uid than the change's, changes nothing: it is thrown as an `UntrustedEvent` (dead-lettered).
+    /// uid than the change's, changes nothing: it is thrown as an `UntrustedEvent` (dead-lettered). The profile
+    /// worker's heartbeat (`ProfileEmailWaiting`) is refused alike; else it counts as progress of every change waiting
+    /// for its profile.
     private func advance(on reply: Event, uid: String) throws -> [Event] {
-        try emailChanges.advance(reply.key, on: reply, missing: {
-            UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
-        }, check: { change in
-            guard uid == change.uid else {
-                throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
-            }
-        }) { change, now in
+        try emailChanges.advance(reply.key, on: reply, missing: { unknownChange(reply) }, check: { try mismatch(reply, uid: uid, $0) }) { change, now in
             EmailChangeSaga.on(reply, change: change, at: now)
+        }
+    }
+
+    private func unknownChange(_ reply: Event) -> any Error {
+        UntrustedEvent.unknownSaga("\(reply.type) for request \(reply.key), which changed no account")
+    }
+
+    private func mismatch(_ reply: Event, uid: String, _ change: AccountChangeRecord) throws {
+        guard uid == change.uid else {
+            throw UntrustedEvent.replyMismatch("\(reply.type) for request \(reply.key) names another uid than the change's")
         }
     }
 

@@ -32,6 +32,12 @@ public struct ProfileEmailStep: EventHandler {
         }
     }
 
+    /// While the profile store fails, the email change hears that the profile worker is alive and retrying.
+    public func heartbeat(of event: Event) -> [Event] {
+        guard case .updateProfileEmail(let command) = event else { return [] }
+        return [.profileEmailWaiting(ProfileEmailWaiting(requestId: command.requestId, uid: command.uid))]
+    }
+
     private func rejected(_ command: ProfileEmail, _ reason: ReasonCode, _ message: String) -> Event {
         .profileEmailRejected(ProfileEmailRejected(requestId: command.requestId, uid: command.uid, reason: reason, message: message))
     }

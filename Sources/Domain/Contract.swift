@@ -78,8 +78,8 @@ extension Flow {
         internalMessages: [
             Messages([.updateProfileEmail, .eraseProfile, .updateProfile], on: Topic.profileCommands, from: .account),
             Messages([.eraseAvatar, .storeNewAvatar, .discardAvatar], on: Topic.imageCommands, from: .account),
-            Messages([.profileEmailUpdated, .profileEmailRejected, .profileErased, .profileUpdateApplied, .profileUpdateRejected,
-                      .profileUpdateWaiting], on: Topic.accountReplies, from: .profile),
+            Messages([.profileEmailUpdated, .profileEmailRejected, .profileEmailWaiting, .profileErased, .profileUpdateApplied,
+                      .profileUpdateRejected, .profileUpdateWaiting], on: Topic.accountReplies, from: .profile),
             Messages([.avatarErased, .newAvatarStored, .newAvatarRejected, .newAvatarWaiting, .avatarDiscarded], on: Topic.accountReplies,
                      from: .image),
         ],

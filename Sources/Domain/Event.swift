@@ -32,6 +32,7 @@ public enum Event: Sendable, Equatable {
     case updateProfileEmail(ProfileEmail)
     case profileEmailUpdated(ProfileEmail)
     case profileEmailRejected(ProfileEmailRejected)
+    case profileEmailWaiting(ProfileEmailWaiting)
     case accountChangeCompleted(AccountChangeCompleted)
     case accountChangeFailed(RequestRefusal)
     case signOutRequested(SignOutRequested)
@@ -97,6 +98,7 @@ public enum Event: Sendable, Equatable {
         case .updateProfileEmail: .updateProfileEmail
         case .profileEmailUpdated: .profileEmailUpdated
         case .profileEmailRejected: .profileEmailRejected
+        case .profileEmailWaiting: .profileEmailWaiting
         case .accountChangeCompleted: .accountChangeCompleted
         case .accountChangeFailed: .accountChangeFailed
         case .signOutRequested: .signOutRequested

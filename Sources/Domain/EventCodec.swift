@@ -135,6 +135,7 @@ public enum EventCodec {
         "UpdateProfileEmail": entry(Event.updateProfileEmail),
         "ProfileEmailUpdated": entry(Event.profileEmailUpdated),
         "ProfileEmailRejected": entry(Event.profileEmailRejected),
+        "ProfileEmailWaiting": entry(Event.profileEmailWaiting),
         "AccountChangeCompleted": entry(Event.accountChangeCompleted),
         "AccountChangeFailed": entry(Event.accountChangeFailed),
         "SignOutRequested": entry(Event.signOutRequested),
@@ -214,6 +215,7 @@ extension Event {
         case .updateProfileEmail(let e): e
         case .profileEmailUpdated(let e): e
         case .profileEmailRejected(let e): e
+        case .profileEmailWaiting(let e): e
         case .accountChangeCompleted(let e): e
         case .accountChangeFailed(let e): e
         case .signOutRequested(let e): e

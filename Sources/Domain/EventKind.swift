@@ -30,6 +30,7 @@ extension Event {
         case updateProfileEmail = "UpdateProfileEmail"
         case profileEmailUpdated = "ProfileEmailUpdated"
         case profileEmailRejected = "ProfileEmailRejected"
+        case profileEmailWaiting = "ProfileEmailWaiting"
         case accountChangeCompleted = "AccountChangeCompleted"
         case accountChangeFailed = "AccountChangeFailed"
         case signOutRequested = "SignOutRequested"

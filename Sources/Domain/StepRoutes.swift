@@ -31,7 +31,7 @@ public enum StepRoutes {
     /// `AccountChangeStep` (account worker): the requests, and the profile worker's replies to an email change.
     public static let accountChange = Route.set([
         Topic.accountRequests: [.passwordChangeRequested, .passwordResetRequested, .emailChangeRequested],
-        Topic.accountReplies: [.profileEmailUpdated, .profileEmailRejected],
+        Topic.accountReplies: [.profileEmailUpdated, .profileEmailRejected, .profileEmailWaiting],
     ])
     /// `DeletionStep` (account worker): the deletion requests, and the image and profile workers' replies to them.
     public static let deletion = Route.set([

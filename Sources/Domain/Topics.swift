@@ -29,8 +29,8 @@ public enum Topic {
     /// one per request.
     public static let accountOutcomes = "account.outcomes"
     /// Replies to the email change, deletion and profile update sagas: `ProfileEmailUpdated`, `ProfileEmailRejected`,
-    /// `ProfileErased`, `ProfileUpdateApplied`, `ProfileUpdateRejected`, `ProfileUpdateWaiting` (profile worker), `AvatarErased`,
-    /// `NewAvatarStored`, `NewAvatarRejected`, `NewAvatarWaiting`, `AvatarDiscarded` (image worker).
+    /// `ProfileEmailWaiting`, `ProfileErased`, `ProfileUpdateApplied`, `ProfileUpdateRejected`, `ProfileUpdateWaiting` (profile
+    /// worker), `AvatarErased`, `NewAvatarStored`, `NewAvatarRejected`, `NewAvatarWaiting`, `AvatarDiscarded` (image worker).
     public static let accountReplies = "account.replies"
 
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,

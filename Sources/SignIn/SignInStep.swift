@@ -57,7 +57,7 @@ public struct SignInStep: EventHandler {
             return try signIn(request)
         case .registrationCompleted(let completed):
             guard let pending = try tokens.pending(registrationId: completed.registrationId) else { return [] }
-            let saga = try saga(of: pending, reported: event, stage: .completed)
+            let saga = try saga(of: pending, reported: event)
             guard completed.sealedResult == saga.sealedResult else {
                 throw UntrustedEvent.replyMismatch("RegistrationCompleted for registration \(saga.registrationId) is not the saga's outcome")
             }
@@ -65,9 +65,8 @@ public struct SignInStep: EventHandler {
                               accountCreated: true)]
         case .registrationFailed:
             guard let pending = try tokens.pending(registrationId: event.registrationId) else { return [] }
-            let saga = try saga(of: pending, reported: event, stage: .failed)
             // The saga's own outcome, not the event's words.
-            guard case .registrationFailed(let recorded)? = SagaTransition.events(of: saga).first else { return [] }
+            guard case .registrationFailed(let recorded)? = SagaTransition.outcome(of: try saga(of: pending, reported: event)) else { return [] }
             return [refused(pending.requestId, Failure(recorded.reason, recorded.message))]
         default:
             unrouted(event)
@@ -189,11 +188,12 @@ public struct SignInStep: EventHandler {
 
     /// The saga the pending sign-in started, which `outcome` reports: it must be of the sign-in's email
     /// and at `stage`, or the outcome is not the saga's (forged, or published before its time).
-    private func saga(of pending: PendingSignIn, reported outcome: Event, stage: SagaStage) throws -> SagaRecord {
+    private func saga(of pending: PendingSignIn, reported outcome: Event) throws -> SagaRecord {
         guard let saga = try registrations.accounts.saga(pending.registrationId) else {
             throw UntrustedEvent.unknownSaga("\(outcome.type) for registration \(pending.registrationId), which was never started")
         }
-        guard saga.email == pending.email, saga.stage == stage else {
+        // A saga answered at its deadline gives its outcome while it still undoes its avatar (`SagaTransition.outcome(of:)`).
+        guard saga.email == pending.email, SagaTransition.outcome(of: saga)?.kind == outcome.kind else {
             throw UntrustedEvent.replyMismatch("\(outcome.type) for registration \(saga.registrationId), whose saga is \(saga.stage.rawValue)")
         }
         return saga

@@ -48,7 +48,7 @@ extension WorkerKind {
     /// `--heartbeat-interval`: how often a step waiting for a failing store tells its saga that it is alive.
     static var heartbeatOption: CommandSpec.Option {
         .value("heartbeat-interval", "Seconds between the heartbeats of a step waiting for a failing store (image and profile "
-               + "workers), each of which restarts its registration's deadline; keep it under half the account worker's --saga-deadline",
+               + "workers), each of which restarts the deadline of its registration, email change or profile update; keep it under half the account worker's --saga-deadline",
                environment: "REGISTRAR_HEARTBEAT_INTERVAL", default: "30")
     }
 

@@ -87,6 +87,7 @@ enum EventSamples {
         .updateProfileEmail(ProfileEmail(requestId: "q-1", uid: uid, email: "ada@new.example", step: "awaiting_profile", revision: 4)),
         .profileEmailUpdated(ProfileEmail(requestId: "q-1", uid: uid, email: "ada@new.example", step: "awaiting_profile", revision: 4)),
         .profileEmailRejected(ProfileEmailRejected(requestId: "q-1", uid: uid, reason: .profileInvalid, message: "no")),
+        .profileEmailWaiting(ProfileEmailWaiting(requestId: "q-1", uid: uid)),
         .accountChangeCompleted(AccountChangeCompleted(requestId: "q-1", change: .resetPassword)),
         .accountChangeFailed(RequestRefusal(requestId: "q-1", reason: .emailUnchanged, message: "same")),
     ]

@@ -144,12 +144,47 @@ import Testing
         #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "not stuck yet")
         clock.advance(by: 121)
         let expired = try coordinator.expireSagas(stalledFor: .seconds(120))
-        #expect(expired.first == .deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2)))
-        #expect(failure(Array(expired.dropFirst())) == .deadlineExceeded)
+        #expect(failure(Array(expired.prefix(1))) == .deadlineExceeded, "answered at the deadline")
+        #expect(expired.dropFirst() == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "compensating", revision: 2))])
         #expect(try accounts.accounts().isEmpty)
         #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "expired once")
+        #expect(try coordinator.handle(request()) == expired, "a retry of the request is answered alike")
         let late = Event.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg"))
-        #expect(try coordinator.handle(late) == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
+        #expect(try coordinator.handle(late).isEmpty, "the deadline's undo follows the command this late reply answers")
+        #expect(try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: command.imageId))).isEmpty,
+                "its one outcome was given at the deadline")
+        #expect(try accounts.saga("r-1")?.stage == .failed)
+        #expect(try coordinator.handle(request()) == Array(expired.prefix(1)), "a retry after is answered with that outcome")
+    }
+
+    /// The chaos run's orphaned avatars: a saga past its deadline whose stored avatar's reply is lost, and whose undo is
+    /// lost too (the sweep moved the record, then its worker stopped before publishing, or the broker lost its log). The
+    /// saga stays compensating and the sweep sends the undo again at the next deadline, until the image worker confirms
+    /// it: no avatar is left behind a failed saga.
+    @Test func anUndoLostAfterTheSweepIsSentAgainUntilTheAvatarIsDeleted() throws {
+        let images = InMemoryObjectStore()
+        let avatars = AvatarStep(images: images, imaging: FakeImaging(), sha256: { "sha-\($0.count)" })
+        let command = try start(request())
+        _ = try avatars.handle(.storeAvatar(command))
+        #expect(try images.contains(AvatarStep.key(imageId: command.imageId)), "stored; its reply is lost")
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 121)
+        let lost = try coordinator.expireSagas(stalledFor: .seconds(120))
+        #expect(failure(Array(lost.prefix(1))) == .deadlineExceeded, "answered at the deadline; these events are never published")
+        #expect(try accounts.accounts().isEmpty)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "the undo's deadline counts from its move")
+        clock.advance(by: 119)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 1)
+        let again = try coordinator.expireSagas(stalledFor: .seconds(120))
+        guard case .deleteAvatar(let undo) = again.last, again.count == 2 else { throw Unexpected(again) }
+        #expect(again.first == lost.first, "the answer lost with the undo is sent again before it")
+        let deleted = try avatars.handle(.deleteAvatar(undo))
+        #expect(try !images.contains(AvatarStep.key(imageId: command.imageId)))
+        #expect(try coordinator.handle(deleted[0]).isEmpty, "answered already")
+        #expect(try accounts.saga("r-1")?.stage == .failed)
+        clock.advance(by: 121)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "a failed saga has nothing left to undo")
     }
 
     /// Issue 23 point 4: the deadline counts time without progress on the monotonic clock. A wall-clock step of ±10
@@ -190,6 +225,8 @@ import Testing
             undone.formUnion(try coordinator.expireSagas(stalledFor: .seconds(120)).map(\.registrationId))
         }
         #expect(undone == ["r-3"], "only the saga waiting for its profile is undone")
+        #expect(failure(try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-3", imageId: third.imageId)))) == .deadlineExceeded,
+                "its undo (sent again while unanswered) confirmed")
         clock.advance(by: 119)
         #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
         let asked = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
@@ -215,7 +252,7 @@ import Testing
             #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty)
         }
         clock.advance(by: 5)
-        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).first?.kind == .deleteAvatar)
+        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).map(\.kind) == [.registrationFailed, .deleteAvatar])
     }
 
     /// Attack 4: forged replies for a saga that does not exist undo nothing (no `DeleteAvatar` or
@@ -264,10 +301,13 @@ import Testing
             try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: "victim-image", url: "u")))
         }
         #expect(throws: UntrustedEvent.self) { try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: "victim"))) }
+        #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "u"))).isEmpty,
+                "the deadline's undo follows it")
+        _ = try coordinator.handle(.avatarDeleted(AvatarDeleted(registrationId: "r-1", imageId: command.imageId)))
         #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: saga.uid)))
-            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid, step: "failed", revision: 2))])
+            == [.deleteProfile(DeleteProfile(registrationId: "r-1", uid: saga.uid, step: "failed", revision: 3))])
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "u")))
-            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 2))])
+            == [.deleteAvatar(DeleteAvatar(registrationId: "r-1", imageId: command.imageId, step: "failed", revision: 3))])
     }
 
     @Test func aTransientStoreFailureIsThrownToBeRetried() throws {

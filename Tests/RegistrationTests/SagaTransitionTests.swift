@@ -103,14 +103,59 @@ import Testing
 
     @Test func expiryUndoesWhatExists() {
         let waitingForAvatar = SagaTransition.expire(saga(.awaitingAvatar), at: now)
-        #expect(waitingForAvatar?.record?.stage == .failed)
+        #expect(waitingForAvatar?.record?.stage == .compensating, "failed only once the avatar is confirmed deleted")
         #expect(waitingForAvatar?.change == .delete(uid: "u1"))
-        #expect(waitingForAvatar?.events.first == .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "failed", revision: 2)))
+        #expect(waitingForAvatar?.events == [Self.deadlineFailure,
+                                             .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 2))],
+                "answered at once, before its undo")
 
         let waitingForProfile = SagaTransition.expire(saga(.awaitingProfile, imageURL: "u"), at: now)
         #expect(waitingForProfile?.record?.stage == .compensating)
         #expect(waitingForProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1", step: "compensating", revision: 3)),
                                               .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 3))])
         #expect(SagaTransition.expire(saga(.completed), at: now) == nil)
+        #expect(SagaTransition.expire(saga(.failed), at: now) == nil)
+    }
+
+    /// The failure a saga past its deadline is answered with.
+    static let deadlineFailure = Event.registrationFailed(RegistrationFailed(
+        registrationId: "r1", reason: .deadlineExceeded, message: "The registration did not finish in time and was undone."))
+
+    /// A saga answered at its deadline while it awaited its avatar gives its outcome once: its late image replies
+    /// publish nothing (the deadline's undo follows their command), and the confirmed undo fails it silently; a replay
+    /// of its request, before or after, is answered the same.
+    @Test func aSagaAnsweredAtItsDeadlineFailsWithoutAnsweringAgain() throws {
+        let compensating = try #require(SagaTransition.expire(saga(.awaitingAvatar), at: now)?.record)
+        #expect(SagaTransition.outcome(of: compensating) == Self.deadlineFailure)
+        #expect(SagaTransition.events(of: compensating)
+            == [Self.deadlineFailure, .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 2))])
+        for late in [Event.avatarStored(AvatarStored(registrationId: "r1", imageId: "i1", url: "u")),
+                     .avatarRejected(AvatarRejected(registrationId: "r1", imageId: "i1", reason: .imageCorrupt, message: "m"))] {
+            let transition = SagaTransition.on(late, saga: compensating, at: now, sealing: Self.sealed)
+            #expect(transition.record == nil && transition.events.isEmpty, "\(late.type)")
+        }
+        let deleted = SagaTransition.on(.avatarDeleted(AvatarDeleted(registrationId: "r1", imageId: "i1")), saga: compensating, at: now,
+                                        sealing: Self.sealed)
+        let failed = try #require(deleted.record)
+        #expect(failed.stage == .failed && deleted.change == .delete(uid: "u1"))
+        #expect(deleted.events.isEmpty, "answered at the deadline")
+        #expect(SagaTransition.events(of: failed) == [Self.deadlineFailure])
+        // A saga compensating for its profile's failure is answered only when its avatar is deleted.
+        let rejected = SagaTransition.on(.profileRejected(ProfileRejected(registrationId: "r1", uid: "u1", reason: .profileInvalid, message: "m")),
+                                         saga: saga(.awaitingProfile, imageURL: "u"), at: now, sealing: Self.sealed)
+        #expect(SagaTransition.outcome(of: try #require(rejected.record)) == nil)
+    }
+
+    /// A compensation unanswered for the deadline is sent again (the profile's too once the avatar was stored), newer;
+    /// with the answer given at the deadline, which may have been lost with it.
+    @Test func expiryOfACompensationSendsItAgain() throws {
+        let answered = try #require(SagaTransition.expire(saga(.awaitingAvatar), at: now)?.record)
+        let afterAvatar = SagaTransition.expire(answered, at: now)
+        #expect(afterAvatar?.record?.stage == .compensating && afterAvatar?.change == nil)
+        #expect(afterAvatar?.events == [Self.deadlineFailure,
+                                        .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 3))])
+        let afterProfile = SagaTransition.expire(saga(.compensating, imageURL: "u"), at: now)
+        #expect(afterProfile?.events == [.deleteProfile(DeleteProfile(registrationId: "r1", uid: "u1", step: "compensating", revision: 4)),
+                                         .deleteAvatar(DeleteAvatar(registrationId: "r1", imageId: "i1", step: "compensating", revision: 4))])
     }
 }

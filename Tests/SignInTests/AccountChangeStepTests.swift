@@ -134,6 +134,8 @@ import Verification
         #expect(refusal(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: "victim", email: "new@example.com", step: "awaiting_profile", revision: 4))) == .replyMismatch)
         #expect(refusal(.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: "victim", reason: .profileInvalid, message: "m")))
             == .replyMismatch)
+        #expect(refusal(.profileEmailWaiting(ProfileEmailWaiting(requestId: "nope", uid: uid))) == .unknownSaga)
+        #expect(refusal(.profileEmailWaiting(ProfileEmailWaiting(requestId: "move", uid: "victim"))) == .replyMismatch)
         #expect(try accounts.change(requestId: "move") == change)
         #expect(try accounts.account(uid: uid)?.email == "new@example.com")
         #expect(mailer.messages.isEmpty)
@@ -153,6 +155,27 @@ import Verification
         #expect(failure(try step.dispatch(.profileEmailUpdated(ProfileEmail(requestId: "move", uid: uid, email: "ada@example.com", step: "compensating", revision: 3))))
             == .deadlineExceeded)
         #expect(try accounts.account(uid: uid)?.email == "ada@example.com")
+    }
+
+    /// Issue 23 point 6: the profile worker waiting for its failing store sends the heartbeat of its `UpdateProfileEmail`
+    /// (`ProfileEmailStep.heartbeat(of:)`), which keeps every email change waiting for its profile alive through a
+    /// 10-minute outage, publishing and changing nothing; the deadline then counts from the last heartbeat.
+    @Test func theWaitingProfileWorkersHeartbeatKeepsAnEmailChangeAlive() throws {
+        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        let asked = try step.dispatch(emailChange("move", to: "new@example.com"))
+        let beats = ProfileEmailStep(profiles: InMemoryProfileStore()).heartbeat(of: try #require(asked.first))
+        #expect(beats == [.profileEmailWaiting(ProfileEmailWaiting(requestId: "move", uid: uid))])
+        let waiting = try accounts.change(requestId: "move")
+        for _ in 0..<20 {
+            clock.advance(by: 30)
+            #expect(try beats.flatMap(step.dispatch).isEmpty, "a heartbeat publishes nothing")
+            #expect(try step.expireChanges(stalledFor: .seconds(120)).isEmpty, "alive at \(clock.now)")
+        }
+        #expect(try accounts.change(requestId: "move") == waiting, "a heartbeat changes nothing")
+        clock.advance(by: 119)
+        #expect(try step.expireChanges(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 1)
+        #expect(try step.expireChanges(stalledFor: .seconds(120)).first?.kind == .updateProfileEmail, "undone 120 s after the last heartbeat")
     }
 
     @Test func anEmailChangeRefusesATakenAnUnchangedOrAnUnprovenAddress() throws {

@@ -197,6 +197,25 @@ import Verification
         #expect(try step.handle(.registrationCompleted(RegistrationCompleted(registrationId: "other", sealedResult: "s"))).isEmpty)
     }
 
+    /// A sign-in's registration past its deadline while it awaits its avatar is answered then, and stays compensating
+    /// until the avatar is deleted: its one RegistrationFailed refuses the sign-in with the deadline's reason (rather
+    /// than being dead-lettered as a failure of a saga not failed yet).
+    @Test func aRegistrationAnsweredAtItsDeadlineRefusesItsSignIn() throws {
+        codes.issue("123456", to: "late@example.com", .register, secrets: secrets, at: clock.now)
+        let started = try step.handle(request(.email, "late@example.com", "123456", id: "signup-late"))
+        guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
+        let sweeper = RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
+                                              seals: SealOpener(vault: FakeVault(), ledger: ledger, clock: clock.closure), mailbox: mailbox,
+                                              clock: clock.closure, progress: ProgressWatch(uptime: clock.uptime, maximumGap: .seconds(3_600)))
+        #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 121)
+        let expired = try sweeper.expireSagas(stalledFor: .seconds(120))
+        #expect(try accounts.saga(command.registrationId)?.stage == .compensating)
+        let answer = try #require(expired.first)
+        let refused = try #require(refusal(try step.handle(answer)))
+        #expect(refused.requestId == "signup-late" && refused.reason == .deadlineExceeded)
+    }
+
     /// Registers `email` with a password through the whole saga; its registration id and uid.
     func registered(_ email: String, id: String) throws -> (registrationId: String, uid: String) {
         let context = SealContext(requestId: id, email: email, replyKey: "key:victim")

@@ -7,7 +7,8 @@ public enum SagaStage: String, Codable, Sendable, CaseIterable {
     case awaitingAvatar = "awaiting_avatar"
     /// The avatar is stored; the profile worker is writing the profile.
     case awaitingProfile = "awaiting_profile"
-    /// A later step failed; the stored avatar is being deleted before the account is.
+    /// A later step failed, or the deadline passed; the stored avatar is being deleted, and the saga fails once the
+    /// image worker confirms it.
     case compensating
     /// Account active, profile complete. Terminal.
     case completed
@@ -17,8 +18,9 @@ public enum SagaStage: String, Codable, Sendable, CaseIterable {
     /// Whether the saga has its outcome.
     public var isTerminal: Bool { self == .completed || self == .failed }
 
-    /// The stages that wait for a worker's reply, which the deadline sweep undoes (`SagaTransition.expire`).
-    public static let waiting: Set<SagaStage> = [.awaitingAvatar, .awaitingProfile]
+    /// The stages that wait for a worker's reply, which the deadline sweep undoes, or sends again when it is the undo's
+    /// (`SagaTransition.expire`).
+    public static let waiting: Set<SagaStage> = [.awaitingAvatar, .awaitingProfile, .compensating]
 }
 
 /// The account worker's record of one registration: the saga's state.

@@ -26,6 +26,10 @@ public struct SagaTransition: SagaMove, Equatable {
             return advance(next)
         case (.avatarStored, .failed):
             return undo(deleteAvatar(saga))
+        case (.avatarStored, .compensating) where outcome(of: saga) != nil, (.avatarRejected, .compensating) where outcome(of: saga) != nil:
+            // Late for a saga answered at its deadline: the deadline's undo follows this reply's command on the image
+            // worker's partition (or the sweep sends it again, with its answer), so nothing is published again here.
+            return SagaTransition(record: nil, change: nil, events: [])
         case (.avatarRejected(let rejected), .awaitingAvatar):
             let failure = Failure(rejected.reason, rejected.message)
             return advance(saga.moved(to: .failed, at: date, failure: failure), change: .delete(uid: saga.uid))
@@ -38,7 +42,10 @@ public struct SagaTransition: SagaMove, Equatable {
         case (.profileRejected(let rejected), .awaitingProfile):
             return advance(saga.moved(to: .compensating, at: date, failure: Failure(rejected.reason, rejected.message)))
         case (.avatarDeleted, .compensating):
-            return advance(saga.moved(to: .failed, at: date), change: .delete(uid: saga.uid))
+            var failed = advance(saga.moved(to: .failed, at: date), change: .delete(uid: saga.uid))
+            // A saga answered at its deadline has its outcome: the request is answered once.
+            if outcome(of: saga) != nil { failed.events = [] }
+            return failed
         case (.avatarDeleted, _), (.profileDeleted, _), (.avatarWaiting, _), (.profileWaiting, _):
             // A heartbeat moves no saga: the coordinator counts it as progress of every saga at its step.
             return SagaTransition(record: nil, change: nil, events: [])
@@ -65,28 +72,38 @@ public struct SagaTransition: SagaMove, Equatable {
         return "\(reply.type) for registration \(saga.registrationId) names \(named.field) \(named.value), not the saga's"
     }
 
-    /// The saga failed past its deadline: undo what exists and fail.
+    /// The saga made no progress for its deadline: undo what exists. A saga waiting for its avatar is answered and its
+    /// account deleted at once, but it stays compensating until the image worker confirms the avatar deleted (then it
+    /// fails, publishing nothing more); a compensation unanswered for the deadline is sent again, with the answer it
+    /// gave. The sweep's events are published only after its records moved, so an undo (or answer) lost between the
+    /// two (the worker stopped, the broker's log lost) would otherwise leave an avatar behind a saga nothing sweeps
+    /// again.
     public static func expire(_ saga: SagaRecord, at date: Date) -> SagaTransition? {
         let failure = Failure(.deadlineExceeded, "The registration did not finish in time and was undone.")
         switch saga.stage {
         case .awaitingAvatar:
-            // The avatar may still be stored later: its late reply is undone then (see `on`).
-            let failed = saga.moved(to: .failed, at: date, failure: failure)
-            var transition = advance(failed, change: .delete(uid: saga.uid))
-            transition.events.insert(deleteAvatar(failed), at: 0)
-            return transition
+            // Answered now (`outcome(of:)`); the avatar may still be stored: the undo follows the command storing it.
+            return advance(saga.moved(to: .compensating, at: date, failure: failure), change: .delete(uid: saga.uid))
         case .awaitingProfile:
             let compensating = saga.moved(to: .compensating, at: date, failure: failure)
             var transition = advance(compensating)
             transition.events.insert(deleteProfile(compensating), at: 0)
             return transition
-        case .compensating, .completed, .failed:
+        case .compensating:
+            // A profile may exist once the avatar was stored: its deletion is sent again too.
+            let again = saga.moved(to: .compensating, at: date)
+            var transition = advance(again)
+            if saga.imageURL != nil { transition.events.insert(deleteProfile(again), at: 0) }
+            return transition
+        case .completed, .failed:
             return nil
         }
     }
 
-    /// What a saga in its current stage has asked for (republished on redelivery).
-    /// A saga awaiting its avatar republishes nothing here: only its request carries the avatar.
+    /// What a saga in its current stage has asked for and answered (republished on redelivery and replay).
+    /// A saga awaiting its avatar republishes nothing here: only its request carries the avatar. A compensating saga
+    /// answered already gives its answer before its undo: the worker publishes in order, each acknowledged before the
+    /// next, so an undo the image worker confirms (failing the saga, which publishes nothing more) followed its answer.
     public static func events(of saga: SagaRecord) -> [Event] {
         switch saga.stage {
         case .awaitingAvatar:
@@ -95,14 +112,28 @@ public struct SagaTransition: SagaMove, Equatable {
             [.writeProfile(WriteProfile(registrationId: saga.registrationId, uid: saga.uid, profile: saga.profile,
                                         step: saga.stage.rawValue, revision: saga.version))]
         case .compensating:
-            [deleteAvatar(saga)]
-        case .completed:
-            [.registrationCompleted(RegistrationCompleted(registrationId: saga.registrationId, sealedResult: saga.sealedResult ?? ""))]
-        case .failed:
-            [.registrationFailed(RegistrationFailed(
+            (outcome(of: saga).map { [$0] } ?? []) + [deleteAvatar(saga)]
+        case .completed, .failed:
+            outcome(of: saga).map { [$0] } ?? []
+        }
+    }
+
+    /// The outcome the saga gave its request, or nil while it is to come. A compensating saga has one when the
+    /// deadline passed while it awaited its avatar (the only way to compensating without the avatar's URL): it was
+    /// answered then, and fails once the image worker confirms the avatar deleted.
+    public static func outcome(of saga: SagaRecord) -> Event? {
+        switch saga.stage {
+        case .awaitingAvatar, .awaitingProfile:
+            nil
+        case .compensating where saga.imageURL != nil:
+            nil
+        case .compensating, .failed:
+            .registrationFailed(RegistrationFailed(
                 registrationId: saga.registrationId,
                 reason: saga.failure?.reason ?? .deadlineExceeded,
-                message: saga.failure?.message ?? "The registration failed."))]
+                message: saga.failure?.message ?? "The registration failed."))
+        case .completed:
+            .registrationCompleted(RegistrationCompleted(registrationId: saga.registrationId, sealedResult: saga.sealedResult ?? ""))
         }
     }
 

@@ -66,7 +66,7 @@ extension Attacks {
             try await system.forge(forgery(kind, id: id, against: victim), signedBy: try system.signer(try #require(kind.producers.first)))
             expected.append(Forgery(topic: kind.topic, key: id, reason: "unknown_saga"))
         }
-        #expect(expected.count == 19, "eight registration replies (two of them heartbeats), eleven account replies (two of them heartbeats)")
+        #expect(expected.count == 20, "eight registration replies (two of them heartbeats), twelve account replies (three of them heartbeats)")
         try await expectDeadLettered(expected, on: system)
         try await expectNothingDone(to: victim, on: system)
     }
@@ -147,6 +147,7 @@ extension Attacks {
         case .updateProfileEmail: return .updateProfileEmail(moved)
         case .profileEmailUpdated: return .profileEmailUpdated(moved)
         case .profileEmailRejected: return .profileEmailRejected(ProfileEmailRejected(requestId: id, uid: victim.uid, reason: .emailTaken, message: "forged"))
+        case .profileEmailWaiting: return .profileEmailWaiting(ProfileEmailWaiting(requestId: id, uid: victim.uid))
         case .accountChangeCompleted: return .accountChangeCompleted(AccountChangeCompleted(requestId: id, change: .changeEmail))
         case .accountChangeFailed: return .accountChangeFailed(RequestRefusal(requestId: id, reason: .invalidCredentials, message: "forged"))
         case .signedOut: return .signedOut(SignedOut(requestId: id))
