@@ -26,6 +26,13 @@ public struct BrokerFollower: Sendable {
     /// Each session gets a signal of its own, fired by `shutdown` or by a change of address.
     public func run(from address: String, until shutdown: ShutdownSignal, logger: Logger,
                     _ session: @Sendable (String, ShutdownSignal) async throws -> Void) async throws {
+        try await run(from: address, until: shutdown, logger: logger) { address, stop, _ in try await session(address, stop) }
+    }
+
+    /// Runs `session` like `run(from:until:logger:_:)`, also giving it a second signal, `moved`, fired (before the
+    /// first) when its session ends because the address changed: the old broker is gone from that address.
+    public func run(from address: String, until shutdown: ShutdownSignal, logger: Logger,
+                    _ session: @Sendable (_ address: String, _ stop: ShutdownSignal, _ moved: ShutdownSignal) async throws -> Void) async throws {
         let state = Mutex<(stopping: Bool, current: ShutdownSignal?)>((false, nil))
         let forwarder = Task {
             await shutdown.wait()
@@ -35,20 +42,22 @@ public struct BrokerFollower: Sendable {
         var address = address
         while true {
             let signal = ShutdownSignal(signals: [])
+            let moved = ShutdownSignal(signals: [])
             let stopping = state.withLock { $0.current = signal; return $0.stopping }
             if stopping { return }
             let watcher = Task { [address] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
-                    if let moved = self.address(), moved != address {
-                        logger.warning("the local broker moved; reconnecting", ["from": address, "to": moved])
+                    if let next = self.address(), next != address {
+                        logger.warning("the local broker moved; reconnecting", ["from": address, "to": next])
+                        moved.trigger()
                         signal.trigger()
                         return
                     }
                 }
             }
             defer { watcher.cancel() }
-            try await session(address, signal)
+            try await session(address, signal, moved)
             if state.withLock({ $0.stopping }) { return }
             address = self.address() ?? address
         }

@@ -1,4 +1,5 @@
 internal import CRDKafka
+import Foundation
 import Support
 import Synchronization
 
@@ -11,6 +12,7 @@ final class ClientHandle: @unchecked Sendable {
     /// Reached by librdkafka's callbacks until `rd_kafka_destroy` returns, so kept alive here.
     private let callbacks: ClientCallbacks
     private let isKept = Atomic(false)
+    private let isAbandoned = Atomic(false)
 
     init(
         type: rd_kafka_type_t, properties: [(String, String)], callbacks: ClientCallbacks
@@ -22,13 +24,28 @@ final class ClientHandle: @unchecked Sendable {
     }
 
     deinit {
-        if !isKept.load(ordering: .acquiring) { rd_kafka_destroy(pointer) }
+        guard !isKept.load(ordering: .acquiring) else { return }
+        guard isAbandoned.load(ordering: .acquiring) else { return rd_kafka_destroy(pointer) }
+        // A consumer destroyed without closing still winds down its group handler and broker threads: off the
+        // releasing thread (maybe one of Swift's pool), which must not wait on a broker that is gone.
+        nonisolated(unsafe) let pointer = self.pointer
+        nonisolated(unsafe) let callbacks = self.callbacks
+        Thread {
+            rd_kafka_destroy_flags(pointer, Int32(RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE))
+            withExtendedLifetime(callbacks) {}
+        }.start()
     }
 
     /// Never destroys the handle, and keeps its callbacks alive, until the process exits (see `FirstAssignment`).
     func keepUntilExit() {
         guard !isKept.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = Unmanaged.passRetained(callbacks)
+    }
+
+    /// Destroys the handle, once released, without closing its consumer (no final commit, no leaving the group:
+    /// `RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE`), on a thread of its own, waited for by nobody.
+    func abandonOnRelease() {
+        isAbandoned.store(true, ordering: .releasing)
     }
 
     /// The error that made the client unusable, if one happened.

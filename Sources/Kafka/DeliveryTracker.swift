@@ -25,19 +25,29 @@ final class DeliveryTracker: Sendable {
     }
 
     /// Under the lock, assigns the next message ID, registers `sender` (if any) and runs `produce`.
-    /// Holding the lock makes `close` a clean cut: after it, nothing is produced.
+    /// Holding the lock makes `close` a clean cut: after it, nothing is produced. A `ticket` already given up
+    /// (`giveUp(_:)`) produces nothing; otherwise it learns the ID.
     /// Returns the ID, or the error `produce` returned (the sender is then not registered).
     func produce(
-        sender: CheckedContinuation<Outcome, Never>?, _ produce: (UInt64) -> KafkaError?
+        sender: CheckedContinuation<Outcome, Never>?, ticket: SendTicket? = nil, _ produce: (UInt64) -> KafkaError?
     ) -> Result<UInt64, KafkaError> {
         state.withLock { state in
             guard !state.isClosed else { return .failure(.state("producer is closed")) }
             let id = state.nextID
+            guard ticket?.take(id) ?? true else { return .failure(SendTicket.givenUp) }
             state.nextID += 1
             if let error = produce(id) { return .failure(error) }
             if let sender { state.senders[id] = sender }
             return .success(id)
         }
+    }
+
+    /// Stops waiting for the report of the message `ticket` was produced with: its sender, if still waiting, is
+    /// resumed with `SendTicket.givenUp` (the message itself may still be delivered). Before the message is
+    /// produced, it makes `produce` refuse it.
+    func giveUp(_ ticket: SendTicket) {
+        guard let id = ticket.giveUp() else { return }
+        state.withLock { $0.senders.removeValue(forKey: id) }?.resume(returning: .failure(SendTicket.givenUp))
     }
 
     /// The number of delivery reports so far; pass it to `waitForDelivery(after:)`.
@@ -104,6 +114,32 @@ final class DeliveryTracker: Sendable {
         for sender in senders { sender.resume(returning: .failure(error)) }
         for waiter in waiters { waiter.resume() }
         reports?.finish()
+    }
+}
+
+/// What a `send` caller holds to give up waiting for its message's report (its task cancelled).
+final class SendTicket: Sendable {
+    /// The error a sender given up on gets.
+    static let givenUp = KafkaError(code: KafkaError.Code.interrupted, message: "stopped waiting for the delivery report (cancelled)",
+                                    isRetriable: true, isFatal: false)
+
+    private let state = Mutex<(id: UInt64?, isGivenUp: Bool)>((nil, false))
+
+    /// Records the message's ID; false (nothing to produce) when already given up.
+    func take(_ id: UInt64) -> Bool {
+        state.withLock { state in
+            guard !state.isGivenUp else { return false }
+            state.id = id
+            return true
+        }
+    }
+
+    /// Marks the ticket given up; returns the ID of its message if it was produced.
+    func giveUp() -> UInt64? {
+        state.withLock { state in
+            state.isGivenUp = true
+            return state.id
+        }
     }
 }
 

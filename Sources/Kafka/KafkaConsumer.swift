@@ -153,6 +153,19 @@ public final class KafkaConsumer: Sendable {
         closeCompletion.leave()
     }
 
+    /// Gives the consumer up without closing it, for a broker that is gone with its data (a restarted local broker):
+    /// nothing is committed, the group is not left, and nothing waits for the broker; then `messages` ends. The
+    /// handle is destroyed without a consumer close (`RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE`) on a thread of its own
+    /// once released. What was processed and not committed is read again by whoever reads the partitions next.
+    /// Returns at once; does nothing once `close()` has begun.
+    public func abandon() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.wakeUp()
+        // Destroying a member never assigned aborts the process (see `FirstAssignment`): kept until exit instead.
+        if let firstAssignment, !firstAssignment.hasHappened { client.keepUntilExit() } else { client.abandonOnRelease() }
+        closeCompletion.leave()
+    }
+
     /// The oldest and next offsets of a partition, asked of its leader. Blocks for at most `timeout`.
     public func watermarks(topic: String, partition: Int32, timeout: Duration) throws(KafkaError) -> (low: Int64, high: Int64) {
         try client.watermarks(topic: topic, partition: partition, timeout: timeout)

@@ -51,6 +51,8 @@ extension KafkaError {
         public static let noOffset = Int32(RD_KAFKA_RESP_ERR__NO_OFFSET.rawValue)
         public static let state = Int32(RD_KAFKA_RESP_ERR__STATE.rawValue)
         public static let destroyed = Int32(RD_KAFKA_RESP_ERR__DESTROY.rawValue)
+        /// A wait given up (`KafkaProducer.send` cancelled).
+        public static let interrupted = Int32(RD_KAFKA_RESP_ERR__INTR.rawValue)
         public static let fatal = Int32(RD_KAFKA_RESP_ERR__FATAL.rawValue)
         public static let purged = Int32(RD_KAFKA_RESP_ERR__PURGE_QUEUE.rawValue)
         public static let requestTimedOut = Int32(RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT.rawValue)

@@ -42,15 +42,21 @@ public final class KafkaProducer: Sendable {
     public var queueLength: Int { Int(rd_kafka_outq_len(client.pointer)) }
 
     /// Produces `message` and returns once the broker has acknowledged it.
-    /// Throws the delivery error (e.g. `_MSG_TIMED_OUT` after `deliveryTimeout` without a broker).
+    /// Throws the delivery error (e.g. `_MSG_TIMED_OUT` after `deliveryTimeout` without a broker). Cancelled, it stops
+    /// waiting at once and throws `_INTR` (`KafkaError.Code.interrupted`): the message may still be delivered.
     @discardableResult
     public func send(_ message: OutgoingMessage) async throws(KafkaError) -> DeliveryReport {
         while true {
             let delivered = tracker.deliveredCount
-            let outcome = await withCheckedContinuation { continuation in
-                if case .failure(let error) = tracker.produce(sender: continuation, { produce(message, id: $0) }) {
-                    continuation.resume(returning: .failure(error))
+            let ticket = SendTicket()
+            let outcome = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if case .failure(let error) = tracker.produce(sender: continuation, ticket: ticket, { produce(message, id: $0) }) {
+                        continuation.resume(returning: .failure(error))
+                    }
                 }
+            } onCancel: {
+                tracker.giveUp(ticket)
             }
             switch outcome {
             case .success(let report):

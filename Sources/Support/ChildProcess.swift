@@ -111,12 +111,44 @@ public final class ChildProcess: Sendable {
         lines = outputEnd.map { LineReader(FileHandle(fileDescriptor: $0, closeOnDealloc: true)) }
         self.errors = errorEnd.map { ErrorCollector(FileHandle(fileDescriptor: $0, closeOnDealloc: true)) }
         let exit = self.exit
+        Self.running.withLock { $0[spawned] = self }
         Thread {
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            _ = Self.running.withLock { $0.removeValue(forKey: spawned) }
             let signal = status & 0x7F
             exit.record(signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
         }.start()
+    }
+
+    /// Returns at once unless a signal began stopping the children (`stopAllOnSignal`): then never, since that stop ends
+    /// the process with the signal's status (a command ending meanwhile, its children gone, must not end it first).
+    public static func awaitingSignalStop() async {
+        guard signalStop.withLock({ $0 })?.hasFired == true else { return }
+        while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    private static let signalStop = Mutex<ShutdownSignal?>(nil)
+
+    /// Every child started and not yet exited, by process id.
+    private static let running = Mutex<[Int32: ChildProcess]>([:])
+
+    /// Makes SIGTERM and SIGINT (a CI timeout, `kill`, Ctrl-C) stop every child process this process started and has
+    /// not seen exit — SIGTERM to each, SIGKILL to those still running after `grace` — before this process ends as the
+    /// signal would have ended it (exit status 128 + its number). For a command whose children must not outlive it:
+    /// a local installation's workers, gateway and broker are processes of their own, which a signal to the command
+    /// alone leaves running. A second signal ends this process at once.
+    public static func stopAllOnSignal(grace: Duration = .seconds(10)) {
+        let shutdown = ShutdownSignal()
+        signalStop.withLock { $0 = shutdown }
+        Task.detached {
+            await shutdown.wait()
+            let children = running.withLock { Array($0.values) }
+            await withTaskGroup(of: Void.self) { group in
+                for child in children { group.addTask { await child.stop(grace: grace) } }
+            }
+            Foundation.exit(128 + (shutdown.signalNumber ?? SIGTERM))
+        }
     }
 
     /// Runs `executable` to its end, its standard input `input`; returns its exit status and

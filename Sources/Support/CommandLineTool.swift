@@ -51,6 +51,7 @@ public enum CommandLineTool {
     /// Runs `main` and exits the process with its code. Call from an executable's top level.
     public static func exit(with main: @escaping @Sendable () async -> ExitCode) async -> Never {
         let code = await main()
+        await ChildProcess.awaitingSignalStop()
         FileHandle.standardOutput.synchronizeFile()
         Foundation.exit(code.rawValue)
     }

@@ -22,7 +22,7 @@ public final class ShutdownSignal: @unchecked Sendable {
                     return count
                 }
                 if count > 1 { Foundation.exit(128 + number) }
-                waiters.fire()
+                waiters.fire(signal: number)
             }
             source.resume()
             return source
@@ -33,6 +33,9 @@ public final class ShutdownSignal: @unchecked Sendable {
     public func trigger() {
         waiters.fire()
     }
+
+    /// The number of the signal that arrived first; nil before one does, or when only `trigger` fired.
+    public var signalNumber: Int32? { waiters.state.withLock { $0.signal } }
 
     /// Whether the signal (or `trigger`) has arrived.
     public var hasFired: Bool { waiters.state.withLock { $0.fired } }
@@ -73,14 +76,16 @@ public final class ShutdownSignal: @unchecked Sendable {
 private final class Waiters: Sendable {
     struct State {
         var fired = false
+        var signal: Int32?
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
     let state = Mutex(State())
 
-    func fire() {
+    func fire(signal: Int32? = nil) {
         let waiting = state.withLock { state in
+            if !state.fired { state.signal = signal }
             state.fired = true
             defer { state.waiters = [:] }
             return Array(state.waiters.values)

@@ -98,17 +98,22 @@ extension WorkerKind {
         Worker.declareMetrics(name: name, routing: stack.routing, role: role)
         startup.started()
         let instance = parsed.value("group-instance-id")
-        let session: @Sendable (String, ShutdownSignal) async throws -> Void = { address, until in
+        // A local broker that moved was restarted: gone with every message and offset it held, so the session on it is
+        // abandoned. A real broker keeps its data wherever it listens: its session stops as at a shutdown (bounded by
+        // the grace periods), and what it leaves uncommitted is read again on the new address.
+        let session: @Sendable (String, ShutdownSignal, ShutdownSignal?) async throws -> Void = { address, until, moved in
             let isLocalBroker = try await offload { connection.isMockCluster(address) }
             var configuration = connection.kafka(clientID: name, bootstrapServers: address, isLocalBroker: isLocalBroker)
             if !isLocalBroker { configuration.groupInstanceID = instance }
-            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until, every: interval,
-                          heartbeat: heartbeat, board: board)
+            try await stack.run(on: configuration, signer: signer, verifier: verifier, until: until,
+                                abandoningIf: isLocalBroker ? moved : nil, every: interval, heartbeat: heartbeat, board: board)
         }
         if let file = connection.bootstrapFile {
-            try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown, logger: logger, session)
+            try await BrokerFollower(file: file).run(from: connection.bootstrapServers, until: shutdown, logger: logger) { address, until, moved in
+                try await session(address, until, moved)
+            }
         } else {
-            try await session(connection.bootstrapServers, shutdown)
+            try await session(connection.bootstrapServers, shutdown, nil)
         }
     }
 }

@@ -23,14 +23,16 @@ public struct WorkerStack: Sendable {
     /// Runs the stack's `Worker` on `configuration`'s broker until `shutdown`, the periodic work every `interval`,
     /// signing its events with `signer` and taking other workers' events that `verifier` authenticates.
     /// A step waiting for a failing dependency publishes its heartbeat every `heartbeat` (`--heartbeat-interval`).
-    /// `board`, when given, shows the worker while it runs (for the health endpoints).
+    /// `board`, when given, shows the worker while it runs (for the health endpoints). When `gone` has fired by the time
+    /// `shutdown` does, the broker is gone with its data and the worker abandons its session (`Worker.run`).
     public func run(on configuration: KafkaConfiguration, signer: EventSigner, verifier: EventVerifier, until shutdown: ShutdownSignal,
+                    abandoningIf gone: ShutdownSignal? = nil,
                     every interval: Duration = .seconds(5), retry: Backoff = .worker, grace: Duration = .seconds(10),
                     heartbeat: Duration = .seconds(30), board: WorkerBoard? = nil) async throws {
         let worker = try Worker(name: name, configuration: configuration, routing: routing, signer: signer, verifier: verifier,
                                 retry: retry, grace: grace, heartbeat: heartbeat)
         board?.show(worker)
         defer { board?.show(nil) }
-        try await worker.run(until: shutdown, every: interval, periodic: periodic, outbox: outbox)
+        try await worker.run(until: shutdown, abandoningIf: gone, every: interval, periodic: periodic, outbox: outbox)
     }
 }

@@ -81,11 +81,14 @@ public final class Worker: Sendable {
 
     /// Runs until `shutdown` fires (or the consumer fails), then stops fetching, lets each partition
     /// finish the message in hand within the grace period, commits, flushes and leaves the group.
+    /// When `gone` has fired by then, the broker is gone with everything it held (a restarted local broker):
+    /// the worker abandons the session at once instead — the messages in hand are dropped, nothing is
+    /// committed or flushed, the group is not left — since nothing pending there can be delivered or read again.
     /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep); its
     /// transient failures are retried like a step's, and any other failure is logged and tried again at
     /// the next interval, never stopping the worker. `outbox`, when given, is relayed every `relayInterval` (or
     /// `interval`, if shorter): its messages published, signed, then removed.
-    public func run(until shutdown: ShutdownSignal, every interval: Duration = .seconds(5),
+    public func run(until shutdown: ShutdownSignal, abandoningIf gone: ShutdownSignal? = nil, every interval: Duration = .seconds(5),
                     periodic: (@Sendable () throws -> [Event])? = nil, outbox: (any Outbox)? = nil,
                     relayInterval: Duration = .seconds(1)) async throws {
         logger.info("started")
@@ -94,7 +97,12 @@ public final class Worker: Sendable {
         let periodicWait = PeriodicWait("the periodic work")
         let relayWait = PeriodicWait("the outbox relay")
         session.began(with: lanes, background: [periodicWait, relayWait])
+        // Beside the loop, never waited for: its calls to a broker that is gone take seconds each.
+        let measuring = Task { [metrics, routing, consumer] in
+            await metrics.measureDeadLetters(of: routing.topics, with: consumer, every: .seconds(30))
+        }
         defer {
+            measuring.cancel()
             metrics.stopWatching()
             session.ended()
         }
@@ -110,8 +118,6 @@ public final class Worker: Sendable {
                     group.addTask { try await self.repeatedly(every: min(interval, relayInterval), waiting: relayWait) { try await self.relay(outbox, wait: relayWait) } }
                 }
                 group.addTask { await shutdown.wait() }
-                // Ends only when cancelled, after the shutdown.
-                group.addTask { await self.metrics.measureDeadLetters(of: self.routing.topics, with: self.consumer, every: .seconds(30)) }
                 try await group.next()
                 group.cancelAll()
             }
@@ -119,10 +125,17 @@ public final class Worker: Sendable {
             failure = error
             logger.error("stopping after a failure", ["error": "\(error)"])
         }
-        logger.info("stopping: finishing the messages in hand, committing, leaving the group")
-        await lanes.stop(grace: grace, sleep: sleep)
-        await closeConsumer(within: grace)
-        await producer.close(flushTimeout: grace)
+        if gone?.hasFired == true {
+            logger.info("abandoning the session: its broker is gone with its data (nothing there to finish, commit or leave)")
+            await lanes.stop(grace: .zero, sleep: sleep)
+            consumer.abandon()
+            await producer.close(flushTimeout: .zero)
+        } else {
+            logger.info("stopping: finishing the messages in hand, committing, leaving the group")
+            await lanes.stop(grace: grace, sleep: sleep)
+            await closeConsumer(within: grace)
+            await producer.close(flushTimeout: grace)
+        }
         logger.info("stopped")
         if let failure { throw failure }
     }

@@ -73,18 +73,23 @@ struct WorkerMetrics: Sendable {
     /// every `interval` until cancelled; a topic that cannot be read keeps its last figure until it can.
     func measureDeadLetters(of topics: [String], with consumer: KafkaConsumer, every interval: Duration) async {
         while !Task.isCancelled {
-            for topic in topics.map(Topic.deadLetters(of:)) {
-                let depth = try? await offload {
-                    let partitions = try consumer.partitionCount(topic: topic, timeout: .seconds(2))
-                    return try (0..<Int32(partitions)).reduce(Int64(0)) { total, partition in
-                        let marks = try consumer.watermarks(topic: topic, partition: partition, timeout: .seconds(2))
-                        return total + max(0, marks.high - marks.low)
-                    }
-                }
-                if let depth { Self.deadLetterDepth.set(Double(depth), worker, topic) }
+            for topic in topics.map(Topic.deadLetters(of:)) where !Task.isCancelled {
+                if let depth = try? await depth(of: topic, with: consumer) { Self.deadLetterDepth.set(Double(depth), worker, topic) }
             }
             try? await Task.sleep(for: interval)
         }
+    }
+
+    /// The messages `topic` holds, asked a partition at a time (each call bounded), until the task is cancelled.
+    private func depth(of topic: String, with consumer: KafkaConsumer) async throws -> Int64 {
+        let partitions = try await offload { try consumer.partitionCount(topic: topic, timeout: .seconds(2)) }
+        var total: Int64 = 0
+        for partition in 0..<Int32(partitions) {
+            try Task.checkCancellation()
+            let marks = try await offload { try consumer.watermarks(topic: topic, partition: partition, timeout: .seconds(2)) }
+            total += max(0, marks.high - marks.low)
+        }
+        return total
     }
 
     /// Reads `consumer`'s lag and `producer`'s queue at each scrape, until `stopWatching`.

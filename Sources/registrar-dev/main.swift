@@ -1,6 +1,10 @@
 import DevTools
 import Support
 
+// The demo, chaos runs and benchmarks start a local installation (a broker, workers, a gateway) as child processes:
+// stopped with the command when it is asked to stop. (The broker is one process, which stops by itself.)
+if ["demo", "chaos", "bench"].contains(CommandLine.arguments.dropFirst().first) { ChildProcess.stopAllOnSignal() }
+
 await CommandLineTool.exit {
     await CommandLineTool.dispatch(
         tool: "registrar-dev", summary: "Registrar's development tools: a local broker, the demo, chaos runs and benchmarks",
