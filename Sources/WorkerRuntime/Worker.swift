@@ -101,8 +101,20 @@ public final class Worker: Sendable {
         let measuring = Task { [metrics, routing, consumer] in
             await metrics.measureDeadLetters(of: routing.topics, with: consumer, every: .seconds(30))
         }
+        // Beside the loop too: a publication waiting for a broker that is gone holds no stop up, and what it did not
+        // finish stays in the outbox for the next session. A fatal producer error stops it; the lanes meet it as well.
+        let relaying = outbox.map { outbox in
+            Task { [logger] in
+                do {
+                    try await self.repeatedly(every: min(interval, relayInterval), waiting: relayWait) { try await self.relay(outbox, wait: relayWait) }
+                } catch {
+                    logger.error("the outbox relay stopped", ["error": "\(error)"])
+                }
+            }
+        }
         defer {
             measuring.cancel()
+            relaying?.cancel()
             metrics.stopWatching()
             session.ended()
         }
@@ -114,9 +126,6 @@ public final class Worker: Sendable {
                 if let periodic {
                     group.addTask { try await self.repeatedly(every: interval, periodic, waiting: periodicWait) }
                 }
-                if let outbox {
-                    group.addTask { try await self.repeatedly(every: min(interval, relayInterval), waiting: relayWait) { try await self.relay(outbox, wait: relayWait) } }
-                }
                 group.addTask { await shutdown.wait() }
                 try await group.next()
                 group.cancelAll()
@@ -125,6 +134,7 @@ public final class Worker: Sendable {
             failure = error
             logger.error("stopping after a failure", ["error": "\(error)"])
         }
+        relaying?.cancel()
         if gone?.hasFired == true {
             logger.info("abandoning the session: its broker is gone with its data (nothing there to finish, commit or leave)")
             await lanes.stop(grace: .zero, sleep: sleep)
