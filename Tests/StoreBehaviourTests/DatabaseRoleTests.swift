@@ -105,6 +105,37 @@ import Verification
         #expect(setup.refusal("ALTER TABLE accounts ADD COLUMN planted TEXT", as: role) != nil)
     }
 
+    /// Each worker keeps and relays its own store's outbox as its own role (the identity column needs no other grant), and
+    /// reaches no other's.
+    @Test func eachAnnouncingWorkerRelaysOnlyItsOwnOutbox() throws {
+        let setup = try Setup()
+        let profileRole = setup.url(as: .profileWorker)
+        let profiles = try BackendOptions.profileStore(at: profileRole)
+        let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "https://x/ProfileImages/a.jpg", isMapLocationEnabled: true)
+        #expect(try profiles.write(profile, uid: "u1", revision: 1))
+        var renamed = profile
+        renamed.name = "Ada L."
+        #expect(try profiles.write(renamed, uid: "u1", revision: 2))
+        let profileOutbox = try SQLOutbox.profiles(database: PostgresDatabase(url: profileRole))
+        let kept = try profileOutbox.pending(limit: 10)
+        #expect(kept.map(\.type) == ["ProfileUpdated"] && kept.compactMap { AccountEvent(decoding: $0.payload)?.changed } == [[.name]])
+        try profileOutbox.remove(kept)
+        #expect(try profileOutbox.pending(limit: 10).isEmpty)
+
+        try PostgresDatabase(url: setup.owner).execute(script: "INSERT INTO account_outbox (topic, message_key, type, payload) "
+                                                       + "VALUES ('account.events', 'u1', 'AccountRegistered', '{}')")
+        let accountOutbox = try SQLOutbox.accounts(database: PostgresDatabase(url: setup.url(as: .accountWorker)))
+        let registered = try accountOutbox.pending(limit: 10)
+        #expect(registered.map(\.key) == ["u1"])
+        try accountOutbox.remove(registered)
+        #expect(setup.refusal("INSERT INTO account_outbox (topic, message_key, type, payload) VALUES ('t', 'k', 'x', '{}')",
+                              as: .accountWorker) == nil)
+        for (role, table) in [(DatabaseAccess.Worker.profileWorker, "account_outbox"), (.accountWorker, "profile_outbox"),
+                              (.codeDispatchWorker, "account_outbox"), (.codeDispatchWorker, "profile_outbox")] {
+            #expect(setup.refusal("SELECT 1 FROM \(table)", as: role)?.contains("permission denied") == true, "\(role) reads \(table)")
+        }
+    }
+
     /// A table a later migration adds is one `DatabaseAccess` knows: otherwise no role would be granted (or refused) it.
     @Test func everyTableTheSchemasCreateIsDeclared() throws {
         let setup = try Setup()
