@@ -32,8 +32,16 @@ PRODUCERS = {
     "EmailChanged": "account",
     "PasswordChanged": "account",
     "AccountDeleted": "account",
+    # The operator's actions (registrar operator), each with an actor: "operator:<name>".
+    "AccountInspected": "account",
+    "AccountUnlocked": "account",
+    "AccountDisabled": "account",
+    "AccountEnabled": "account",
+    "PasswordResetForced": "account",
+    "AccountDeletionOrdered": "account",
 }
 FIELDS = {"type", "version", "eventId", "uid", "occurredAt", "changed"}
+OPTIONAL = {"actor"}
 CHANGED = {"email", "password", "name", "profileImage", "isMapLocationEnabled"}
 
 
@@ -45,7 +53,7 @@ def take(keys_dir, topic, key, headers, value):
         event = json.loads(value)
     except ValueError:
         raise Refused("not JSON")
-    if not isinstance(event, dict) or set(event) != FIELDS or event.get("version") != 1:
+    if not isinstance(event, dict) or not FIELDS <= set(event) <= FIELDS | OPTIONAL or event.get("version") != 1:
         raise Refused("not an account event of version 1")
     role = PRODUCERS.get(event["type"])
     if role is None:

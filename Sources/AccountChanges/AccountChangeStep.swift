@@ -123,7 +123,7 @@ public struct AccountChangeStep: EventHandler {
         let hash = try passwords.vault.hash(new)
         let now = clock()
         guard let account = try passwords.authenticate(email: email, password: old, at: now) else {
-            return [invalid(request.requestId)]
+            return [try refusal(email: email, password: old, request.requestId)]
         }
         guard account.isVerified else { return [unverified(request.requestId)] }
         return try begin(.changePassword, request.requestId, account, newEmail: account.email,
@@ -143,7 +143,7 @@ public struct AccountChangeStep: EventHandler {
         let rejection = try passwords.verify(code: code, with: codes, for: account, email: email, purposes: [.resetPassword],
                                              requestId: request.requestId, at: now)
         guard rejection == nil, let account, account.status == .active else {
-            return [invalid(request.requestId)]
+            return [rejection == nil && account?.status == .disabled ? failed(request.requestId, LoginGuard.disabled) : invalid(request.requestId)]
         }
         // The code proves the mailbox: an account made before registrations needed one is proven now.
         return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
@@ -160,7 +160,9 @@ public struct AccountChangeStep: EventHandler {
         if let failure = rules.validate(email: newEmail) { return [failed(request.requestId, failure)] }
         if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
         let now = clock()
-        guard let account = try passwords.authenticate(email: email, password: password, at: now) else { return [invalid(request.requestId)] }
+        guard let account = try passwords.authenticate(email: email, password: password, at: now) else {
+            return [try refusal(email: email, password: password, request.requestId)]
+        }
         guard account.isVerified else { return [unverified(request.requestId)] }
         guard try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
                                    requestId: request.requestId, at: now) == nil else {
@@ -168,6 +170,12 @@ public struct AccountChangeStep: EventHandler {
         }
         return try begin(.changeEmail, request.requestId, account, newEmail: newEmail,
                          update: AccountUpdate(email: newEmail, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now))
+    }
+
+    /// The refusal of a re-authentication by `password` that failed: `account_disabled` when it is the password of a
+    /// disabled account, else `invalid_credentials`.
+    private func refusal(email: String, password: String, _ requestId: String) throws -> Event {
+        try passwords.isDisabled(email: email, password: password) ? failed(requestId, LoginGuard.disabled) : invalid(requestId)
     }
 
     /// Records the change with its account update — which ends every session issued before it: the account's

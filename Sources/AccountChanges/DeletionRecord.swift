@@ -54,7 +54,7 @@ public enum DeletionStart: Sendable, Equatable {
 /// Accounts with their deletion records, in one store so that a deletion's step and its account change commit together.
 public protocol DeletionStore: ProfileUpdateStore {
     func deletion(requestId: String) throws(StoreError) -> DeletionRecord?
-    /// Atomically, if the account `record.uid` is active and no update of its profile is in flight: inserts `record` with
+    /// Atomically, if the account `record.uid` is active (or disabled) and no update of its profile is in flight: inserts `record` with
     /// the account's next revision (and, as the avatar to erase, the one its latest completed profile update stored, if
     /// any), marks the account `deleting` and ends its sessions at `cutoff` (``Account/notBefore``).
     func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart

@@ -115,21 +115,30 @@ public struct DeletionStep: EventHandler {
         guard try proves(caller.account, secret, by: proof.purpose, requestId: id, at: now) else {
             return [refused(id, Failure(.invalidCredentials, "The password or delete_account code is not valid."))]
         }
-        let account = caller.account
+        switch try begin(deleting: caller.account, requestId: id, at: now) {
+        case .success(let events): return events
+        case .failure(let failure): return [refused(id, failure)]
+        }
+    }
+
+    /// Begins the deletion of `account` under `requestId`, its owner's re-authentication done (or an operator's order):
+    /// the saga's first events, or why it cannot begin — the account is no longer active or disabled
+    /// (`invalid_credentials`), or an update of its profile is in flight.
+    public func begin(deleting account: Account, requestId id: String, at now: Date) throws -> Result<[Event], Failure> {
         let imageId = try accounts.avatar(of: account)
         let record = DeletionRecord(requestId: id, uid: account.uid, email: account.email, imageId: imageId,
                                     stage: DeletionSaga.firstStage(imageId: imageId), updatedAt: now)
         switch try accounts.begin(record, endingSessionsAt: account.sessionCutoff(changedAt: now)) {
         case .started(let started):
             try endSessionsAndCodes(of: started)
-            return DeletionSaga.events(of: started)
+            return .success(DeletionSaga.events(of: started))
         case .existing(let existing):
             try endSessionsAndCodes(of: existing)
-            return DeletionSaga.events(of: existing)
+            return .success(DeletionSaga.events(of: existing))
         case .notActive:
-            return [invalid(id)]
+            return .failure(RecentCaller.invalidToken)
         case .profileUpdateInFlight:
-            return [refused(id, Failure(.profileUpdateInProgress, "An update of the profile is in flight; delete once it is answered."))]
+            return .failure(Failure(.profileUpdateInProgress, "An update of the profile is in flight; delete once it is answered."))
         }
     }
 
@@ -161,10 +170,15 @@ public struct DeletionStep: EventHandler {
     /// A notice the mail server refuses for good (a leaver's closed mailbox: 550) is given to `undeliverable` and never
     /// fails the deletion, which goes on regardless; a transient failure is thrown (the worker retries the request).
     public func notify(_ event: Event, undeliverable: (StoreError) -> Void = { _ in }) throws {
-        guard case .accountDeletionRequested(let request) = event, let deletion = try accounts.deletion(requestId: request.requestId),
-              !deletion.email.isEmpty else { return }
+        guard case .accountDeletionRequested(let request) = event else { return }
+        try notify(deletion: request.requestId, locale: request.locale, undeliverable: undeliverable)
+    }
+
+    /// Mails the notice of the deletion `requestId` begun, in `locale`, as ``notify(_:undeliverable:)`` does.
+    public func notify(deletion requestId: String, locale: String?, undeliverable: (StoreError) -> Void = { _ in }) throws {
+        guard let deletion = try accounts.deletion(requestId: requestId), !deletion.email.isEmpty else { return }
         do {
-            try mailer.send(try mail.message(Self.notice, values: [:], locale: request.locale, to: deletion.email,
+            try mailer.send(try mail.message(Self.notice, values: [:], locale: locale, to: deletion.email,
                                              requestId: deletion.requestId, date: deletion.updatedAt))
         } catch where error.kind == .permanent {
             undeliverable(error)
@@ -176,10 +190,6 @@ public struct DeletionStep: EventHandler {
         guard purpose == .code else { return try passwords.authenticate(email: account.email, password: secret, at: now)?.uid == account.uid }
         return try passwords.verify(code: secret, with: codes, for: account, email: account.email, purposes: [.deleteAccount],
                                     requestId: requestId, at: now) == nil
-    }
-
-    private func invalid(_ requestId: String) -> Event {
-        refused(requestId, RecentCaller.invalidToken)
     }
 
     private func refused(_ requestId: String, _ failure: Failure) -> Event {

@@ -17,7 +17,7 @@ extension BackendOptions {
     public static let accountsSpecs = specs.filter { $0.name == "accounts" }
 
     /// The account store with sign-in failures, account changes and deletions.
-    public func accountChangeStore() throws -> any DeletionStore {
+    public func accountChangeStore() throws -> any OperatorStore {
         try accounts.map(Self.accountChangeStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()
     }
 
@@ -62,7 +62,7 @@ extension BackendOptions {
     }
 
     /// The account store at `url` (`postgres://…` or `sqlite://path`), created or migrated as needed.
-    public static func accountChangeStore(at url: String) throws -> any DeletionStore {
+    public static func accountChangeStore(at url: String) throws -> any OperatorStore {
         try SQLAccountStore(database: database(at: url))
     }
 

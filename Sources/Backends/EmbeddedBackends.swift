@@ -14,7 +14,7 @@ public struct EmbeddedBackends: Sendable {
         self.directory = directory
     }
 
-    public func accounts() throws -> any DeletionStore {
+    public func accounts() throws -> any OperatorStore {
         try SQLAccountStore(database: accountsDatabase())
     }
 

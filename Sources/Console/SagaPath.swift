@@ -75,10 +75,11 @@ public struct SagaPath: Sendable {
     /// The longest topic name (a dead-letter topic's): the width of the topic column.
     private static let topicWidth = Topic.all.map(\.name.count).max() ?? 0
 
-    /// The summary of an account event read on an announcement topic (its type, and the fields it says changed).
+    /// The summary of an account event read on an announcement topic (its type, the fields it says changed, its actor).
     private static func announcement(in message: KafkaMessage) -> String? {
         guard Announcements.all.contains(where: { $0.topic == message.topic }), let event = AccountEvent(decoding: message.value) else { return nil }
-        return event.changed.isEmpty ? event.type.rawValue : "\(event.type.rawValue) changed=\(event.changed.map(\.rawValue).joined(separator: ","))"
+        return ([event.type.rawValue] + (event.changed.isEmpty ? [] : ["changed=" + event.changed.map(\.rawValue).joined(separator: ",")])
+            + (event.actor.map { ["by=" + $0] } ?? [])).joined(separator: " ")
     }
 
     private static func summary(of event: Event) -> String {

@@ -20,6 +20,18 @@ public struct AccountEvent: Sendable, Equatable, Codable {
         case passwordChanged = "PasswordChanged"
         /// A deletion completed: nothing of the account is left.
         case accountDeleted = "AccountDeleted"
+        /// An operator read the account (`registrar operator find`).
+        case accountInspected = "AccountInspected"
+        /// An operator cleared the account's failure counts and locks.
+        case accountUnlocked = "AccountUnlocked"
+        /// An operator disabled the account: no sign-in, no refresh, no change; every session ended.
+        case accountDisabled = "AccountDisabled"
+        /// An operator enabled the disabled account again.
+        case accountEnabled = "AccountEnabled"
+        /// An operator dropped the password and ended every session; a reset code is mailed to the owner.
+        case passwordResetForced = "PasswordResetForced"
+        /// An operator began the account's deletion; `AccountDeleted` follows once nothing of it is left.
+        case accountDeletionOrdered = "AccountDeletionOrdered"
     }
 
     /// A field of an account or profile, by name: what an event says changed, never its value.
@@ -37,15 +49,22 @@ public struct AccountEvent: Sendable, Equatable, Codable {
     public var occurredAt: Date
     /// The fields the change concerns, sorted (empty for a registration, a first proof, a deletion).
     public var changed: [Field]
+    /// Who acted, for an operator's action: `operator:<name>` (``operatorActor(_:)``); absent for the owner's own changes.
+    public var actor: String?
 
-    public init(_ type: Kind, uid: String, at date: Date, changed: [Field] = [], eventId: String = UUID().uuidString.lowercased()) {
+    public init(_ type: Kind, uid: String, at date: Date, changed: [Field] = [], actor: String? = nil,
+                eventId: String = UUID().uuidString.lowercased()) {
         self.type = type
         version = Event.version
         self.eventId = eventId
         self.uid = uid
         occurredAt = date
         self.changed = changed.sorted()
+        self.actor = actor
     }
+
+    /// The actor of an action of the operator named `name`.
+    public static func operatorActor(_ name: String) -> String { "operator:" + name }
 
     /// The message's value: JSON, keys sorted, the time in ISO 8601 (UTC).
     public var encoded: [UInt8] {

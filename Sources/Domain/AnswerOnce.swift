@@ -134,7 +134,8 @@ extension Event {
     var isRequest: Bool {
         switch self {
         case .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested, .emailChangeRequested,
-             .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested, .profileUpdateRequested: true
+             .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested, .profileUpdateRequested,
+             .operatorRequested: true
         default: false
         }
     }

@@ -5,7 +5,8 @@
 /// each event type's topic and producers (signatures, ACLs), the failure answer of a dead-lettered request, the
 /// request/outcome pairing and consumer group the client uses, the answer memo's topics, and the worker names.
 public struct Flow: Sendable {
-    /// Event types published by `producer` (nil: a client, whose requests carry no signature) on `topic`.
+    /// Event types published by `producer` (nil: a client, whose requests carry no signature; the operator role for the
+    /// operator's requests) on `topic`.
     public struct Messages: Sendable {
         public var topic: String
         public var types: [Event.Kind]
@@ -39,7 +40,7 @@ public struct Flow: Sendable {
 
 extension Flow {
     /// Every flow, in the topic table's order.
-    public static let all: [Flow] = [registration, verification, signIn, accountChanges]
+    public static let all: [Flow] = [registration, verification, signIn, accountChanges, operatorActions]
 
     public static let registration = Flow(
         name: "registration", handler: .account,
@@ -85,6 +86,15 @@ extension Flow {
         ],
         isAnsweredOnce: true, idField: "requestId",
         refusal: { .accountChangeFailed(RequestRefusal(requestId: $0, reason: $1, message: $2)) })
+
+    /// The operator's actions on accounts (`registrar operator`): requests signed by the operator role, answered by the
+    /// account worker, each one announced on `account.events` with the operator's name.
+    public static let operatorActions = Flow(
+        name: "operator actions", handler: .account,
+        requests: Messages([.operatorRequested], on: Topic.operatorRequests, from: .operator),
+        outcomes: Messages([.operatorAnswered, .operatorRefused], on: Topic.operatorOutcomes, from: .account),
+        internalMessages: [], isAnsweredOnce: true, idField: "requestId",
+        refusal: { .operatorRefused(RequestRefusal(requestId: $0, reason: $1, message: $2)) })
 
     /// The flow whose requests arrive on `topic`, if any.
     public static func requested(on topic: String) -> Flow? { all.first { $0.requests.topic == topic } }

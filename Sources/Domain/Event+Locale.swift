@@ -8,6 +8,7 @@ extension Event {
         case .emailChangeRequested(let request): request.locale
         case .signOutRequested(let request): request.locale
         case .accountDeletionRequested(let request): request.locale
+        case .operatorRequested(let request): request.locale
         default: nil
         }
     }

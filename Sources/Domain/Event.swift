@@ -59,6 +59,9 @@ public enum Event: Sendable, Equatable {
     case profileUpdateRejected(ProfileUpdateRejected)
     case profileUpdateWaiting(ProfileUpdateWaiting)
     case profileUpdated(ProfileUpdated)
+    case operatorRequested(OperatorRequested)
+    case operatorAnswered(OperatorAnswered)
+    case operatorRefused(RequestRefusal)
 
     /// The schema version this build writes and reads.
     public static let version = 1
@@ -125,6 +128,9 @@ public enum Event: Sendable, Equatable {
         case .profileUpdateRejected: .profileUpdateRejected
         case .profileUpdateWaiting: .profileUpdateWaiting
         case .profileUpdated: .profileUpdated
+        case .operatorRequested: .operatorRequested
+        case .operatorAnswered: .operatorAnswered
+        case .operatorRefused: .operatorRefused
         }
     }
 

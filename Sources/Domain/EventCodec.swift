@@ -162,6 +162,9 @@ public enum EventCodec {
         "ProfileUpdateRejected": entry(Event.profileUpdateRejected),
         "ProfileUpdateWaiting": entry(Event.profileUpdateWaiting),
         "ProfileUpdated": entry(Event.profileUpdated),
+        "OperatorRequested": entry(Event.operatorRequested),
+        "OperatorAnswered": entry(Event.operatorAnswered),
+        "OperatorRefused": entry(Event.operatorRefused),
     ]
 
     private static func describe(_ error: DecodingError) -> String {
@@ -242,6 +245,9 @@ extension Event {
         case .profileUpdateRejected(let e): e
         case .profileUpdateWaiting(let e): e
         case .profileUpdated(let e): e
+        case .operatorRequested(let e): e
+        case .operatorAnswered(let e): e
+        case .operatorRefused(let e): e
         }
     }
 }

@@ -57,5 +57,8 @@ extension Event {
         case profileUpdateRejected = "ProfileUpdateRejected"
         case profileUpdateWaiting = "ProfileUpdateWaiting"
         case profileUpdated = "ProfileUpdated"
+        case operatorRequested = "OperatorRequested"
+        case operatorAnswered = "OperatorAnswered"
+        case operatorRefused = "OperatorRefused"
     }
 }

@@ -51,6 +51,16 @@ public enum ReasonCode: String, Codable, Sendable, CaseIterable {
     /// Another update of the account's profile is in flight (one at a time), or a deletion waits for one to finish: retry
     /// once it is answered.
     case profileUpdateInProgress = "profile_update_in_progress"
+    /// The account was disabled by an operator: it cannot sign in, refresh or change anything until it is enabled again.
+    /// Said only to whoever proved a credential of the account (its password, a code mailed to it, a refresh token).
+    case accountDisabled = "account_disabled"
+    // The operator's requests
+    /// No account has this email address.
+    case accountUnknown = "account_unknown"
+    /// The account is not in a state the action applies to (a registration in flight, a deletion begun).
+    case accountInactive = "account_inactive"
+    /// An operator request whose `actor` is not 1–64 letters, digits, '.', '-' or '_'.
+    case actorInvalid = "actor_invalid"
     // Any request
     /// The request could not be processed at all (undecodable, too large, keyed other than its id, refused
     /// by a store for good) and was dead-lettered; the message says why. Publish a corrected request.

@@ -14,6 +14,8 @@ public enum AnswerPurpose: String, Codable, Sendable, CaseIterable {
     case sessions
     /// `ExportAnswered.sealedExport`: an ``AccountExport``.
     case export
+    /// `OperatorAnswered.sealedReport`: an ``AccountReport``.
+    case accountReport = "account_report"
 }
 
 /// A payload sealed to a request's reply key: its JSON carries `requestId` (a registration's id) and `purpose`.

@@ -45,8 +45,11 @@ public enum StepRoutes {
                                .profileUpdateRejected, .profileUpdateWaiting],
     ])
 
+    /// `OperatorStep` (account worker): the operator's requests.
+    public static let operatorActions = Route.set([Topic.operatorRequests: [.operatorRequested]])
+
     /// Every step's routes.
     public static let all: Set<Route> = registration.union(avatar).union(profile).union(profileEmail).union(codeDispatch)
         .union(signIn).union(profileRead).union(sessions).union(export).union(accountChange).union(deletion).union(profileFields)
-        .union(profileUpdate)
+        .union(profileUpdate).union(operatorActions)
 }

@@ -33,8 +33,12 @@ public enum Topic {
     /// `ProfileEmailWaiting`, `ProfileErased`, `ProfileUpdateApplied`, `ProfileUpdateRejected`, `ProfileUpdateWaiting` (profile
     /// worker), `AvatarErased`, `NewAvatarStored`, `NewAvatarRejected`, `NewAvatarWaiting`, `AvatarDiscarded` (image worker).
     public static let accountReplies = "account.replies"
+    /// The operator's input: `OperatorRequested`, signed with the operator role's event key (`registrar operator`).
+    public static let operatorRequests = "operator.requests"
+    /// The operator's output: `OperatorAnswered` or `OperatorRefused`, one per request.
+    public static let operatorOutcomes = "operator.outcomes"
     /// Public output for other services: `AccountRegistered`, `EmailVerified`, `ProfileUpdated`, `EmailChanged`,
-    /// `PasswordChanged`, `AccountDeleted` (``AccountEvent``), keyed by uid, from the stores' outboxes.
+    /// `PasswordChanged`, `AccountDeleted` and the operator's actions (``AccountEvent``), keyed by uid, from the stores' outboxes.
     public static let accountEvents = "account.events"
 
     /// Every topic and dead-letter topic as a cluster must hold it: the one table the local broker,
@@ -59,7 +63,7 @@ public enum Topic {
 
     /// Each public request topic and the outcome topic its requests are answered on.
     public static let answers = [registrationRequests: registrationOutcomes, codeRequests: codeOutcomes, authRequests: authOutcomes,
-                                 accountRequests: accountOutcomes]
+                                 accountRequests: accountOutcomes, operatorRequests: operatorOutcomes]
 
     /// The request topic whose requests `outcomeTopic` answers.
     public static func requests(answeredOn outcomeTopic: String) -> String? {

@@ -23,7 +23,7 @@ public final class LocalInstallation: @unchecked Sendable {
 
     // `workers` is guarded by `lock`: a chaos run's fault task and its final checks, or a test and
     // its helpers, may start and kill workers at once.
-    public static let workerNames = WorkerRole.allCases.map(\.workerName)
+    public static let workerNames = WorkerRole.workers.map(\.workerName)
 
     /// Worker properties for a real broker that allows a session timeout under Kafka's 6 s minimum (Tansu): the
     /// local broker's failover settings (`ConnectionOptions.localSessionTimeout`), which the workers take by themselves there.

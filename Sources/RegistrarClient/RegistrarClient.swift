@@ -107,6 +107,12 @@ public final class RegistrarClient: RequestSealing {
         return try message.event()
     }
 
+    /// Runs `action` and returns the first genuine outcome keyed `key` on `topic` that arrives after it began (one a request
+    /// leads to besides its answer: the `AccountDeleted` ending an operator's deletion), or nil when none came within `timeout`.
+    public func outcome(keyed key: String, on topic: String, timeout: Duration, after action: () async throws -> Void) async throws -> Event? {
+        try await listener.message(keyed: key, on: topic, within: timeout, after: action)?.event()
+    }
+
     /// Whether the broker answers a metadata query within `timeout` (blocks the calling thread that long at most).
     public func isReachable(timeout: Duration) -> Bool {
         (try? producer.partitionCount(topic: Topic.codeRequests, timeout: timeout)).map { $0 > 0 } ?? false

@@ -43,14 +43,14 @@ public struct RegistrationAudit: Sendable {
 
         for account in allAccounts {
             switch account.status {
-            case .active:
+            case .active, .disabled:
                 if let profile = profilesByUid[account.uid] {
                     if RegistrationRules.normalizedEmail(profile.email) != account.email {
                         findings.append(Finding(kind: .emailMismatch, subject: account.uid,
                                                 detail: "account and profile emails differ"))
                     }
                 } else {
-                    findings.append(Finding(kind: .accountWithoutProfile, subject: account.uid, detail: "active account has no profile"))
+                    findings.append(Finding(kind: .accountWithoutProfile, subject: account.uid, detail: "\(account.status.rawValue) account has no profile"))
                 }
             case .pending where account.createdAt < cutoff:
                 findings.append(Finding(kind: .stalePendingAccount, subject: account.uid,

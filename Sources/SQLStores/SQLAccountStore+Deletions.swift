@@ -22,8 +22,9 @@ extension SQLAccountStore: DeletionStore {
                 stored.imageId = updated
                 stored.stage = .erasingAvatar
             }
-            let marked = try db.execute("UPDATE accounts SET status = ? WHERE uid = ? AND status = ?",
-                                        [AccountStatus.deleting, record.uid, AccountStatus.active])
+            // A disabled account is deleted too (by an operator: its owner can no longer ask).
+            let marked = try db.execute("UPDATE accounts SET status = ? WHERE uid = ? AND status IN (?, ?)",
+                                        [AccountStatus.deleting, record.uid, AccountStatus.active, AccountStatus.disabled])
             guard marked == 1 else { return .notActive }
             try Self.apply(AccountUpdate(endsSessionsAt: cutoff), to: record.uid, in: db)
             guard try db.execute(DeletionRecord.insertOrIgnore, stored.values) == 1 else {

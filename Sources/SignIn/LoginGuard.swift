@@ -16,6 +16,10 @@ public struct LoginGuard: Sendable {
     public static let refusal = Failure(.profileIncomplete,
                                         "The account's profile needs a name, an email and a profile image before signing in.")
 
+    /// The refusal of a disabled account, to whoever proved one of its credentials.
+    public static let disabled = Failure(.accountDisabled,
+                                         "An operator disabled this account: it cannot sign in or change anything until it is enabled again.")
+
     /// The account of `uid` and its profile if the guard lets it in; else nil.
     public func admitted(uid: String) throws -> (account: Account, profile: Profile)? {
         guard let account = try accounts.account(uid: uid), account.status == .active, let profile = try profiles.profile(uid: uid),

@@ -45,6 +45,14 @@ public struct PasswordCheck: Sendable {
         return account
     }
 
+    /// Whether the account of `email` is disabled (``AccountStatus/disabled``) and `password` is its password: only then is
+    /// a sign-in or a change told so (``LoginGuard/disabled``), never anyone who does not know the password.
+    public func isDisabled(email: String, password: String) throws(StoreError) -> Bool {
+        guard let account = try accounts.account(email: RegistrationRules.normalizedEmail(email)), account.status == .disabled,
+              account.hasPassword else { return false }
+        return vault.verify(password, against: account.passwordHash)
+    }
+
     /// Whether the account's password paths are locked out now.
     public func isLocked(_ account: Account, at now: Date) throws(StoreError) -> Bool {
         try accounts.updateFailures(uid: account.uid, of: .password) { lockout.isLocked($0, at: now) }

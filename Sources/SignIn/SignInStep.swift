@@ -113,7 +113,9 @@ public struct SignInStep: EventHandler {
         let email = RegistrationRules.normalizedEmail(request.email ?? "")
         switch request.grantType {
         case .password:
-            guard let account = try passwords.authenticate(email: email, password: secret, at: now) else { return [invalid(request)] }
+            guard let account = try passwords.authenticate(email: email, password: secret, at: now) else {
+                return [try passwords.isDisabled(email: email, password: secret) ? refused(request.requestId, LoginGuard.disabled) : invalid(request)]
+            }
             if !account.isVerified {
                 // The password is right, but whoever set it may never have read the mailbox: a login code mailed there
                 // proves it (the password stays, its owner knew it), once.
@@ -141,10 +143,12 @@ public struct SignInStep: EventHandler {
         // A `login` code signs in; a `register` code only signs up an address that has no account yet (a pending one is
         // the sign-up's own, met again on redelivery, or another registration in flight, refused below).
         let rejection = try passwords.verify(code: code, with: codes, for: account, email: email,
-                                             purposes: account?.status == .active ? [.login] : [.login, .register],
+                                             purposes: [.active, .disabled].contains(account?.status) ? [.login] : [.login, .register],
                                              requestId: request.requestId, replyKey: request.replyKey, at: now)
         guard rejection == nil else { return [invalid(request)] }
         switch account {
+        case let account? where account.status == .disabled:
+            return [refused(request.requestId, LoginGuard.disabled)]
         case let account? where account.status == .active:
             // The first proof of an account made before registrations needed a code comes through this sign-in: the
             // password someone set without the mailbox stops working.
@@ -201,6 +205,7 @@ public struct SignInStep: EventHandler {
 
     private func refresh(_ request: TokenRequested, token: String, at now: Date) throws -> Event {
         guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
+        if try passwords.accounts.account(uid: presented.uid)?.status == .disabled { return refused(request.requestId, LoginGuard.disabled) }
         // A token issued before the account's sessions were ended (a credential change) counts no more.
         if let account = try passwords.accounts.account(uid: presented.uid), !account.admitsSession(issuedAt: presented.issuedAt) {
             return invalid(request)

@@ -11,7 +11,8 @@ import SignIn
 import Support
 import Verification
 
-/// The account worker: the registration saga, sign-in, account changes and deletions, each request answered once,
+/// The account worker: the registration saga, sign-in, account changes and deletions, the operator's actions, each
+/// request answered once,
 /// and the sweep that undoes registrations and email changes past their deadline (and resends a deletion's step) and forgets expired seal claims,
 /// refresh-token families, and answers older than their retention.
 public enum AccountWorker: WorkerKind, HoldsFlowKeys {
@@ -23,7 +24,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
     public static let steps: [any EventHandler.Type] = [RegistrationCoordinator.self, AnswerOnce<SignInStep>.self, AnswerOnce<ProfileReadStep>.self,
                                                             AnswerOnce<SessionStep>.self, AnswerOnce<ExportStep>.self,
                                                             AnswerOnce<AccountChangeStep>.self, AnswerOnce<DeletionStep>.self,
-                                                            AnswerOnce<ProfileUpdateStep>.self]
+                                                            AnswerOnce<ProfileUpdateStep>.self, AnswerOnce<OperatorStep>.self]
     static let flowKeys = [WorkerKeys.sealing, WorkerKeys.signing, WorkerKeys.codeSecret]
     public static let letters = SignInStep.letters + AccountChangeStep.letters + DeletionStep.letters + [Welcome.letter]
     public static let options = BackendOptions.specs.filter { $0.name != "images" } + WorkerKeys.specs(flowKeys) + [
@@ -87,11 +88,15 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
         let export = ExportStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, reauthenticationWindow: window, clock: clock)
         let deletion = DeletionStep(gate: gate, accounts: accounts, passwords: passwords, codes: codes, seals: seals, mailer: mailer, mail: mail,
                                     reauthenticationWindow: window, clock: clock)
+        let operations = OperatorStep(accounts: accounts, deletion: deletion, clock: clock)
         let updates = ProfileUpdateStep(gate: gate, accounts: accounts, profiles: profiles, seals: seals, rules: rules, clock: clock)
         let answers = try stores.answerMemo(of: name, clock: clock)
         let retention = try AnswerRetention.seconds(parsed)
         SagaGauge.watch(accounts, clock: clock)
         let logger = Logger(component: name)
+        let noticeRefused: @Sendable (Event) -> (StoreError) -> Void = { event in { error in
+            logger.warning("the deletion notice was refused for good; the deletion goes on", ["flow_id": event.key, "error": error.message])
+        } }
         return WorkerStack(
             name: name,
             routing: RoutingTable([registrations, AnswerOnce(signIn, memo: answers, afterCommit: { try signIn.notify($0) },
@@ -101,13 +106,10 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                                    AnswerOnce(export, memo: answers),
                                    AnswerOnce(changes, memo: answers, afterCommit: { try changes.notify($0) },
                                               claimed: { try deletion.claims.events(answering: $0) }),
-                                   AnswerOnce(deletion, memo: answers, afterCommit: { event in
-                                       try deletion.notify(event) { error in
-                                           logger.warning("the deletion notice was refused for good; the deletion goes on",
-                                                          ["flow_id": event.key, "error": error.message])
-                                       }
-                                   }, keepingWork: true),
-                                   AnswerOnce(updates, memo: answers, keepingWork: true)]),
+                                   AnswerOnce(deletion, memo: answers, afterCommit: { try deletion.notify($0, undeliverable: noticeRefused($0)) },
+                                              keepingWork: true),
+                                   AnswerOnce(updates, memo: answers, keepingWork: true),
+                                   AnswerOnce(operations, memo: answers, afterCommit: { try operations.notify($0, undeliverable: noticeRefused($0)) })]),
             periodic: {
                 try seals.forgetExpiredClaims()
                 _ = try answers.forget(answeredBefore: clock().addingTimeInterval(-retention))

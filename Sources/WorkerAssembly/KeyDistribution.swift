@@ -15,9 +15,12 @@ protocol HoldsFlowKeys {
 /// `registrar keys` keeps into a directory per process (`registrar keys distribute`), which a container mounts
 /// whole, so that a rotation (a file replaced by rename in that directory) reaches the running process.
 public enum KeyDistribution {
-    /// The processes that hold keys: the four workers and the gateway.
-    public static var holders: [String] { TopicAccess.workers.map { $0.name } + [gateway] }
+    /// The processes that hold keys: the four workers, the gateway and the operator's tools.
+    public static var holders: [String] { TopicAccess.workers.map { $0.name } + [gateway, operatorTools] }
     public static let gateway = "gateway"
+    /// The operator's tools (`registrar operator`): the operator role's event signing key, and the public event keys of the
+    /// roles that answer requests.
+    public static let operatorTools = "operator"
 
     /// The files of `holder` that the key directory at `directory` holds now, public ones first.
     public static func files(of holder: String, in directory: String) -> [String] {
@@ -31,10 +34,11 @@ public enum KeyDistribution {
             let flowKeys = (kind as? any HoldsFlowKeys.Type)?.flowKeys ?? []
             secretFiles += flowKeys.map { directory + "/" + $0.file }
             if flowKeys.contains(where: { $0.file == KeyFileName.signing }) { publicFiles.append(directory + "/" + KeyFileName.jwks) }
-        } else if holder == gateway {
+        } else if holder == gateway || holder == operatorTools {
             let answering = WorkerRole.outcomeProducers.sorted { $0.rawValue < $1.rawValue }
-            publicFiles = answering.flatMap { [events.publicPath(of: $0), events.previousPath(of: $0)] } + [directory + "/" + KeyFileName.jwks]
-            secretFiles = [directory + "/" + KeyFileName.gatewayReply]
+            publicFiles = answering.flatMap { [events.publicPath(of: $0), events.previousPath(of: $0)] }
+            secretFiles = holder == gateway ? [directory + "/" + KeyFileName.gatewayReply] : [events.secretPath(of: .operator)]
+            if holder == gateway { publicFiles.append(directory + "/" + KeyFileName.jwks) }
         } else {
             return []
         }

@@ -41,8 +41,9 @@ public struct TopicAccess: Sendable, Equatable {
         return TopicAccess(principal: principal, reads: Set(Topic.outcomes), writes: Set(requests), group: nil)
     }
 
-    /// An operator's tools (`registrar dlq`, `status`, `audit`): read every topic, and write the input topics
-    /// (a dead-letter replay republishes the original message, signature included, where it came from).
+    /// An operator's tools (`registrar dlq`, `status`, `audit`, `operator`): read every topic, and write the input topics
+    /// (a dead-letter replay republishes the original message, signature included, where it came from; the operator's
+    /// account tools publish on `operator.requests`, which no client may write, and request reset codes).
     public static func operatorTools(named principal: String) -> TopicAccess {
         TopicAccess(principal: principal, reads: Set(Topic.all.map(\.name)), writes: Set(Topic.inputs), group: nil)
     }

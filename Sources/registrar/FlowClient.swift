@@ -105,7 +105,7 @@ struct FlowClient {
     }
 
     /// Runs `body` through the supply until the timeout; `TimedOut` for `request` when no client took it.
-    private func attempt<T>(_ request: Event, _ body: (RegistrarClient, Duration) async throws -> T) async throws -> T {
+    func attempt<T>(_ request: Event, _ body: (RegistrarClient, Duration) async throws -> T) async throws -> T {
         guard let result = try await supply.attempt(until: .now + timeout, body) else {
             throw RegistrarClient.TimedOut(request: request, timeout: timeout)
         }

@@ -9,7 +9,7 @@ enum TopicsACLs {
     static let spec = CommandSpec(name: "registrar topics acls", summary: "print the ACLs each principal needs, as kafka-acls.sh commands", options: [
         .value("principal-prefix", "Prefix of each worker's principal: a worker named W is <prefix>W", default: "User:"),
         .value("client", "Principal of the clients (the gateway, the CLI): write requests, read outcomes", default: "User:registrar-client"),
-        .value("operator", "Principal of the operator's tools (dlq, status, audit): read all, write the input topics",
+        .value("operator", "Principal of the operator's tools (dlq, status, audit, operator): read all, write the input topics",
                default: "User:registrar-operator"),
         .value("events-consumer", "Principal of a service reading account.events (in the consumer group --events-group)",
                default: "User:registrar-events"),

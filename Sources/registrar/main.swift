@@ -54,6 +54,8 @@ await CommandLineTool.exit {
                     .init("change", "Move an account to a new email address", run: EmailChangeCommand.run),
                 ])
             }),
+            .init("operator", "An operator's account tools: `operator find|unlock|disable|enable|reset-password|delete --email E`",
+                  run: OperatorCommand.run),
             .init("gateway", "Serve the apps' HTTPS endpoints (codes, OAuth 2.0 tokens), publishing through the topics", run: GatewayCommand.run),
             .init("console", "Serve the operator console: workers' lag, sagas in flight, outcomes, dead letters, the audit", run: ConsoleCommand.run),
             .init("templates", "Mail templates: `templates check|export|preview`", run: TemplatesCommand.run),

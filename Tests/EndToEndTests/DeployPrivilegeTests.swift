@@ -113,7 +113,7 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("privilege-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         _ = try runCommand(Binaries.path("registrar"), ["keys", "--keys-dir", root + "/keys"])
-        for role in ["account", "image", "profile", "code-dispatch"] {
+        for role in ["account", "image", "profile", "code-dispatch", "operator"] {
             _ = try runCommand(Binaries.path("registrar"), ["keys", "rotate-events", "--role", role, "--keys-dir", root + "/keys"])
         }
         _ = try runCommand(Binaries.path("registrar"), ["keys", "distribute", "--keys-dir", root + "/keys", "--to", root + "/by-process"])

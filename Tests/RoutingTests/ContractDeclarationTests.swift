@@ -21,14 +21,17 @@ import Testing
         #expect(Topic.all.contains { $0.name == Announcements.account.topic })
     }
 
-    @Test func requestsAreUnsignedAndAnsweredByTheirHandler() {
+    /// A client's requests carry no signature; the operator's are signed by the operator role, which signs nothing else.
+    @Test func requestsAreUnsignedOrTheOperatorsAndAnsweredByTheirHandler() {
         for flow in Flow.all {
-            #expect(flow.requests.producer == nil, "\(flow.name)")
+            #expect(flow.requests.producer == (flow.name == Flow.operatorActions.name ? .operator : nil), "\(flow.name)")
             #expect(flow.outcomes.producer == flow.handler, "\(flow.name)")
             #expect(Topic.inputs.contains(flow.requests.topic), "\(flow.name)")
             #expect(flow.refusal("r", .requestInvalid, "m").topic == flow.outcomes.topic, "\(flow.name)")
         }
         #expect(Set(Flow.all.map(\.requests.topic)).count == Flow.all.count, "a request topic serves one flow")
+        #expect(Event.Kind.allCases.filter { $0.producers.contains(.operator) } == [.operatorRequested])
+        #expect(!WorkerRole.workers.contains(.operator) && !Announcements.account.roles.contains(.operator))
     }
 
     @Test func theAsyncAPIChannelsListExactlyTheDeclaredTypes() async throws {

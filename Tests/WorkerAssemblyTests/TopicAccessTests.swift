@@ -54,8 +54,16 @@ import Testing
         #expect(client.group == nil)
     }
 
+    /// Only the operator's tools write the operator's requests; no worker and no client does.
+    @Test func onlyTheOperatorWritesTheOperatorsRequests() {
+        let writers = (TopicAccess.workers.map(TopicAccess.worker) + [TopicAccess.client(named: "c"), TopicAccess.operatorTools(named: "o"),
+                                                                     TopicAccess.eventsConsumer(named: "e", group: "g")])
+            .filter { $0.writes.contains(Topic.operatorRequests) }.map(\.principal)
+        #expect(writers == ["o"])
+    }
+
     @Test func everyTopicReadIsWrittenBySomeoneAndEveryNamedTopicExists() {
-        let accesses = TopicAccess.workers.map(TopicAccess.worker) + [TopicAccess.client(named: "c")]
+        let accesses = TopicAccess.workers.map(TopicAccess.worker) + [TopicAccess.client(named: "c"), TopicAccess.operatorTools(named: "o")]
         let written = accesses.reduce(into: Set<String>()) { $0.formUnion($1.writes) }
         for access in accesses {
             #expect(access.reads.isSubset(of: written), "\(access.principal) reads a topic nobody writes")

@@ -17,7 +17,7 @@ import Testing
         try withTemporaryDirectory { data in
             let producers = [try Self.producers(AccountWorker.self, data), try Self.producers(ImageWorker.self, data),
                              try Self.producers(ProfileWorker.self, data), try Self.producers(CodeDispatchWorker.self, data)]
-            #expect(producers == [[.account, .image, .profile], [.account], [.account], []])
+            #expect(producers == [[.account, .image, .profile, .operator], [.account], [.account], []])
         }
     }
 

@@ -10,6 +10,9 @@ public enum AccountStatus: String, Codable, Sendable {
     /// Its deletion began (``DeletionRecord``): no sign-in, no refresh, every session ended; it is gone once the deletion
     /// completes.
     case deleting
+    /// Stopped by an operator (`registrar operator disable`): no sign-in, no refresh, no change, every session ended;
+    /// `enable` makes it active again.
+    case disabled
 }
 
 /// An auth account. `email` is normalised; `passwordHash` is an encoded argon2id string (empty: no password).

@@ -98,6 +98,7 @@ func reason(_ event: Event) -> ReasonCode? {
     case .codeRefused(let refused): refused.reason
     case .tokenRefused(let refused): refused.reason
     case .accountChangeFailed(let failed): failed.reason
+    case .operatorRefused(let refused): refused.reason
     default: nil
     }
 }

@@ -177,6 +177,11 @@ extension Attacks {
             return .profileUpdateRejected(ProfileUpdateRejected(requestId: id, uid: victim.uid, reason: .profileInvalid, message: "forged"))
         case .profileUpdateWaiting: return .profileUpdateWaiting(ProfileUpdateWaiting(requestId: id, uid: victim.uid, step: "updating_profile"))
         case .profileUpdated: return .profileUpdated(ProfileUpdated(requestId: id, sealedProfile: forgedResult(naming: victim.uid, renamed)))
+        case .operatorRequested:
+            return .operatorRequested(OperatorRequested(requestId: id, action: .delete, email: victim.profile.email, actor: "mallory",
+                                                        replyKey: "a2V5"))
+        case .operatorAnswered: return .operatorAnswered(OperatorAnswered(requestId: id, action: .find, sealedReport: forgedResult(naming: victim.uid, renamed)))
+        case .operatorRefused: return .operatorRefused(RequestRefusal(requestId: id, reason: .accountUnknown, message: "forged"))
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
              .emailChangeRequested, .signOutRequested, .sessionsRequested, .exportRequested, .accountDeletionRequested,
              .profileUpdateRequested:
