@@ -160,6 +160,7 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Domain", "Support", "TestSupport", "WorkerAssembly"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "TestSupport"]),
+        .testTarget(name: "DevToolsTests", dependencies: ["DevTools", "AccountChanges", "Domain", "Registration", "TestSupport"]),
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "TestSupport", "Domain", "Registration", "Courier"]),
         // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).
         .target(name: "TestSupport", dependencies: [

@@ -61,8 +61,10 @@ extension RegistrarClient {
         try await send(.accountDeletionRequested(deletion(accessToken: accessToken, proof: proof, locale: locale, requestId: requestId)),
                        timeout: timeout)
     }
+}
 
-    /// The request ``deleteAccount(accessToken:proof:locale:requestId:timeout:)`` publishes.
+extension RequestSealing {
+    /// The request ``RegistrarClient/deleteAccount(accessToken:proof:locale:requestId:timeout:)`` publishes.
     public func deletion(accessToken: String, proof: DeletionProof, locale: String? = nil,
                          requestId: String = UUID().uuidString.lowercased()) -> AccountDeletionRequested {
         var request = AccountDeletionRequested(requestId: requestId,

@@ -12,22 +12,12 @@ import Testing
 /// refused as `invalid_credentials`, and the account worker logs the measured skew and counts it
 /// (`registrar_seal_clock_refusals_total`).
 @Suite(.tags(.live, .timed), .serialized) struct ClockStepTests {
-    static let library = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: library), "libfaketime (Debian faketime) is not installed"))
+    @Test(.enabled(if: SteppedClock.isAvailable, "libfaketime (Debian faketime) is not installed"))
     func clockStepsFailNoRegistrationInFlightAndSkewBeyondTheSealWindowIsReported() async throws {
         let others = LocalInstallation.workerNames.filter { $0 != "account-worker" }
         try await LiveSystem.with(workers: others, extraArguments: ["account-worker": ["--saga-deadline", "60"] + StartDuringOutageTests.endpoint]) { system in
-            let offsetFile = system.directory + "/faketime"
-            try "+0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
-            // libfaketime fakes the clocks librdkafka computes its deadlines from and converts pthread_cond_timedwait's,
-            // but not C11 cnd_timedwait's (glibc's calls pthread inside), with which librdkafka waits: its threads would
-            // wait the offset longer, which no real clock step does. A shim waits through pthread_cond_timedwait.
-            // FAKETIME_SHARED set (to no segment): libfaketime setting it as it loads left the worker without its arguments.
-            try system.installation.start("account-worker", environment: [
-                "LD_PRELOAD": "\(try Self.conditionShim(in: system.directory)) \(Self.library)", "FAKETIME_TIMESTAMP_FILE": offsetFile,
-                "FAKETIME_NO_CACHE": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1", "FAKETIME_SHARED": "none none",
-            ])
+            let clock = try SteppedClock(in: system.directory)
+            try system.installation.start("account-worker", environment: clock.environment)
             try await GroupJoins.wait(for: LocalInstallation.workerNames, logs: system.logs)
             let port = try await StartDuringOutageTests.port(of: "account-worker", in: system.installation)
             var refused = 0
@@ -43,7 +33,7 @@ import Testing
                 system.installation.send(SIGSTOP, to: "image-worker")
                 try await system.publish(inFlight)
                 try await Self.waitForSagas(inFlight.map(\.registrationId), in: system)
-                try "\(offset >= 0 ? "+" : "")\(offset)".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+                try clock.step(to: offset)
                 // More than one sweep (every 5 s) on the stepped clock before the avatars come.
                 try await Task.sleep(for: .seconds(7))
                 system.installation.send(SIGCONT, to: "image-worker")
@@ -78,24 +68,6 @@ import Testing
             #expect(metrics.contains("registrar_seal_clock_refusals_total{direction=\"worker_behind\"} 1"), "\(metrics)")
             #expect(system.allWorkersRunning)
         }
-    }
-
-    /// Builds (with the toolchain's clang) a library whose C11 `cnd_timedwait` waits with `pthread_cond_timedwait`,
-    /// whose deadline libfaketime converts to the real clock; returns its path.
-    static func conditionShim(in directory: String) throws -> String {
-        let source = directory + "/condition-shim.c"
-        let library = directory + "/condition-shim.so"
-        try """
-        #include <errno.h>
-        #include <pthread.h>
-        #include <threads.h>
-        int cnd_timedwait(cnd_t *restrict cond, mtx_t *restrict mutex, const struct timespec *restrict deadline) {
-            int error = pthread_cond_timedwait((pthread_cond_t *)cond, (pthread_mutex_t *)mutex, deadline);
-            return error == 0 ? thrd_success : error == ETIMEDOUT ? thrd_timedout : thrd_error;
-        }
-        """.write(toFile: source, atomically: true, encoding: .utf8)
-        _ = try runCommand("/usr/bin/env", ["clang", "-shared", "-fPIC", "-O2", "-o", library, source])
-        return library
     }
 
     /// Waits until the account worker has started the sagas `ids` (asked for their avatars).

@@ -5,8 +5,9 @@ import Testing
 
 /// The long-fault chaos run, shortened: beside the short faults, the data disk full, the databases
 /// down, the database files, the image store and the outbox unwritable, a worker frozen, the local
-/// broker SIGKILLed — each longer than the gateway's wait, a worker and the gateway started again during each —
-/// and oversized and mistyped messages on every input topic. `registrar-dev chaos
+/// broker SIGKILLed — each longer than the gateway's wait, a worker and the gateway started again during each —, the account
+/// worker's wall clock stepped by ±150 s and ±10 minutes (libfaketime) and back, and oversized and mistyped messages on every
+/// input topic; some completed registrations updated and some deleted meanwhile. `registrar-dev chaos
 /// --long-faults` also checks that nothing but the hostile messages was dead-lettered and no worker died.
 /// (Root only: the run mounts a tmpfs to fill and uses `chattr`.)
 @Suite(.tags(.live, .chaos, .timed), .serialized) struct LongFaultChaosTests {
@@ -16,7 +17,7 @@ import Testing
                                           "--fault-interval", "1", "--seed", "20261201"], registrations: "100", log: "registrar-chaos-long-test.log")
         try run.expectInjected(["data disk full for 2 s", "database down for 5 s", "store files unwritable for 5 s",
                                 "image store failing for 5 s", "mail server refusing for 5 s", "local broker SIGKILLed for 5 s",
-                                "a worker frozen for 5 s", "gateway SIGKILLed and restarted"])
+                                "a worker frozen for 5 s", "gateway SIGKILLed and restarted"] + ChaosRun.clockSteps)
         #expect(run.report.contains { $0.hasPrefix("PASS nothing else dead-lettered") }, "\(run.text)")
         #expect(run.report.contains { $0.hasPrefix("PASS no worker died") }, "\(run.text)")
     }

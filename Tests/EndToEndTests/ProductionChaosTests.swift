@@ -13,7 +13,8 @@ import Testing
 /// store answering 503 and the mail server deferring, for `longFaultSeconds` each.
 ///
 /// `REGISTRAR_CHAOS_REGISTRATIONS` and `REGISTRAR_CHAOS_RATE` set the run's size and pace (default 150 at
-/// 25/s), for a long run by hand.
+/// 25/s), `REGISTRAR_CHAOS_SETTLE` its settle time (default the command's) and `REGISTRAR_CHAOS_SEED` its seed, for a long
+/// run by hand.
 @Suite(.tags(.live, .chaos, .production, .serial), .serialized) struct ProductionChaosTests {
     @Test func nothingIsLostOrHalfDoneWhenTheProductionStoresFail() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-pg-\(UUID().uuidString.prefix(8))").path
@@ -43,8 +44,10 @@ import Testing
         }
         let registrations = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_REGISTRATIONS"] ?? "150"
         let rate = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_RATE"] ?? "25"
+        let settle = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_SETTLE"].map { ["--settle", $0] } ?? []
+        let seed = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_SEED"] ?? "20261201"
 
-        let run = try await ChaosRun.run(["--rate", rate, "--fault-interval", "2", "--gateway-wait", "2", "--seed", "20261201",
+        let run = try await ChaosRun.run(["--rate", rate, "--fault-interval", "2", "--gateway-wait", "2", "--seed", seed] + settle + [
                                           "--sent-mail", mail.directory + "/new"]
                                             + (longFaults ? ["--long-faults", "--long-fault-seconds", String(Self.longFaultSeconds)] : [])
                                             + faults.sorted { $0.key < $1.key }.flatMap { ["--fault", "\($0.key)=\($0.value)"] },
@@ -53,7 +56,7 @@ import Testing
         let killed = ["account-worker", "image-worker", "profile-worker", "code-dispatch-worker", "gateway"].map { "\($0) SIGKILLed and restarted" }
         try run.expectInjected(faults.keys + killed + ["broker down and up", "request errors injected",
                                                        "local broker SIGKILLed for \(longFaults ? Self.longFaultSeconds : 3) s"]
-                               + (longFaults ? ["a worker frozen for \(Self.longFaultSeconds) s"] : []))
+                               + (longFaults ? ["a worker frozen for \(Self.longFaultSeconds) s"] + ChaosRun.clockSteps : []))
     }
 
     /// How long each long fault lasts (`REGISTRAR_CHAOS_LONG_FAULT_SECONDS`, default 5; 60 for the full run by hand).

@@ -11,12 +11,29 @@ import Synchronization
 struct AppClient: Sendable {
     /// One request: its method, path, body and headers, and the key it keeps.
     struct Request: Sendable {
+        var method = "POST"
         var path: String
         var key: String
         var contentType: String
         var body: [UInt8]
         /// The OAuth client's credentials (HTTP Basic), for the token endpoint.
         var client: (id: String, secret: String)?
+        /// The access token it carries (`Authorization: Bearer`).
+        var bearer: String?
+        /// The request the app sends next, made from this one's final answer (nil: none).
+        var then: (@Sendable (Answer) -> Request?)?
+
+        init(method: String = "POST", path: String, key: String, contentType: String, body: [UInt8], client: (id: String, secret: String)? = nil,
+             bearer: String? = nil, then: (@Sendable (Answer) -> Request?)? = nil) {
+            self.method = method
+            self.path = path
+            self.key = key
+            self.contentType = contentType
+            self.body = body
+            self.client = client
+            self.bearer = bearer
+            self.then = then
+        }
     }
 
     /// One answer: its status (0: no answer, the connection failed) and body.
@@ -86,14 +103,16 @@ struct AppClient: Sendable {
     }
 
     /// Sends `request` until it has a final answer or `deadline` passes (or the task is cancelled), then retries it
-    /// the same way once more (a retry meeting the gateway restarting waits for it, as an app would).
-    func send(_ request: Request, until deadline: Deadline) async -> Outcome {
+    /// the same way once more (a retry meeting the gateway restarting waits for it, as an app would); then the request
+    /// it leads to (`then`), the same way. Returns the outcome of each, in order.
+    func send(_ request: Request, until deadline: Deadline) async -> [Outcome] {
         inFlight.begin(request)
-        defer { inFlight.end(request) }
         var outcome = Outcome(request: request)
         outcome.answers = await answers(to: request, until: deadline)
         if outcome.final != nil { outcome.repeated = await answers(to: request, until: deadline).last }
-        return outcome
+        inFlight.end(request)
+        guard let final = outcome.final, let next = request.then?(final) else { return [outcome] }
+        return await [outcome] + send(next, until: deadline)
     }
 
     /// The answers to `request`, sent once a second while they are pending, up to a final one or `deadline`.
@@ -110,8 +129,9 @@ struct AppClient: Sendable {
 
     private func post(_ request: Request) async -> Answer {
         var options: [CurlOption] = [
-            .url(gateway + request.path), .method("POST"), .body(request.body), .connectTimeout(.seconds(5)), .timeout(.seconds(120)),
-            .headers(["Content-Type: \(request.contentType)", "Idempotency-Key: \(request.key)", "Expect:"]),
+            .url(gateway + request.path), .method(request.method), .body(request.body), .connectTimeout(.seconds(5)), .timeout(.seconds(120)),
+            .headers(["Content-Type: \(request.contentType)", "Idempotency-Key: \(request.key)", "Expect:"]
+                     + (request.bearer.map { ["Authorization: Bearer \($0)"] } ?? [])),
         ]
         if let client = request.client { options += [.username(client.id), .password(client.secret)] }
         let response = try? await offload { [handles, options] in

@@ -36,6 +36,10 @@ public enum ChaosCommand {
             .value("gateway-share", "Percent of the registrations, code requests and sign-ins that apps send through a gateway "
                    + "the run starts (0: no gateway)", default: "30"),
             .value("gateway-wait", "Seconds the gateway holds a request for its outcome before 202/503 (its --wait)", default: "10"),
+            .value("updates", "Percent of the registrations that must complete whose owner then signs in and updates the profile "
+                   + "(PATCH /me, ProfileUpdateRequested: name, map flag, a new avatar, a corrupt one now and then)", default: "10"),
+            .value("deletions", "Percent of the registrations that must complete whose owner then signs in and deletes the account "
+                   + "(DELETE /me, AccountDeletionRequested, re-authenticated by password)", default: "5"),
             .value("saga-deadline", "Seconds a registration may go without progress before it is undone (the account worker's "
                    + "--saga-deadline; default its own)"),
         ] + BackendOptions.specs)
@@ -66,8 +70,10 @@ public enum ChaosCommand {
                 disk = try ChaosDisk(at: parsed.value("data-dir") ?? "data/chaos")
             }
             let gatewayShare = min(100, max(0, try parsed.integer("gateway-share") ?? 30))
-            // The passwords are sealed before the run, which lasts longer than a seal's 5 minutes under long faults.
-            let account = ["--seal-max-age", "7200"] + (try parsed.integer("saga-deadline").map { ["--saga-deadline", String($0)] } ?? [])
+            // The passwords are sealed before the run, which lasts longer than a seal's 5 minutes under long faults; the owners'
+            // tokens and sign-ins are used after outages longer than an access token's 15 minutes and the 5-minute re-authentication.
+            let account = ["--seal-max-age", "7200", "--access-token-lifetime", "7200", "--reauthentication-window", "7200"]
+                + (try parsed.integer("saga-deadline").map { ["--saga-deadline", String($0)] } ?? [])
             let installation: LocalInstallation
             do {
                 installation = try await LocalInstallation(
@@ -85,7 +91,9 @@ public enum ChaosCommand {
                 let gateway = gatewayShare > 0
                     ? AppClient(gateway: try await GatewayTraffic.startGateway(on: installation, wait: try parsed.integer("gateway-wait") ?? 10))
                     : nil
-                let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands,
+                let shares = (updates: min(100, max(0, try parsed.integer("updates") ?? 10)),
+                              deletions: min(100, max(0, try parsed.integer("deletions") ?? 5)))
+                let passed = try await exercise(installation, count: count, rate: rate, brokers: brokers, commands: commands, shares: shares,
                                                 gateway: gateway, gatewayShare: gatewayShare, longSeconds: longSeconds,
                                                 sentMail: parsed.value("sent-mail") ?? installation.directory + "/outbox",
                                                 faultInterval: Double(try parsed.integer("fault-interval") ?? 2),
@@ -113,6 +121,7 @@ public enum ChaosCommand {
     }
 
     private static func exercise(_ installation: LocalInstallation, count: Int, rate: Int, brokers: Int32, commands: [FaultInjector.Fault],
+                                 shares: (updates: Int, deletions: Int),
                                  gateway: AppClient?, gatewayShare: Int, longSeconds: Int?, sentMail: String, faultInterval: Double, settle: Duration,
                                  generator: inout SeededGenerator, logger: Logger, watch: WaitWatch) async throws -> Bool {
         let publicKey = installation.publicKey
@@ -123,14 +132,19 @@ public enum ChaosCommand {
                 try await MailedCodes(directory: sentMail).mail(to: ChaosWorkload.emails(count: count), .register, with: client)
             }
         }
+        let photo = AvatarProcessor().defaultAvatar().jpeg
         let workload = ChaosWorkload(count: count, codes: codes, seal: { publicKey.sealedBase64($0, for: $1, in: $2) },
                                      replyKey: SealingKeyPair.generate().publicKey.base64,
-                                     photo: AvatarProcessor().defaultAvatar().jpeg, gatewayShare: gateway == nil ? 0 : gatewayShare,
-                                     oversized: longSeconds != nil, using: &generator)
+                                     photo: photo, gatewayShare: gateway == nil ? 0 : gatewayShare, updateShare: shares.updates,
+                                     deletionShare: shares.deletions, oversized: longSeconds != nil, using: &generator)
         let messages = workload.messages(using: &generator)
-        let appRequests = GatewayTraffic.requests(workload, using: &generator)
+        let appRequests = GatewayTraffic.requests(workload, photo: photo, using: &generator)
         let publisher = try ChaosPublisher(installation)
-        let long = longSeconds.map { ChaosFaults.long(installation.stores, seconds: $0) } ?? []
+        let lifecycle = TopicLifecycle(workload, publicKey: publicKey, photo: photo)
+        // With the long faults, the account worker's clock is stepped too (when libfaketime is installed).
+        let clock = longSeconds != nil && SteppedClock.isAvailable ? try SteppedClock(in: installation.directory) : nil
+        if longSeconds != nil && clock == nil { say("chaos: libfaketime (Debian faketime) is not installed: no clock steps") }
+        let long = longSeconds.map { ChaosFaults.long(installation.stores, seconds: $0) + (clock == nil ? [] : ChaosFaults.clockSteps(seconds: $0)) } ?? []
         let killed = LocalInstallation.workerNames + (gateway == nil ? [] : ["gateway"])
         var injector = FaultInjector(installation: installation, brokers: brokers,
                                      faults: killed.map(FaultInjector.Fault.killWorker) + [.brokerDown, .requestErrors, .killBroker(seconds: longSeconds ?? 3)]
@@ -138,6 +152,7 @@ public enum ChaosCommand {
                                      publisher: publisher, logger: logger)
         injector.gateway = gateway != nil
         injector.restartsDuringCommands = longSeconds != nil
+        injector.clock = clock
         if let longSeconds { injector.commandLimit = .seconds(longSeconds + 120) }
         let started = ContinuousClock.now
         let publishing = Double(messages.count) / Double(rate)
@@ -152,6 +167,9 @@ public enum ChaosCommand {
                 + GatewayTraffic.send(GatewayTraffic.signIns(workload), through: gateway, over: .seconds(1), until: appDeadline)
         }
         defer { apps.cancel() }
+        // The topic owners sign in and update or delete as their registrations complete, while the faults go on.
+        let owners = Task { try await lifecycle.run(installation, publisher: publisher, until: appDeadline, watch: watch) }
+        defer { owners.cancel() }
 
         // Publish at the given rate while faults happen; then let everything settle.
         var faultCounts: [FaultInjector.Fault: Int] = [:]
@@ -175,7 +193,9 @@ public enum ChaosCommand {
                 var generator = faultGenerator
                 var injected: [(FaultInjector.Fault, Bool, [String])] = []
                 var round: [FaultInjector.Fault] = []
-                while ContinuousClock.now - started < .seconds(publishing + 5) || injected.count < injector.faults.count {
+                // Until every owner's update or deletion is published too (within the settle time after the publishing).
+                func ownersWaiting() -> Bool { !lifecycle.allPublished && ContinuousClock.now - started < .seconds(publishing) + settle }
+                while ContinuousClock.now - started < .seconds(publishing + 5) || injected.count < injector.faults.count || ownersWaiting() {
                     if round.isEmpty { round = injector.faults.shuffled(using: &generator) }
                     try await Task.sleep(for: .milliseconds(Int(Double.random(in: 0.5...1.5, using: &generator) * faultInterval * 1000)))
                     let fault = round.removeLast()
@@ -203,8 +223,13 @@ public enum ChaosCommand {
         say("faults: " + injector.faults.map { "\(faultCounts[$0] ?? 0) × \($0.name)" }.joined(separator: ", "))
 
         let appOutcomes = await watch.waiting(for: "the apps' final answers", outstanding: { gateway?.inFlight.summary }) { await apps.value }
+        try await watch.waiting(for: "the answers to the updates and deletions over the topics", outstanding: {
+            ChaosReport.missingOnes(lifecycle.current.filter { !$0.settled }.map(\.registrationId), of: lifecycle.current.count)
+        }) { try await owners.value }
         let report = try await ChaosReport.collect(installation, workload: workload, settle: settle, sentMail: sentMail,
-                                                   failedFaults: failedFaults, died: died.sorted(), apps: appOutcomes, watch: watch)
+                                                   failedFaults: failedFaults, died: died.sorted(), apps: appOutcomes,
+                                                   lifecycle: ChaosReport.lifecycleCases(topics: lifecycle.current, apps: appOutcomes, workload: workload),
+                                                   watch: watch)
         print("settled in \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], width: .abbreviated)))")
         report.lines.forEach { print($0) }
         return report.passed

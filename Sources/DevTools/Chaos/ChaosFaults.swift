@@ -3,8 +3,8 @@ import Backends
 /// The store faults a chaos run injects itself, as shell commands, on the embedded stores of its data
 /// directory: databases locked for a moment; with `--long-faults`, for `seconds` each (the disk half as
 /// long): the data disk full, the databases down, the database files, the image store and the outbox made
-/// immutable, beside a worker frozen (and the local broker SIGKILLed for as long, `FaultInjector`). (The production stores' long faults
-/// are the operator's `--fault` commands.)
+/// immutable, beside a worker frozen (and the local broker SIGKILLed for as long, `FaultInjector`); the account worker's
+/// clock steps. (The production stores' long faults are the operator's `--fault` commands.)
 enum ChaosFaults {
     /// The short faults: one embedded database locked for 1–3 s, under SQLite's busy timeout.
     static func short(_ stores: BackendOptions) -> [FaultInjector.Fault] {
@@ -29,6 +29,12 @@ enum ChaosFaults {
             faults.append(.command(name: "mail server refusing for \(seconds) s", shell: immutable([quoted(data + "/outbox")], seconds: seconds)))
         }
         return faults
+    }
+
+    /// The account worker's wall clock stepped by ±150 s (under the 300 s seal window and beyond the 120 s saga deadline)
+    /// and by ±10 minutes, each held for `seconds` (at most 30: six sweeps of its sagas), then back to real time.
+    static func clockSteps(seconds: Int) -> [FaultInjector.Fault] {
+        [150, -150, 600, -600].map { .stepClock(offset: $0, hold: min(seconds, 30)) }
     }
 
     /// A command holding an exclusive lock on each of `databases` for `seconds` (writers get SQLITE_BUSY);

@@ -5,9 +5,9 @@ import Registration
 /// never a 5xx, the same again when it retried after it, and for a registration the workers' own outcome (a `201`
 /// naming the account the store holds for its email, or the reason its request called for).
 extension ChaosReport {
-    /// Checks `outcomes` against `workload` and the accounts the store holds; returns how many registrations the
-    /// apps were answered `201` for.
-    mutating func checkApps(_ outcomes: [AppClient.Outcome], workload: ChaosWorkload, accounts: [Account]) -> Int {
+    /// Checks `outcomes` against `workload` and the accounts the store holds (but the `deleted` registrations', whose
+    /// accounts the lifecycle checks look for); returns how many registrations the apps were answered `201` for.
+    mutating func checkApps(_ outcomes: [AppClient.Outcome], workload: ChaosWorkload, accounts: [Account], deleted: Set<String>) -> Int {
         let unanswered = outcomes.filter { $0.final == nil }.map(\.request.key)
         check(unanswered.isEmpty, "every app got a final answer from the gateway (\(outcomes.count - unanswered.count)/\(outcomes.count)"
               + (unanswered.isEmpty ? ")" : "; none for: \(unanswered.prefix(5)))"))
@@ -31,7 +31,8 @@ extension ChaosReport {
             case (201, _):
                 completed += 1
                 let uid = answer.json["uid"] as? String
-                if registration.expectedFailure != nil || uid == nil || uid != uids[RegistrationRules.normalizedEmail(registration.request.email)] {
+                let stored = deleted.contains(id) ? uid : uids[RegistrationRules.normalizedEmail(registration.request.email)]
+                if registration.expectedFailure != nil || uid == nil || uid != stored {
                     wrong.append("\(id): 201 with uid \(uid ?? "none")")
                 }
             case (409, .emailTaken?) where registration.racesForEmail, (422, .invalidCredentials?) where registration.racesForEmail,

@@ -10,7 +10,8 @@ import Synchronization
 /// The checks after a chaos run: every request one outcome, nothing half-registered, no email address
 /// twice, every code sent emailed and no request two codes, every hostile message dead-lettered with
 /// its reason and nothing else dead-lettered (a dependency failure is waited for), every fault
-/// injected, no worker died; every app through the gateway one genuine answer (`checkApps`). Its readers follow the local broker across restarts.
+/// injected, no worker died; every app through the gateway one genuine answer (`checkApps`); every update and deletion of
+/// a completed registration one genuine answer, complete or undone in every store (`checkLifecycle`). Its readers follow the local broker across restarts.
 struct ChaosReport {
     var lines: [String] = []
     var passed = true
@@ -25,9 +26,11 @@ struct ChaosReport {
     ///   - failedFaults: The faults that could not be injected (a fault command failed).
     ///   - died: The workers found stopped during the run, before it started any again.
     ///   - apps: What the apps sending the workload's gateway share got.
+    ///   - lifecycle: The updates and deletions of completed registrations, and what their owners got.
     ///   - watch: Says what the checks wait for while they wait long.
     static func collect(_ installation: LocalInstallation, workload: ChaosWorkload, settle: Duration, sentMail: String,
-                        failedFaults: [String], died: [String], apps: [AppClient.Outcome], watch: WaitWatch) async throws -> ChaosReport {
+                        failedFaults: [String], died: [String], apps: [AppClient.Outcome], lifecycle: [LifecycleChecks.Case],
+                        watch: WaitWatch) async throws -> ChaosReport {
         var report = ChaosReport()
         report.check(failedFaults.isEmpty, "every fault was injected\(failedFaults.isEmpty ? "" : "; failed: \(failedFaults)")")
         report.check(died.isEmpty, "no worker died\(died.isEmpty ? "" : "; died: \(died)")")
@@ -67,8 +70,9 @@ struct ChaosReport {
         report.check(findings.isEmpty, "audit: \(findings.count) half-registered users, orphan images or stale pending accounts\(findings.isEmpty ? "" : ": \(findings.prefix(3))")")
         let accounts = try stores.accountStore().accounts()
         report.check(Set(accounts.map(\.email)).count == accounts.count, "no email address has two accounts (\(accounts.count) accounts)")
-        completed += report.checkApps(apps, workload: workload, accounts: accounts)
-        report.check(accounts.count == completed, "one account per completed registration (\(completed) completed)")
+        completed += report.checkApps(apps, workload: workload, accounts: accounts, deleted: deleted(lifecycle))
+        let deleted = try report.checkLifecycle(lifecycle, stores: stores)
+        report.check(accounts.count == completed - deleted, "one account per completed registration not deleted (\(completed) completed, \(deleted) deleted)")
 
         try await report.checkRequests(workload, sentMail: sentMail, installation: installation, deadline: deadline,
                                        gatewayCodes: Self.codesSent(apps), watch: watch)
@@ -149,7 +153,7 @@ struct ChaosReport {
     }
 
     /// What `topics` hold now on the installation's broker, wherever it listens.
-    private static func read(_ topics: [String], _ installation: LocalInstallation, watch: WaitWatch) async throws -> [KafkaMessage] {
+    static func read(_ topics: [String], _ installation: LocalInstallation, watch: WaitWatch) async throws -> [KafkaMessage] {
         try await watch.waiting(for: "a read of " + topics.joined(separator: ", ")) {
             try await TopicSnapshot.read(topics, configuration: installation.kafka(clientID: "registrar-chaos-report"))
         }

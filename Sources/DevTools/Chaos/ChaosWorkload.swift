@@ -24,6 +24,15 @@ struct ChaosWorkload {
         var viaGateway = false
     }
 
+    /// What happens to an account once its registration completed (its owner signs in first, with its password).
+    enum LifecycleAction: Equatable {
+        /// `PATCH /me` (`ProfileUpdateRequested`): a new name, the map flag switched and a new avatar; a corrupt one is
+        /// refused `image_corrupt`, and the update undone.
+        case update(name: String, isMapLocationEnabled: Bool, corruptAvatar: Bool)
+        /// `DELETE /me` (`AccountDeletionRequested`), re-authenticated by the password.
+        case delete
+    }
+
     /// A password sign-in an app sends to the gateway.
     struct GatewaySignIn {
         var key: String
@@ -42,6 +51,8 @@ struct ChaosWorkload {
     var gatewaySignIns: [GatewaySignIn] = []
     /// The register codes, by normalised address (the apps send theirs in plain).
     var codes: [String: MailedCodes.Mailed] = [:]
+    /// The updates and deletions of completed registrations, by registration id (none of an address two registrations race for).
+    var lifecycle: [String: LifecycleAction] = [:]
     /// Messages no worker can process, each with the `dlq.reason` it must be dead-lettered with.
     var hostile: [(message: OutgoingMessage, reason: DeadLetterReason)] = []
 
@@ -54,10 +65,13 @@ struct ChaosWorkload {
     /// - Parameters:
     ///   - codes: The register code mailed to each of ``emails(count:)``, by normalised address.
     ///   - gatewayShare: The percentage of registrations, code requests and sign-ins sent through the gateway.
+    ///   - updateShare, deletionShare: The percentages of the registrations that must complete whose profile is then
+    ///     updated, and whose account is then deleted (no code request or sign-in of the run names a deleted address).
     ///   - oversized: Whether the hostile messages include ones over the decoder's limit (up to
     ///     1,000,500 bytes), mistyped fields, unknown fields and a mistyped version, as `--long-faults` publishes.
     init(count: Int, codes: [String: MailedCodes.Mailed], seal: (String, SealedSecret.Purpose, SealContext) -> String, replyKey: String,
-         photo: [UInt8], gatewayShare: Int = 0, oversized: Bool = false, using generator: inout some RandomNumberGenerator) {
+         photo: [UInt8], gatewayShare: Int = 0, updateShare: Int = 0, deletionShare: Int = 0, oversized: Bool = false,
+         using generator: inout some RandomNumberGenerator) {
         registerCodeRequests = Set(codes.values.map(\.requestId))
         self.codes = codes
         for index in 0..<count {
@@ -94,12 +108,23 @@ struct ChaosWorkload {
                 registrations[index].racesForEmail = true
             }
         }
+        for (index, registration) in registrations.enumerated() where registration.expectedFailure == nil && !registration.racesForEmail {
+            let roll = Int.random(in: 0..<100, using: &generator)
+            if roll < deletionShare {
+                lifecycle[registration.request.registrationId] = .delete
+            } else if roll < deletionShare + updateShare {
+                lifecycle[registration.request.registrationId] = .update(
+                    name: "Renamed \(index)", isMapLocationEnabled: !registration.request.isMapLocationEnabled, corruptAvatar: roll.isMultiple(of: 4))
+            }
+        }
+        let deleted = Set(registrations.filter { lifecycle[$0.request.registrationId] == .delete }.map(\.request.email))
         for index in 0..<count / 4 {
-            let email = Bool.random(using: &generator) ? "user\(Int.random(in: 0..<count, using: &generator))@example.com"
-                                                      : "stranger\(index % 20)@example.com"
+            let address = "user\(Int.random(in: 0..<count, using: &generator))@example.com"
+            let email = Bool.random(using: &generator) && !deleted.contains(address) ? address : "stranger\(index % 20)@example.com"
             let code = CodeRequested(requestId: "code-\(index)-\(UUID().uuidString.prefix(8).lowercased())", email: email, purpose: .login)
             if Int.random(in: 0..<100, using: &generator) < gatewayShare { gatewayCodeRequests.append(code) } else { codeRequests.append(code) }
             let user = registrations[Int.random(in: 0..<max(1, count / 2), using: &generator)].request
+            guard !deleted.contains(user.email) else { continue }
             let signIn = SealContext(requestId: "signin-\(index)-\(UUID().uuidString.prefix(8).lowercased())", email: user.email,
                                      replyKey: replyKey)
             if Int.random(in: 0..<100, using: &generator) < gatewayShare {

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Installation
 import Kafka
@@ -8,8 +9,9 @@ import Support
 /// and brought back, the local broker SIGKILLed and started again (a worker and the gateway started while it
 /// is down), request errors pushed into the broker, embedded databases locked, and the operator's own fault
 /// commands for the stores it cannot reach itself (a database restarted or made read-only, an image
-/// store failing writes, a mail server deferring sends). With `--long-faults`, also a worker frozen and the
-/// long store faults of `ChaosFaults`, a worker and the gateway started during each.
+/// store failing writes, a mail server deferring sends). With `--long-faults`, also a worker frozen, the
+/// long store faults of `ChaosFaults`, a worker and the gateway started during each, and the account worker's wall clock
+/// stepped (±150 s, ±10 min) and back.
 struct FaultInjector: Sendable {
     /// One kind of fault, counted in the report by its name.
     enum Fault: Hashable, Sendable {
@@ -26,6 +28,9 @@ struct FaultInjector: Sendable {
         case killBroker(seconds: Int)
         /// A worker stopped (SIGSTOP) for this many seconds, then continued.
         case freezeWorker(seconds: Int)
+        /// The account worker started again on a clock it can step (`SteppedClock`), its wall clock then stepped by
+        /// `offset` seconds for `hold` seconds, then back to real time.
+        case stepClock(offset: Int, hold: Int)
 
         var name: String {
             switch self {
@@ -36,6 +41,7 @@ struct FaultInjector: Sendable {
             case .command(let name, _): name
             case .killBroker(let seconds): "local broker SIGKILLed for \(seconds) s"
             case .freezeWorker(let seconds): "a worker frozen for \(seconds) s"
+            case .stepClock(let offset, _): "account worker's clock stepped \(offset > 0 ? "+" : "")\(offset) s"
             }
         }
     }
@@ -53,6 +59,8 @@ struct FaultInjector: Sendable {
     var gateway = false
     /// Whether a worker and the gateway are started again during each fault command (the long store outages).
     var restartsDuringCommands = false
+    /// The clock the account worker is started on for the clock steps.
+    var clock: SteppedClock?
 
     /// `--fault NAME=COMMAND` values as faults.
     static func commands(_ values: [String], help: String) throws(UsageError) -> [Fault] {
@@ -110,6 +118,19 @@ struct FaultInjector: Sendable {
             installation.send(SIGSTOP, to: worker)
             defer { installation.send(SIGCONT, to: worker) }
             try await Task.sleep(for: .seconds(seconds))
+        case .stepClock(let offset, let hold):
+            guard let clock else { return false }
+            // On real time first; the worker stopped (leaving its group: a step is no crash), started again on the clock,
+            // joined, then its clock stepped.
+            try clock.step(to: 0)
+            _ = await installation.signal(WorkerRole.account.workerName, SIGTERM)
+            try installation.start(WorkerRole.account.workerName, environment: clock.environment)
+            try await Task.sleep(for: .seconds(5))
+            logger.info("chaos: stepping the account worker's clock by \(offset) s for \(hold) s")
+            try clock.step(to: offset)
+            try await Task.sleep(for: .seconds(hold))
+            try clock.step(to: 0)
+            logger.info("chaos: the account worker's clock back to real time")
         }
         return true
     }

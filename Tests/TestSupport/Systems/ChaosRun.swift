@@ -1,9 +1,11 @@
 import Foundation
+import Installation
 import Support
 import Testing
 
 /// One `registrar-dev chaos` run in a fresh data directory: its exit status and report, with the checks
-/// every chaos test makes (exit 0, every topic registration's outcome, no FAIL line). The data directory is
+/// every chaos test makes (exit 0, every topic registration's outcome, the updates' and deletions' checks made, no FAIL
+/// line). The data directory is
 /// removed when the run passed, kept for a look otherwise; the run's log goes to `<tmp>/<log>`.
 struct ChaosRun {
     let status: Int32
@@ -26,9 +28,19 @@ struct ChaosRun {
         print(run.text)
         #expect(run.status == 0, "\(run.text)")
         #expect(report.contains { $0.hasPrefix("PASS every request has an outcome (") }, "\(run.text)")
+        for check in ["every update and deletion got exactly one answer", "every deletion left nothing in any store",
+                      "every profile update ended complete"] {
+            #expect(report.contains { $0.hasPrefix("PASS " + check) }, "\(check): \(run.text)")
+        }
+        #expect(report.contains { $0.contains("updates and deletions: ") && !$0.contains(": 0 updates, 0 deletions") }, "\(run.text)")
         #expect(!report.contains { $0.hasPrefix("FAIL") })
         if run.status == 0 { try? FileManager.default.removeItem(atPath: directory) }
         return run
+    }
+
+    /// The clock steps of a `--long-faults` run, by their names (none without libfaketime, which `scripts/setup` installs).
+    static var clockSteps: [String] {
+        SteppedClock.isAvailable ? ["+150", "-150", "+600", "-600"].map { "account worker's clock stepped \($0) s" } : []
     }
 
     /// Expects each of `names` to have been injected at least once.
