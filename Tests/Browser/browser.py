@@ -56,6 +56,9 @@ class Browser:
                     raise RuntimeError(f"{method}: {answer['error']}")
                 return answer["result"]
 
+    # What Chromium answers to an evaluation whose document navigates away meanwhile.
+    NAVIGATING = ("Inspected target navigated or closed", "Execution context was destroyed", "Cannot find context")
+
     def evaluate(self, expression):
         return self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})["result"].get("value")
 
@@ -72,8 +75,13 @@ class Browser:
     def wait_for_page(self, arrived, timeout=20):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if arrived() and self.evaluate("document.readyState") == "complete":
-                return
+            try:
+                if arrived() and self.evaluate("document.readyState") == "complete":
+                    return
+            except RuntimeError as error:
+                # Asked while the page navigates: the document asked about is gone; ask the next one.
+                if not any(sign in str(error) for sign in self.NAVIGATING):
+                    raise
             time.sleep(0.1)
         raise RuntimeError("no page loaded in time")
 

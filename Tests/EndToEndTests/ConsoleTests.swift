@@ -24,7 +24,10 @@ import Testing
         let console = try ChildProcess(Binaries.path("registrar"), ["console", "--listen", "127.0.0.1:0", "--grace", "2", "--refresh", "1",
                                                                     "--data-dir", system.directory, "--operators", operators] + extra,
                                        environment: system.backends.environment, errors: .file("\(system.logs)/console.log"))
-        let url = try #require(await console.nextLine())
+        guard let url = await console.nextLine() else {
+            throw HarnessError("the console exited (\(await console.waitForExit())): "
+                               + ((try? String(contentsOfFile: "\(system.logs)/console.log", encoding: .utf8)) ?? "no log"))
+        }
         #expect(url.hasPrefix("http://127.0.0.1:"))
         return (console, url)
     }

@@ -42,6 +42,7 @@ final class LiveSystem: TestSystem {
                                                        workerArguments: LocalInstallation.quickFailover + (broker?.workerArguments ?? []),
                                                        arguments: extraArguments)
         do {
+            if Set(names) == Set(LocalInstallation.workerNames) { try await storesExist(backends, installation: installation) }
             let clientProperties = broker?.clientProperties ?? [:]
             let client = try RegistrarClient(kafka: Self.kafka(installation, clientID: "e2e-test", clientProperties),
                                              publicKey: installation.publicKey, verifier: installation.outcomeVerifier(), name: "e2e-test")
@@ -49,6 +50,16 @@ final class LiveSystem: TestSystem {
         } catch {
             await installation.stop()
             throw error
+        }
+    }
+
+    /// Returns once the workers have made their stores (what `registrar audit` and the console open, and refuse
+    /// while missing), at most a minute after their start.
+    private static func storesExist(_ backends: StoreLocation, installation: LocalInstallation) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while case let missing = try backends.options.missingStores(), !missing.isEmpty {
+            guard ContinuousClock.now < deadline else { throw HarnessError("the workers made no stores in 60 s: \(missing); see \(installation.logs)") }
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -71,7 +82,7 @@ final class LiveSystem: TestSystem {
     /// Runs `body` with the system of all four workers given `extraArguments` that the tests of this
     /// process share (started on first use, see `SystemPool`).
     static func shared(extraArguments: [String: [String]] = [:], _ body: (LiveSystem) async throws -> Void) async throws {
-        try await body(try await SystemPool.shared.system(extraArguments: extraArguments))
+        try await SystemPool.shared.using(extraArguments: extraArguments, body)
     }
 
     /// Runs `body` with a system of all four workers given `extraArguments` that only the tests of the suite
@@ -79,7 +90,7 @@ final class LiveSystem: TestSystem {
     /// again, or that leave what other suites would count (dead letters, say).
     static func shared(by suite: String, extraArguments: [String: [String]] = [:],
                        _ body: (LiveSystem) async throws -> Void) async throws {
-        try await body(try await SystemPool.shared.system(suite, extraArguments: extraArguments))
+        try await SystemPool.shared.using(suite, extraArguments: extraArguments, body)
     }
 
     private init(installation: LocalInstallation, backends: StoreLocation, client: RegistrarClient, clientProperties: [String: String]) {
