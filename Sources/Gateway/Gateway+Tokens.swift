@@ -56,7 +56,7 @@ extension Gateway {
                                                   "expires_in": issued.expiresIn, "refresh_token": pair.refreshToken])
                 case (.tokenRefused(let refused), _) where refused.reason == .invalidCredentials:
                     return Self.oauthError(400, "invalid_grant", "The credential is wrong, expired or used.")
-                case (.tokenRefused(let refused), _) where refused.reason == .profileIncomplete:
+                case (.tokenRefused(let refused), _) where [.profileIncomplete, .accountDisabled].contains(refused.reason):
                     return Self.oauthError(403, refused.reason.rawValue, refused.message)
                 case (.tokenRefused(let refused), _) where refused.reason == .emailUnverified:
                     // The right password of an account whose mailbox was never proven: a login code is mailed there (an

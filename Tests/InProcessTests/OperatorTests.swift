@@ -49,6 +49,9 @@ import Testing
             #expect(Set(events.map(\.type)) == [.accountInspected, .accountUnlocked, .accountDisabled, .accountEnabled])
             #expect(events.count == 4 && events.allSatisfy { $0.actor == "operator:ada" })
             #expect(try await system.operateRefusal(.find, "nobody@example.com") == .accountUnknown)
+            let addressed = system.client.operatorRequest(.find, email: "ops@example.com", actor: "ada@example.com")
+            #expect(reason(try await system.client.operate(addressed, signer: system.operatorSigner(), timeout: .seconds(60)).0) == .actorInvalid,
+                    "an actor is a name, never an address")
         }
     }
 
