@@ -117,6 +117,11 @@ import Testing
             _ = try runCommand(Binaries.path("registrar"), ["keys", "rotate-events", "--role", role, "--keys-dir", root + "/keys"])
         }
         _ = try runCommand(Binaries.path("registrar"), ["keys", "distribute", "--keys-dir", root + "/keys", "--to", root + "/by-process"])
+        // The operator's machine gets the operator key and the public keys of the roles that answer it, nothing else.
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: root + "/by-process/operator")) == [
+            "events-operator.ed25519", "events-account.ed25519.pub", "events-account.previous.pub", "events-code-dispatch.ed25519.pub",
+            "events-code-dispatch.previous.pub"])
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: root + "/by-process/gateway")).contains { $0.hasPrefix("events-operator") })
         let units = Self.workers.map { ($0, ["registrar-worker@.service", "registrar-worker@\($0).service.d/keys.conf"], $0) }
             + [("gateway", ["registrar-gateway.service"], "registrar-client")]
         for (process, files, principal) in units {
