@@ -6,7 +6,7 @@ import Testing
 /// The operator's account tools through the `registrar operator` CLI and the real worker processes: each command signed
 /// with the installation's operator key, its answer printed; a disabled account refused at sign-in; the forced reset's
 /// code mailed by the code dispatch worker; a deletion run to its end.
-@Suite(.tags(.live), .serialized) struct OperatorCommandLineTests {
+@Suite(.tags(.live), .serialized) struct OperatorToolCommandLineTests {
     @Test func theOperatorFindsUnlocksDisablesEnablesResetsAndDeletes() async throws {
         try await LiveSystem.shared { system in
             let email = "operated@example.com"
