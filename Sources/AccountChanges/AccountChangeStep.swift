@@ -122,9 +122,8 @@ public struct AccountChangeStep: EventHandler {
         // Hashed before any write, so never inside the transaction of a unit of work.
         let hash = try passwords.vault.hash(new)
         let now = clock()
-        guard let account = try passwords.authenticate(email: email, password: old, at: now) else {
-            return [try refusal(email: email, password: old, request.requestId)]
-        }
+        let outcome = try passwords.authenticate(email: email, password: old, at: now)
+        guard let account = outcome.account else { return [refusal(outcome, request.requestId)] }
         guard account.isVerified else { return [unverified(request.requestId)] }
         return try begin(.changePassword, request.requestId, account, newEmail: account.email,
                          update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now)))
@@ -160,9 +159,8 @@ public struct AccountChangeStep: EventHandler {
         if let failure = rules.validate(email: newEmail) { return [failed(request.requestId, failure)] }
         if newEmail == email { return [failed(request.requestId, Failure(.emailUnchanged, "The new email address is the current one."))] }
         let now = clock()
-        guard let account = try passwords.authenticate(email: email, password: password, at: now) else {
-            return [try refusal(email: email, password: password, request.requestId)]
-        }
+        let outcome = try passwords.authenticate(email: email, password: password, at: now)
+        guard let account = outcome.account else { return [refusal(outcome, request.requestId)] }
         guard account.isVerified else { return [unverified(request.requestId)] }
         guard try passwords.verify(code: code, with: codes, for: account, email: newEmail, purposes: [.changeEmail],
                                    requestId: request.requestId, at: now) == nil else {
@@ -172,10 +170,10 @@ public struct AccountChangeStep: EventHandler {
                          update: AccountUpdate(email: newEmail, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now))
     }
 
-    /// The refusal of a re-authentication by `password` that failed: `account_disabled` when it is the password of a
-    /// disabled account, else `invalid_credentials`.
-    private func refusal(email: String, password: String, _ requestId: String) throws -> Event {
-        try passwords.isDisabled(email: email, password: password) ? failed(requestId, LoginGuard.disabled) : invalid(requestId)
+    /// The refusal of a re-authentication that failed: `account_disabled` only for the right password of a disabled
+    /// account, else `invalid_credentials`.
+    private func refusal(_ outcome: PasswordCheck.Outcome, _ requestId: String) -> Event {
+        outcome == .disabled ? failed(requestId, LoginGuard.disabled) : invalid(requestId)
     }
 
     /// Records the change with its account update — which ends every session issued before it: the account's

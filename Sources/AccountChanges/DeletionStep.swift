@@ -187,7 +187,7 @@ public struct DeletionStep: EventHandler {
 
     /// Whether `secret` is `account`'s password (counted like a sign-in's) or a `delete_account` code mailed to its address.
     private func proves(_ account: Account, _ secret: String, by purpose: SealedSecret.Purpose, requestId: String, at now: Date) throws -> Bool {
-        guard purpose == .code else { return try passwords.authenticate(email: account.email, password: secret, at: now)?.uid == account.uid }
+        guard purpose == .code else { return try passwords.authenticate(email: account.email, password: secret, at: now).account?.uid == account.uid }
         return try passwords.verify(code: secret, with: codes, for: account, email: account.email, purposes: [.deleteAccount],
                                     requestId: requestId, at: now) == nil
     }

@@ -80,7 +80,7 @@ public struct ProfileUpdateStep: EventHandler {
         case .refused: return [refused(id, RecentCaller.invalidToken)]
         }
         let now = clock()
-        guard let account = try gate.caller(of: token, at: now)?.account, account.status == .active else { return [refused(id, RecentCaller.invalidToken)] }
+        guard let account = try gate.caller(of: token, at: now)?.account else { return [refused(id, RecentCaller.invalidToken)] }
         // Read after the account (its revision): a profile changed since is caught by `begin`, which then asks again.
         guard let previous = try profiles.profile(uid: account.uid), previous.isComplete else { return [refused(id, LoginGuard.refusal)] }
         let fields = ProfileFields(name: request.name.map(RegistrationRules.normalizedName), isMapLocationEnabled: request.isMapLocationEnabled)

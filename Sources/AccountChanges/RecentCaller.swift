@@ -30,7 +30,7 @@ struct RecentCaller {
             return .refused(Failure(.credentialUnsealable, "A secret could not be unsealed; seal it with the account worker's public key."))
         case .refused: return .refused(Self.invalidToken)
         }
-        guard let caller = try gate.caller(of: secrets[0], at: now), caller.account.status == .active else { return .refused(Self.invalidToken) }
+        guard let caller = try gate.caller(of: secrets[0], at: now) else { return .refused(Self.invalidToken) }
         guard try gate.signedInRecently(caller, within: window, at: now) else {
             return .refused(Failure(.reauthenticationRequired, "Sign in again (password or emailed code) and \(action) with the new access "
                                                                + "token within \(Int(window)) s."))

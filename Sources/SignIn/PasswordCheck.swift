@@ -27,30 +27,40 @@ public struct PasswordCheck: Sendable {
         decoyHash = (try? vault.hash("decoy password for unknown accounts")) ?? ""
     }
 
-    /// The active account of `email` if `password` is its password and it is not locked out; nil otherwise.
-    public func authenticate(email: String, password: String, at now: Date) throws(StoreError) -> Account? {
-        guard let account = try accounts.account(email: RegistrationRules.normalizedEmail(email)), account.status == .active else {
+    /// What a password re-authentication found: one path for active and disabled accounts — the same lock check,
+    /// failure count and single hash — so that a disabled account is told apart only by whoever knows its password.
+    public enum Outcome: Sendable, Equatable {
+        /// The password of an active account that is not locked out.
+        case accepted(Account)
+        /// The password of a disabled account that is not locked out (``LoginGuard/disabled``).
+        case disabled
+        /// No such account, no password, a wrong one, or a lock: one answer for all.
+        case refused
+
+        /// The account when accepted; nil otherwise.
+        public var account: Account? {
+            guard case .accepted(let account) = self else { return nil }
+            return account
+        }
+    }
+
+    /// Whether `password` is the password of the account of `email`, active or disabled, and it is not locked out.
+    public func authenticate(email: String, password: String, at now: Date) throws(StoreError) -> Outcome {
+        guard let account = try accounts.account(email: RegistrationRules.normalizedEmail(email)),
+              [.active, .disabled].contains(account.status) else {
             _ = vault.verify(password, against: decoyHash)
-            return nil
+            return .refused
         }
         // Hashing comes before any write, so that it never runs inside a unit of work's transaction.
         // An account made by code sign-in has no password (an empty hash): it never matches, in a hash's time.
         let hasPassword = !account.passwordHash.isEmpty
         let matches = vault.verify(password, against: hasPassword ? account.passwordHash : decoyHash) && hasPassword
         let rehashed = matches && vault.needsRehash(account.passwordHash) ? try? vault.hash(password) : nil
-        guard try !isLocked(account, at: now) else { return nil }
+        guard try !isLocked(account, at: now) else { return .refused }
         try record(matches, for: account, at: now)
-        guard matches else { return nil }
+        guard matches else { return .refused }
         if let rehashed { try accounts.replacePasswordHash(uid: account.uid, from: account.passwordHash, to: rehashed) }
-        return account
-    }
-
-    /// Whether the account of `email` is disabled (``AccountStatus/disabled``) and `password` is its password: only then is
-    /// a sign-in or a change told so (``LoginGuard/disabled``), never anyone who does not know the password.
-    public func isDisabled(email: String, password: String) throws(StoreError) -> Bool {
-        guard let account = try accounts.account(email: RegistrationRules.normalizedEmail(email)), account.status == .disabled,
-              account.hasPassword else { return false }
-        return vault.verify(password, against: account.passwordHash)
+        return account.status == .active ? .accepted(account) : .disabled
     }
 
     /// Whether the account's password paths are locked out now.

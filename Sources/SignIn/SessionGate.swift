@@ -24,10 +24,11 @@ public struct SessionGate: Sendable {
         public var session: String?
     }
 
-    /// The caller of `token` at `now`, or nil when the token does not count (for whatever reason).
+    /// The caller of `token` at `now`, or nil when the token does not count (for whatever reason), among them an account
+    /// that is not active (disabled, being deleted) whatever its sessions.
     public func caller(of token: String, at now: Date) throws -> Caller? {
         guard let subject = accessTokens.subject(of: token, at: now), let account = try accounts.account(uid: subject.uid),
-              account.admitsSession(issuedAt: subject.issuedAt) else { return nil }
+              account.status == .active, account.admitsSession(issuedAt: subject.issuedAt) else { return nil }
         if let session = subject.session {
             // A family is stored before its first access token is minted: one not found was forgotten, so is over.
             guard let family = try tokens.family(session), family.uid == account.uid, !family.revoked else { return nil }

@@ -113,8 +113,9 @@ public struct SignInStep: EventHandler {
         let email = RegistrationRules.normalizedEmail(request.email ?? "")
         switch request.grantType {
         case .password:
-            guard let account = try passwords.authenticate(email: email, password: secret, at: now) else {
-                return [try passwords.isDisabled(email: email, password: secret) ? refused(request.requestId, LoginGuard.disabled) : invalid(request)]
+            let outcome = try passwords.authenticate(email: email, password: secret, at: now)
+            guard let account = outcome.account else {
+                return [outcome == .disabled ? refused(request.requestId, LoginGuard.disabled) : invalid(request)]
             }
             if !account.isVerified {
                 // The password is right, but whoever set it may never have read the mailbox: a login code mailed there
@@ -205,10 +206,12 @@ public struct SignInStep: EventHandler {
 
     private func refresh(_ request: TokenRequested, token: String, at now: Date) throws -> Event {
         guard let presented = try tokens.token(digest: issuer.minter.digest(of: token)) else { return invalid(request) }
-        if try passwords.accounts.account(uid: presented.uid)?.status == .disabled { return refused(request.requestId, LoginGuard.disabled) }
-        // A token issued before the account's sessions were ended (a credential change) counts no more.
-        if let account = try passwords.accounts.account(uid: presented.uid), !account.admitsSession(issuedAt: presented.issuedAt) {
-            return invalid(request)
+        // A token revoked, expired or issued before the account's sessions were ended (a credential change, a disable)
+        // counts no more — and learns nothing of the account's state, which only a live session is told.
+        if presented.familyRevoked || now >= presented.expiresAt { return invalid(request) }
+        if let account = try passwords.accounts.account(uid: presented.uid) {
+            guard account.admitsSession(issuedAt: presented.issuedAt) else { return invalid(request) }
+            if account.status == .disabled { return refused(request.requestId, LoginGuard.disabled) }
         }
         guard let (account, _) = try loginGuard.admitted(uid: presented.uid) else { return refused(request.requestId, LoginGuard.refusal) }
         let next = issuer.refreshToken(account: account, family: presented.family, requestId: request.requestId, at: now)

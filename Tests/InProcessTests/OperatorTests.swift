@@ -4,6 +4,7 @@ import EventTransport
 import Foundation
 import Kafka
 import RegistrarClient
+import SignIn
 @testable import TestSupport
 import Testing
 
@@ -27,9 +28,10 @@ import Testing
 
             let disabled = try await system.operate(.disable, "ops@example.com")
             #expect(disabled.state == "disabled" && disabled.sessions.isEmpty)
-            // The old access token stops at once; the refresh token, the password and a login code are told the account is disabled.
+            // The old access and refresh tokens stop at once, and learn nothing; the password and a login code are told the
+            // account is disabled.
             #expect(reason(try await system.send(.profileRequested(system.client.profileRequest(accessToken: old.accessToken)))) == .invalidCredentials)
-            #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: old.refreshToken).0) == .accountDisabled)
+            #expect(reason(try await system.signIn(.refreshToken, email: nil, secret: old.refreshToken).0) == .invalidCredentials)
             #expect(reason(try await system.signIn(.password, email: "ops@example.com", secret: "ops quartz lantern 42").0) == .accountDisabled)
             #expect(reason(try await system.signIn(.password, email: "ops@example.com", secret: "wrong password").0) == .invalidCredentials,
                     "nobody without the password learns the account is disabled")
@@ -52,6 +54,28 @@ import Testing
             let addressed = system.client.operatorRequest(.find, email: "ops@example.com", actor: "ada@example.com")
             #expect(reason(try await system.client.operate(addressed, signer: system.operatorSigner(), timeout: .seconds(60)).0) == .actorInvalid,
                     "an actor is a name, never an address")
+        }
+    }
+
+    /// Guessing a disabled account's password is counted and locked like an active account's: once locked, even the
+    /// right password (by sign-in or by a change) is refused as invalid, so the answer reveals nothing.
+    @Test func guessesAtADisabledAccountLockItLikeAnActiveOne() async throws {
+        try await InProcessSystem.with { system in
+            let uid = try await system.register("guessed@example.com", password: "guessed quartz lantern 42")
+            _ = try await system.operate(.disable, "guessed@example.com")
+            let store = try #require(try system.backends.accounts() as? any CredentialStore)
+            for attempt in 1...5 {
+                #expect(reason(try await system.signIn(.password, email: "guessed@example.com", secret: "guess \(attempt)").0) == .invalidCredentials)
+                #expect(try store.updateFailures(uid: uid, of: .password) { $0.consecutive } == attempt, "every guess is counted")
+            }
+            #expect(try await system.operate(.find, "guessed@example.com").passwordLockedUntil != nil)
+            #expect(reason(try await system.signIn(.password, email: "guessed@example.com", secret: "guessed quartz lantern 42").0)
+                    == .invalidCredentials, "locked: the right password learns nothing")
+            let change = system.client.passwordChange(email: "guessed@example.com", password: "guessed quartz lantern 42",
+                                                      newPassword: "guessed new quartz lantern 42")
+            #expect(reason(try await system.send(.passwordChangeRequested(change))) == .invalidCredentials)
+            #expect(try store.updateFailures(uid: uid, of: .password) { $0.consecutive } == 5, "a locked account counts nothing more")
+            #expect(try system.backends.accounts().account(uid: uid)?.status == .disabled)
         }
     }
 

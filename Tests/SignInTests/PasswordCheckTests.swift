@@ -18,24 +18,37 @@ import Testing
 
     @Test func aHashWithOldParametersIsReplacedAtSignIn() throws {
         let (check, accounts) = check(hash: "v1:right password")
-        #expect(try check.authenticate(email: " A@Example.com", password: "right password", at: now)?.uid == "u")
+        #expect(try check.authenticate(email: " A@Example.com", password: "right password", at: now).account?.uid == "u")
         #expect(accounts.hash == "v2:right password")
     }
 
     @Test func aLockedAccountRefusesTheRightPasswordAndCountsNothing() throws {
         let (check, accounts) = check()
-        for _ in 1...5 { #expect(try check.authenticate(email: "a@example.com", password: "wrong", at: now) == nil) }
+        for _ in 1...5 { #expect(try check.authenticate(email: "a@example.com", password: "wrong", at: now) == .refused) }
         let locked = accounts.failures
         #expect(locked.consecutive == 5 && locked.lockedUntil == now.addingTimeInterval(60))
-        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(59)) == nil)
+        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(59)) == .refused)
         #expect(accounts.failures == locked)
-        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(60)) != nil)
+        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(60)).account != nil)
         #expect(accounts.failures == SignInFailures())
     }
 
+    /// A disabled account is said so only for its right password, and guesses at it count and lock exactly like an
+    /// active account's: the answer is no oracle, however many guesses.
+    @Test func aDisabledAccountCountsGuessesAndLocksLikeAnActiveOne() throws {
+        let (check, accounts) = check(status: .disabled)
+        for _ in 1...5 { #expect(try check.authenticate(email: "a@example.com", password: "wrong", at: now) == .refused) }
+        let locked = accounts.failures
+        #expect(locked.consecutive == 5 && locked.lockedUntil == now.addingTimeInterval(60))
+        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(59)) == .refused,
+                "the right password of a locked disabled account is refused like a wrong one")
+        #expect(accounts.failures == locked)
+        #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(60)) == .disabled)
+    }
+
     @Test func unknownAndPendingAccountsAreRefused() throws {
-        #expect(try check().0.authenticate(email: "b@example.com", password: "right password", at: now) == nil)
-        #expect(try check(status: .pending).0.authenticate(email: "a@example.com", password: "right password", at: now) == nil)
+        #expect(try check().0.authenticate(email: "b@example.com", password: "right password", at: now) == .refused)
+        #expect(try check(status: .pending).0.authenticate(email: "a@example.com", password: "right password", at: now) == .refused)
     }
 }
 
@@ -92,7 +105,7 @@ extension PasswordCheckTests {
         let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: "v1:right password", status: .active,
                                               registrationId: "r", createdAt: now))
         let vault = RacingVault { _ = try? accounts.replacePasswordHash(uid: "u", from: "v1:right password", to: "v2:changed password") }
-        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now) != nil)
+        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now).account != nil)
         #expect(accounts.hash == "v2:changed password")
     }
 
@@ -104,7 +117,7 @@ extension PasswordCheckTests {
         let seen = Mutex<[Int]>([])
         let vault = RacingVault(meanwhile: { seen.withLock { $0.append(accounts.updates) } },
                                 verifying: { seen.withLock { $0.append(accounts.updates) } })
-        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now) != nil)
+        #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now).account != nil)
         #expect(seen.withLock { $0 } == [0, 0], "verified, then rehashed, before any write")
         #expect(accounts.updates > 0 && accounts.hash == "v2:right password")
     }

@@ -162,6 +162,11 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
+    /// Sets the status of the account `uid` (as an operator's disable or a deletion's start does).
+    public func setStatus(_ status: AccountStatus, of uid: String) {
+        state.withLock { $0.accounts[uid]?.status = status }
+    }
+
     /// The sign-in failures recorded for `uid`.
     public func failures(uid: String, of kind: FailureKind = .password) -> SignInFailures {
         state.withLock { $0.failures[FailureKey(uid: uid, kind: kind)] ?? SignInFailures() }
