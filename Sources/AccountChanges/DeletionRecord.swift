@@ -47,7 +47,8 @@ public enum DeletionStart: Sendable, Equatable {
     case existing(DeletionRecord)
     /// The account is not active (already deleting, or gone); nothing was written.
     case notActive
-    /// An update of the account's profile is in flight (its avatar not yet settled); nothing was written.
+    /// An update of the account's profile is in flight (its avatar not yet settled) or an email change (its profile not yet
+    /// following); nothing was written.
     case profileUpdateInFlight
 }
 

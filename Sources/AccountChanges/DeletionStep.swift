@@ -123,7 +123,7 @@ public struct DeletionStep: EventHandler {
 
     /// Begins the deletion of `account` under `requestId`, its owner's re-authentication done (or an operator's order):
     /// the saga's first events, or why it cannot begin — the account is no longer active or disabled
-    /// (`invalid_credentials`), or an update of its profile is in flight.
+    /// (`invalid_credentials`), or an update of its profile or an email change is in flight.
     public func begin(deleting account: Account, requestId id: String, at now: Date) throws -> Result<[Event], Failure> {
         let imageId = try accounts.avatar(of: account)
         let record = DeletionRecord(requestId: id, uid: account.uid, email: account.email, imageId: imageId,
@@ -138,7 +138,7 @@ public struct DeletionStep: EventHandler {
         case .notActive:
             return .failure(RecentCaller.invalidToken)
         case .profileUpdateInFlight:
-            return .failure(Failure(.profileUpdateInProgress, "An update of the profile is in flight; delete once it is answered."))
+            return .failure(Failure(.profileUpdateInProgress, "An update of the profile or its email is in flight; delete once it is answered."))
         }
     }
 

@@ -119,6 +119,13 @@ extension SQLAccountStore: AccountChangeStore {
         }
     }
 
+    /// Whether an email change of `uid` is in flight (its profile following, or being set back).
+    static func emailChangeInFlight(uid: String, in db: SQLSession) throws(SQLError) -> Bool {
+        let sql = "SELECT request_id FROM account_changes WHERE uid = ? AND stage IN (?, ?)"
+        return try !db.query(sql, [uid, AccountChangeStage.awaitingProfile, AccountChangeStage.compensating],
+                             { (row) throws(SQLError) -> String in try row[0] }).isEmpty
+    }
+
     /// Takes the account's next revision, for a saga step that sends a command.
     static func nextRevision(of uid: String, in db: SQLSession) throws(SQLError) -> Int {
         guard let revision = try takeRevision(of: uid, in: db) else { throw SQLError(.permanent, "account \(uid) does not exist to take a revision") }

@@ -17,7 +17,9 @@ extension SQLAccountStore: DeletionStore {
             guard let revision = try Self.takeRevision(of: record.uid, in: db) else { return .notActive }
             var stored = record
             stored.revision = revision
+            // An email change in flight would be erased unanswered with the account, or set its old email back on a deleting one.
             if try Self.profileUpdateInFlight(uid: record.uid, in: db) { return .profileUpdateInFlight }
+            if try Self.emailChangeInFlight(uid: record.uid, in: db) { return .profileUpdateInFlight }
             if let updated = try Self.updatedAvatar(uid: record.uid, in: db) {
                 stored.imageId = updated
                 stored.stage = .erasingAvatar

@@ -14,7 +14,7 @@ import Testing
             #expect(first.status == 0, "\(first.errors)")
             let sealing = try String(contentsOfFile: keys + "/account-worker.seal", encoding: .utf8)
             #expect(first.output == [try SealingPublicKey.load(from: keys + "/account-worker.seal.pub").base64])
-            let eventKeys = ["account", "code-dispatch", "image", "profile"].map { "events-\($0).ed25519" }
+            let eventKeys = ["account", "code-dispatch", "image", "operator", "profile"].map { "events-\($0).ed25519" }
             #expect(try FileManager.default.contentsOfDirectory(atPath: keys).sorted() == ([
                 "access-tokens.ed25519", "access-tokens.ed25519.pub", "account-worker.seal", "account-worker.seal.pub",
                 "codes.hmac", "gateway-reply.seal", "gateway-reply.seal.pub", "jwks.json",
@@ -46,11 +46,13 @@ import Testing
             })
             #expect(held == [
                 "account-worker": ["account-worker.seal", "access-tokens.ed25519", "jwks.json", "codes.hmac", "events-account.ed25519",
-                                   "events-account.ed25519.pub", "events-image.ed25519.pub", "events-profile.ed25519.pub"],
+                                   "events-account.ed25519.pub", "events-image.ed25519.pub", "events-profile.ed25519.pub",
+                                   "events-operator.ed25519.pub"],
                 "code-dispatch-worker": ["codes.hmac", "events-code-dispatch.ed25519"],
                 "image-worker": ["events-image.ed25519", "events-account.ed25519.pub"],
                 "profile-worker": ["events-profile.ed25519", "events-account.ed25519.pub"],
                 "gateway": ["gateway-reply.seal", "jwks.json", "events-account.ed25519.pub", "events-code-dispatch.ed25519.pub"],
+                "operator": ["events-operator.ed25519", "events-account.ed25519.pub", "events-code-dispatch.ed25519.pub"],
             ])
             for (process, files) in held {
                 #expect(try mode(of: out + "/" + process) == 0o700)
