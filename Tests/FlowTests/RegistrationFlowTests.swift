@@ -109,6 +109,24 @@ import Testing
         }
     }
 
+    /// A first delivery that claimed its seals and died before creating anything (a worker killed, a broker lost with
+    /// the message), then the request published again under its id with fresh seals, as a gateway restarted meanwhile
+    /// does for the app's retry: the registration completes (it was refused `invalid_credentials` in a chaos run).
+    @Test func aRequestPublishedAgainWithFreshSealsAfterAnInterruptedDeliveryCompletes() async throws {
+        try await KafkaFreeSystem.with { system in
+            let request = try await system.request(email: "interrupted@example.com")
+            #expect(try system.backends.sealLedger().claim(requestId: "\(Topic.registrationRequests)/\(request.registrationId)",
+                                                           digest: "the first delivery's seals", at: Date()))
+            try await system.publish([request])
+            let outcomes = try await system.waitForOutcomes([request.registrationId])
+            guard case .registrationCompleted = outcomes[request.registrationId]?.first else {
+                Issue.record("\(String(describing: outcomes[request.registrationId]))")
+                return
+            }
+            #expect(try system.audit().isEmpty)
+        }
+    }
+
     private func reason(_ outcomes: [Event]?) -> ReasonCode? {
         guard case .registrationFailed(let failed) = outcomes?.first else { return nil }
         return failed.reason

@@ -87,7 +87,12 @@ public struct RegistrationCoordinator: EventHandler {
         }
         let context = SealContext(requestId: request.registrationId, email: request.email, replyKey: request.replyKey)
         let (password, code): (String, String)
-        switch try seals.open([(request.sealedPassword, .registrationPassword), (sealedCode, .code)], in: context, on: Topic.registrationRequests) {
+        // Not claimed in the seal ledger: a registration is once-only by its id already (a saga that exists is replayed,
+        // an answered id answered again), its seals open only in its own context, and its code is used once, by this
+        // id and reply key. A claim would refuse the same request published again with fresh seals (a restarted
+        // gateway's retry) after a first delivery that claimed its seals and died before creating anything.
+        switch try seals.open([(request.sealedPassword, .registrationPassword), (sealedCode, .code)], in: context, on: Topic.registrationRequests,
+                              claiming: false) {
         case .opened(let secrets): (password, code) = (secrets[0], secrets[1])
         case .unsealable:
             return [failed(request, Failure(.passwordUnsealable, "The password or code could not be unsealed; seal them with the account worker's public key."))]
