@@ -32,6 +32,11 @@ public struct OperatorStep: EventHandler {
         guard case .operatorRequested(let request) = event else { unrouted(event) }
         let id = request.requestId
         if let failure = RequestId.validate(id) { return [refused(id, failure)] }
+        // A captured request replayed once its answer is forgotten, or issued by a clock far ahead, does nothing.
+        guard request.isFresh(at: clock()) else {
+            return [refused(id, Failure(.requestInvalid, "This request is stale: it was issued more than \(Int(OperatorRequested.maximumAge)) s "
+                                                         + "ago (or more than \(Int(OperatorRequested.maximumLead)) s ahead); issue a new one."))]
+        }
         guard OperatorRequested.isWellFormed(actor: request.actor) else {
             return [refused(id, Failure(.actorInvalid, "The actor must be 1–64 letters, digits, '.', '-' or '_'."))]
         }

@@ -21,7 +21,8 @@ public enum OperatorAction: String, Codable, Sendable, CaseIterable {
 /// Published by the operator's tools to `operator.requests`, signed with the operator role's event key (any other
 /// signature, or none, is refused unread): `action` on the account of `email`, by the operator `actor` (a name of
 /// letters, digits, `.`, `-` and `_`, which every announcement of the action carries). The answer, `OperatorAnswered` or
-/// `OperatorRefused`, is given once per request id: a replay changes nothing more.
+/// `OperatorRefused`, is given once per request id: a replay changes nothing more. The signed `issuedAt` bounds a
+/// captured request's life to ``maximumAge``, far within the answers' retention, so that no replay outlives its answer.
 public struct OperatorRequested: RequestMessage, Equatable {
     public var requestId: String
     public var action: OperatorAction
@@ -31,8 +32,12 @@ public struct OperatorRequested: RequestMessage, Equatable {
     public var replyKey: String
     /// The language of the notice a deletion mails the account's owner (a BCP 47 priority list).
     public var locale: String?
+    /// When the operator's tools issued the request, in Unix seconds.
+    public var issuedAt: Int
 
-    public init(requestId: String, action: OperatorAction, email: String, actor: String, replyKey: String, locale: String? = nil) {
+    public init(requestId: String, action: OperatorAction, email: String, actor: String, replyKey: String, locale: String? = nil,
+                issuedAt: Int) {
+        self.issuedAt = issuedAt
         self.requestId = requestId
         self.action = action
         self.email = email
@@ -98,7 +103,14 @@ extension OperatorRequested {
         }
     }
 
-    /// The request id of the `reset_password` code `registrar operator reset-password` requests after its answer: one
-    /// per operator request, so that a replay of the command mails no second code.
-    public var resetCodeRequestId: String { requestId + ".reset-code" }
+    /// How long after `issuedAt` a request is taken: ten minutes, far within the retention of its answer.
+    public static let maximumAge: TimeInterval = 600
+    /// How far ahead of the account worker's clock `issuedAt` may be: the clock skew Registrar tolerates (`--seal-max-age`).
+    public static let maximumLead: TimeInterval = 300
+
+    /// Whether the request was issued within ``maximumAge`` before `now`, and at most ``maximumLead`` after it.
+    public func isFresh(at now: Date) -> Bool {
+        let age = now.timeIntervalSince1970 - TimeInterval(issuedAt)
+        return age <= Self.maximumAge && age >= -Self.maximumLead
+    }
 }

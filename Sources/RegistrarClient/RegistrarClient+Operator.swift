@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import EventTransport
 import Foundation
@@ -6,10 +7,12 @@ import Kafka
 /// The operator's actions on accounts: each request signed with the operator role's event key, its report opened with
 /// the request's own reply key.
 extension RegistrarClient {
-    /// The request ``operate(_:signer:timeout:)`` publishes: `action` on the account of `email`, by the operator `actor`.
+    /// The request ``operate(_:signer:timeout:)`` publishes: `action` on the account of `email`, by the operator `actor`,
+    /// issued at `issuedAt` (now).
     public func operatorRequest(_ action: OperatorAction, email: String, actor: String, locale: String? = nil,
-                                requestId: String = UUID().uuidString.lowercased()) -> OperatorRequested {
-        OperatorRequested(requestId: requestId, action: action, email: email, actor: actor, replyKey: replyKey(for: requestId), locale: locale)
+                                requestId: String = UUID().uuidString.lowercased(), issuedAt: Date = Date()) -> OperatorRequested {
+        OperatorRequested(requestId: requestId, action: action, email: email, actor: actor, replyKey: replyKey(for: requestId), locale: locale,
+                          issuedAt: Int(issuedAt.timeIntervalSince1970))
     }
 
     /// Publishes `request` signed by `signer` and returns its outcome, `OperatorAnswered` or `OperatorRefused`, and, when
@@ -45,4 +48,14 @@ extension RegistrarClient {
 
     /// Ends the wait for a deletion whose request was refused.
     private struct NotAnswered: Error {}
+}
+
+extension OperatorRequested {
+    /// The request id of the `reset_password` code `registrar operator reset-password` requests after the answer to the
+    /// request `requestId`: the start of the operator `key`'s signature of it — one per operator request, so that a replay
+    /// of the command mails no second code, yet unknown to whoever reads `operator.requests`, who could otherwise take the
+    /// id first and have the command report a code sent that the owner never gets.
+    public static func resetCodeRequestId(of requestId: String, key: SigningKeyPair) -> String {
+        "reset-code-" + key.sign(Array(("reset-code " + requestId).utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
 }

@@ -50,7 +50,8 @@ enum OperatorCommand {
             }
             let keysDirectory = parsed.value("keys-dir") ?? EmbeddedBackends(parsed.value("data-dir") ?? "data").keysDirectory
             let keyFile = parsed.value("operator-key-file") ?? EventKeyDirectory(keysDirectory).secretPath(of: .operator)
-            let signer = EventSigner(role: .operator, key: try SigningKeyPair.load(from: keyFile))
+            let key = try SigningKeyPair.load(from: keyFile)
+            let signer = EventSigner(role: .operator, key: key)
             let request = flow.client.operatorRequest(action, email: try parsed.required("email"), actor: actor, locale: flow.locale,
                                                       requestId: flow.requestId)
             let event = Event.operatorRequested(request)
@@ -63,7 +64,7 @@ enum OperatorCommand {
             switch outcome {
             case .operatorAnswered:
                 flow.printReport(report, deleted: deleted)
-                return action == .resetPassword ? try await flow.mailResetCode(for: request) : .success
+                return action == .resetPassword ? try await flow.mailResetCode(for: request, key: key) : .success
             case .operatorRefused(let refused):
                 return flow.refused(refused.reason, refused.message)
             default:
@@ -115,10 +116,11 @@ extension FlowClient {
         if let deleted { Swift.print(deleted ? "deleted: the account, its profile and its avatar are gone" : "deleted: not yet (see --timeout)") }
     }
 
-    /// Has the code dispatch worker mail the owner of a forced reset a `reset_password` code, under a request id of the
-    /// operator's request (a replay of the command mails none again).
-    func mailResetCode(for request: OperatorRequested) async throws -> ExitCode {
-        let code = CodeRequested(requestId: request.resetCodeRequestId, email: request.email, purpose: .resetPassword, locale: locale)
+    /// Has the code dispatch worker mail the owner of a forced reset a `reset_password` code, under a request id only the
+    /// operator's `key` derives from the operator's request (a replay of the command mails none again).
+    func mailResetCode(for request: OperatorRequested, key: SigningKeyPair) async throws -> ExitCode {
+        let code = CodeRequested(requestId: OperatorRequested.resetCodeRequestId(of: request.requestId, key: key), email: request.email,
+                                 purpose: .resetPassword, locale: locale)
         switch try await send(.codeRequested(code)) {
         case .codeSent(let sent):
             if !json { Swift.print("reset code: sent (\(code.requestId)), valid for \(sent.expiresIn) s") }

@@ -55,7 +55,7 @@ enum EventSamples {
         .exportRequested(ExportRequested(requestId: "q-1", sealedAccessToken: "c2Vh", replyKey: "a2V5")),
         .exportAnswered(ExportAnswered(requestId: "q-1", sealedExport: "ZXhw")),
         .operatorRequested(OperatorRequested(requestId: "q-1", action: .disable, email: "ada@example.com", actor: "ops.ada", replyKey: "a2V5",
-                                             locale: "zh-CN")),
+                                             locale: "zh-CN", issuedAt: 1_700_000_000)),
         .operatorAnswered(OperatorAnswered(requestId: "q-1", action: .disable, sealedReport: "cmVw")),
         .operatorRefused(RequestRefusal(requestId: "q-1", reason: .accountUnknown, message: "No account has this email address.")),
         .accountDeletionRequested(AccountDeletionRequested(requestId: "q-1", sealedAccessToken: "c2Vh", replyKey: "a2V5", locale: "en")),

@@ -149,6 +149,26 @@ import Testing
     }
 }
 
+/// A captured operator request, correctly signed, replayed once its answer is forgotten (issued long before), or issued
+/// by a clock far ahead, is refused and changes nothing.
+@Suite(.tags(.inProcess)) struct StaleOperatorRequestTests {
+    @Test func aSignedRequestIssuedLongAgoOrAheadChangesNothing() async throws {
+        try await InProcessSystem.with { system in
+            let uid = try await system.register("stale@example.com", password: "stale quartz lantern 42")
+            for issuedAt in [Date().addingTimeInterval(-OperatorRequested.maximumAge - 60), Date().addingTimeInterval(OperatorRequested.maximumLead + 60)] {
+                let request = system.client.operatorRequest(.disable, email: "stale@example.com", actor: "ada", issuedAt: issuedAt)
+                let (outcome, report) = try await system.client.operate(request, signer: try system.operatorSigner(), timeout: .seconds(60))
+                #expect(reason(outcome) == .requestInvalid && report == nil, "issued at \(issuedAt)")
+            }
+            #expect(try system.backends.accounts().account(uid: uid)?.status == .active, "nothing was disabled")
+            #expect(try await system.signIn(.password, email: "stale@example.com", secret: "stale quartz lantern 42").1 != nil)
+            #expect(try await system.operate(.find, "stale@example.com").state == "active", "a fresh request is taken")
+            let announced = try await system.accountEvents(of: uid, count: 3).filter { $0.actor != nil }
+            #expect(announced.map(\.type) == [.accountInspected], "only the fresh find was announced")
+        }
+    }
+}
+
 extension InProcessSystem {
     /// The operator role's signer, from the system's key directory.
     func operatorSigner() throws -> EventSigner {

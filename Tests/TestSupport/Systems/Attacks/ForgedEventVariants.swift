@@ -179,7 +179,7 @@ extension Attacks {
         case .profileUpdated: return .profileUpdated(ProfileUpdated(requestId: id, sealedProfile: forgedResult(naming: victim.uid, renamed)))
         case .operatorRequested:
             return .operatorRequested(OperatorRequested(requestId: id, action: .delete, email: victim.profile.email, actor: "mallory",
-                                                        replyKey: "a2V5"))
+                                                        replyKey: "a2V5", issuedAt: Int(Date().timeIntervalSince1970)))
         case .operatorAnswered: return .operatorAnswered(OperatorAnswered(requestId: id, action: .find, sealedReport: forgedResult(naming: victim.uid, renamed)))
         case .operatorRefused: return .operatorRefused(RequestRefusal(requestId: id, reason: .accountUnknown, message: "forged"))
         case .registrationRequested, .codeRequested, .tokenRequested, .profileRequested, .passwordChangeRequested, .passwordResetRequested,
