@@ -13,7 +13,7 @@ import WorkerRuntime
 /// says otherwise.
 final class WorkerBench: Sendable {
     static let inputs = RoutingTable([ScriptedStep()]).topics
-    static let topics = inputs + inputs.map(Topic.deadLetters) + [Topic.authOutcomes, Topic.codeOutcomes, Topic.accountOutcomes]
+    static let topics = (inputs + inputs.map(Topic.deadLetters) + Topic.outcomes).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
 
     let cluster: MockCluster
     let configuration: KafkaConfiguration
