@@ -126,7 +126,8 @@ public struct AccountChangeStep: EventHandler {
         guard let account = outcome.account else { return [refusal(outcome, request.requestId)] }
         guard account.isVerified else { return [unverified(request.requestId)] }
         return try begin(.changePassword, request.requestId, account, newEmail: account.email,
-                         update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now)))
+                         update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now),
+                                              authenticatedAgainst: account.passwordHash))
     }
 
     private func resetPassword(_ request: PasswordResetRequested) throws -> [Event] {
@@ -146,7 +147,8 @@ public struct AccountChangeStep: EventHandler {
         }
         // The code proves the mailbox: an account made before registrations needed one is proven now.
         return try begin(.resetPassword, request.requestId, account, newEmail: account.email,
-                         update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now))
+                         update: AccountUpdate(passwordHash: hash, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now,
+                                              authenticatedAgainst: account.passwordHash))
     }
 
     private func changeEmail(_ request: EmailChangeRequested) throws -> [Event] {
@@ -167,7 +169,8 @@ public struct AccountChangeStep: EventHandler {
             return [invalid(request.requestId)]
         }
         return try begin(.changeEmail, request.requestId, account, newEmail: newEmail,
-                         update: AccountUpdate(email: newEmail, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now))
+                         update: AccountUpdate(email: newEmail, endsSessionsAt: account.sessionCutoff(changedAt: now), provesMailboxAt: now,
+                                              authenticatedAgainst: account.passwordHash))
     }
 
     /// The refusal of a re-authentication that failed: `account_disabled` only for the right password of a disabled
@@ -190,6 +193,9 @@ public struct AccountChangeStep: EventHandler {
             return EmailChangeSaga.events(of: started)
         case .existing(let existing): return EmailChangeSaga.events(of: existing)
         case .emailTaken: return [failed(requestId, Failure(.emailTaken, "This email address is already in use."))]
+        case .credentialsChanged:
+            // An operator disabled the account or reset its password after this request was authenticated.
+            return [try accounts.account(uid: account.uid)?.status == .disabled ? failed(requestId, LoginGuard.disabled) : invalid(requestId)]
         }
     }
 

@@ -55,6 +55,9 @@ public enum AccountChangeStart: Sendable, Equatable {
     case existing(AccountChangeRecord)
     /// Another account has the new email; nothing was written.
     case emailTaken
+    /// The account is no longer active with the password hash the change was authenticated against
+    /// (``AccountUpdate/authenticatedAgainst``: an operator disabled it or reset its password meanwhile); nothing was written.
+    case credentialsChanged
 }
 
 /// Accounts with their change records, in one store so that a record and its account update commit together.

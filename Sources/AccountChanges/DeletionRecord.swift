@@ -57,8 +57,9 @@ public protocol DeletionStore: ProfileUpdateStore {
     func deletion(requestId: String) throws(StoreError) -> DeletionRecord?
     /// Atomically, if the account `record.uid` is active (or disabled) and no update of its profile is in flight: inserts `record` with
     /// the account's next revision (and, as the avatar to erase, the one its latest completed profile update stored, if
-    /// any), marks the account `deleting` and ends its sessions at `cutoff` (``Account/notBefore``).
-    func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart
+    /// any), marks the account `deleting`, ends its sessions at `cutoff` (``Account/notBefore``) and keeps `event` (an
+    /// operator's order), if any, in the account outbox.
+    func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date, announcing event: AccountEvent?) throws(StoreError) -> DeletionStart
     /// Atomically replaces the stored record (one that sends a command takes the account's next revision as its
     /// `revision`, also when it sends its stage's command again: newer than any command of another saga meanwhile); a
     /// `completed` record erases, in the same transaction, the account `record.uid` and every row naming it: its

@@ -123,12 +123,14 @@ public struct DeletionStep: EventHandler {
 
     /// Begins the deletion of `account` under `requestId`, its owner's re-authentication done (or an operator's order):
     /// the saga's first events, or why it cannot begin — the account is no longer active or disabled
-    /// (`invalid_credentials`), or an update of its profile or an email change is in flight.
-    public func begin(deleting account: Account, requestId id: String, at now: Date) throws -> Result<[Event], Failure> {
+    /// (`invalid_credentials`), or an update of its profile or an email change is in flight. An operator's order is announced
+    /// by `event`, committed with the deletion's beginning.
+    public func begin(deleting account: Account, requestId id: String, at now: Date,
+                      announcing event: AccountEvent? = nil) throws -> Result<[Event], Failure> {
         let imageId = try accounts.avatar(of: account)
         let record = DeletionRecord(requestId: id, uid: account.uid, email: account.email, imageId: imageId,
                                     stage: DeletionSaga.firstStage(imageId: imageId), updatedAt: now)
-        switch try accounts.begin(record, endingSessionsAt: account.sessionCutoff(changedAt: now)) {
+        switch try accounts.begin(record, endingSessionsAt: account.sessionCutoff(changedAt: now), announcing: event) {
         case .started(let started):
             try endSessionsAndCodes(of: started)
             return .success(DeletionSaga.events(of: started))

@@ -58,7 +58,10 @@ public struct OperatorStep: EventHandler {
             guard try accounts.apply(.none, to: account.uid, announcing: announce(.accountInspected)) else { return [inactive(id)] }
         case .unlock:
             guard try accounts.apply(.unlock, to: account.uid, announcing: announce(.accountUnlocked)) else { return [inactive(id)] }
-        case .disable where account.status == .disabled, .enable where account.status == .active:
+        case .disable where account.status == .disabled:
+            // Again, for a redelivery after a crash between the disabling's commit and this (idempotent).
+            try tokens.revokeAll(uid: account.uid)
+        case .enable where account.status == .active:
             break
         case .disable:
             let cutoff = account.sessionCutoff(changedAt: now)
@@ -75,13 +78,12 @@ public struct OperatorStep: EventHandler {
             }
             try tokens.revokeAll(uid: account.uid)
         case .delete:
-            guard account.status == .active || account.status == .disabled else { return [inactive(id)] }
-            switch try deletion.begin(deleting: account, requestId: id, at: now) {
+            // A redelivery (the account already deleting) finds its deletion by the request id; another request finds none.
+            switch try deletion.begin(deleting: account, requestId: id, at: now, announcing: announce(.accountDeletionOrdered)) {
             case .success(let events): saga = events
             case .failure(let failure) where failure.reason == .invalidCredentials: return [inactive(id)]
             case .failure(let failure): return [refused(id, failure)]
             }
-            _ = try accounts.apply(.none, to: account.uid, announcing: announce(.accountDeletionOrdered))
         }
         let report = try self.report(of: account.uid, answering: request, at: now)
         guard let sealed = deletion.seals.vault.seal(report.sealedJSON, to: request.replyKey) else {

@@ -96,7 +96,7 @@ public struct SessionStep: EventHandler {
             try tokens.revokeAll(uid: account.uid)
         case .existing(let existing) where existing.kind == .signOutEverywhere && existing.uid == account.uid:
             break
-        case .existing, .emailTaken:
+        case .existing, .emailTaken, .credentialsChanged: // neither of the last two is possible without an email or a hash to keep
             return refused(requestId, Failure(.requestInvalid, "This request id was used by another request."))
         }
         return .signedOut(SignedOut(requestId: requestId))

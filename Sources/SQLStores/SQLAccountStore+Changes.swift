@@ -43,10 +43,16 @@ extension SQLAccountStore: AccountChangeStore {
     }
 
     /// The UNIQUE constraint on `accounts.email` decides whether the new email is free, also against
-    /// a concurrent change or registration taking it.
+    /// a concurrent change or registration taking it; the account's row, read locked, whether it still holds the
+    /// credentials the change was authenticated against (an operator's change waits for this one's commit, or wins).
     public func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart {
         try database.inTransaction { (db) throws(SQLError) -> AccountChangeStart in
             if let existing = try Self.change(record.requestId, in: db) { return .existing(existing) }
+            if let authenticated = update.authenticatedAgainst {
+                let sql = "SELECT status, password_hash FROM accounts WHERE uid = ?" + db.dialect.lockingClause
+                let current = try db.query(sql, [record.uid]) { (row) throws(SQLError) -> (AccountStatus, String) in (try row[0], try row[1]) }.first
+                guard let current, current == (.active, authenticated) else { return .credentialsChanged }
+            }
             do throws(SQLError) {
                 try db.savepoint { () throws(SQLError) in try Self.apply(update, to: record.uid, in: db) }
             } catch where error.isUniqueViolation {

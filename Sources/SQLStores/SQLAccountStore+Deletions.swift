@@ -10,7 +10,8 @@ extension SQLAccountStore: DeletionStore {
         try database.withSession { (db) throws(SQLError) in try Self.deletion(requestId, in: db) }
     }
 
-    public func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date) throws(StoreError) -> DeletionStart {
+    public func begin(_ record: DeletionRecord, endingSessionsAt cutoff: Date,
+                      announcing event: AccountEvent?) throws(StoreError) -> DeletionStart {
         try database.inTransaction { (db) throws(SQLError) -> DeletionStart in
             if let existing = try Self.deletion(record.requestId, in: db) { return .existing(existing) }
             // The account's row first (its revision's lock): an update beginning concurrently waits, then finds it deleting.
@@ -33,6 +34,7 @@ extension SQLAccountStore: DeletionStore {
                 // This request began concurrently (a redelivery): undo, and the retry finds its record.
                 throw SQLError(.transient, "deletion \(record.requestId) was begun concurrently")
             }
+            if let event { try Self.announce(event, in: db) }
             return .started(stored)
         }
     }

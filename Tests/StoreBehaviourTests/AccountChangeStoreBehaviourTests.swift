@@ -107,6 +107,26 @@ import Testing
         }
     }
 
+    /// A change authenticated by the password an operator then reset, or of an account an operator then disabled, must
+    /// not commit over the operator's change.
+    @Test(arguments: StoreBackend.allCases)
+    func beginAfterTheAuthenticatedCredentialsChangedWritesNothing(backend: StoreBackend) throws {
+        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+            let uid = try store.register(email: "ada@example.com")
+            let authenticated = try #require(try store.account(uid: uid)?.passwordHash)
+            let update = AccountUpdate(passwordHash: "new-hash", email: "lovelace@example.com", authenticatedAgainst: authenticated)
+            #expect(try store.replacePasswordHash(uid: uid, from: authenticated, to: "operator-hash"))
+            #expect(try store.begin(emailChange("c1", uid: uid, to: "lovelace@example.com"), applying: update) == .credentialsChanged)
+            #expect(try store.replacePasswordHash(uid: uid, from: "operator-hash", to: authenticated))
+            let disabled = AccountEvent(.accountDisabled, uid: uid, at: startDate)
+            #expect(try store.apply(.disable(endingSessionsAt: startDate), to: uid, announcing: disabled))
+            #expect(try store.begin(emailChange("c2", uid: uid, to: "lovelace@example.com"), applying: update) == .credentialsChanged)
+            #expect(try store.change(requestId: "c1") == nil && store.change(requestId: "c2") == nil)
+            let account = try #require(try store.account(uid: uid))
+            #expect(account.email == "ada@example.com" && account.passwordHash == authenticated && account.status == .disabled)
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func saveReplacesTheRecordWithItsUpdate(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in

@@ -20,16 +20,16 @@ import Testing
             try store.updateFailures(uid: saga.uid) { $0.consecutive = 2 }
             let record = DeletionRecord(requestId: "d-1", uid: saga.uid, email: saga.email, imageId: saga.imageId, stage: .erasingAvatar,
                                         updatedAt: startDate)
-            guard case .started(let started) = try store.begin(record, endingSessionsAt: startDate) else {
+            guard case .started(let started) = try store.begin(record, endingSessionsAt: startDate, announcing: nil) else {
                 Issue.record("not begun")
                 return
             }
             let account = try #require(try store.account(uid: saga.uid))
             #expect(account.status == .deleting && account.notBefore == startDate && started.revision == account.revision)
-            #expect(try store.begin(record, endingSessionsAt: startDate) == .existing(started))
+            #expect(try store.begin(record, endingSessionsAt: startDate, announcing: nil) == .existing(started))
             var again = record
             again.requestId = "d-2"
-            #expect(try store.begin(again, endingSessionsAt: startDate) == .notActive, "a deleting account begins no second deletion")
+            #expect(try store.begin(again, endingSessionsAt: startDate, announcing: nil) == .notActive, "a deleting account begins no second deletion")
 
             // A resent step (the sweep's) is newer than any command another saga of the account took meanwhile.
             let taken = try #require(try store.account(uid: saga.uid)).revision

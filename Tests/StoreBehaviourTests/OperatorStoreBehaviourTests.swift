@@ -49,12 +49,21 @@ import Testing
             #expect(announced.map(\.type) == [.accountUnlocked, .accountDisabled, .passwordResetForced, .accountEnabled])
             #expect(announced.allSatisfy { $0.actor == "operator:ada" && $0.uid == saga.uid })
 
-            // A disabled account's deletion begins too (an operator's).
+            // A disabled account's deletion begins too (an operator's), announced by the same commit; a second order none.
+            try outbox.remove(try outbox.pending(limit: 10))
             #expect(try store.apply(.disable(endingSessionsAt: cutoff.addingTimeInterval(2)), to: saga.uid, announcing: event(.accountDisabled)))
             let deletion = DeletionRecord(requestId: "d-op", uid: saga.uid, email: saga.email, imageId: nil, stage: .erasingProfile, updatedAt: startDate)
-            guard case .started = try store.begin(deletion, endingSessionsAt: cutoff.addingTimeInterval(3)) else { Issue.record("not begun"); return }
+            let ordered = event(.accountDeletionOrdered)
+            guard case .started = try store.begin(deletion, endingSessionsAt: cutoff.addingTimeInterval(3), announcing: ordered) else {
+                Issue.record("not begun"); return
+            }
+            var again = deletion
+            again.requestId = "d-op-2"
+            #expect(try store.begin(again, endingSessionsAt: cutoff.addingTimeInterval(4), announcing: ordered) == .notActive)
             #expect(try store.account(uid: saga.uid)?.status == .deleting)
             #expect(try !store.apply(.unlock, to: saga.uid, announcing: event(.accountUnlocked)), "a deleting account is not unlocked")
+            let orders = try outbox.pending(limit: 10).compactMap { AccountEvent(decoding: $0.payload) }
+            #expect(orders.map(\.type) == [.accountDisabled, .accountDeletionOrdered])
         }
     }
 }

@@ -39,7 +39,7 @@ import Testing
             #expect(try store.begin(second, atRevision: started.revision) == .inFlight, "one update of a profile at a time")
             let deletion = DeletionRecord(requestId: "d-1", uid: saga.uid, email: saga.email, imageId: saga.imageId, stage: .erasingAvatar,
                                           updatedAt: startDate)
-            #expect(try store.begin(deletion, endingSessionsAt: startDate) == .profileUpdateInFlight, "a deletion waits for it")
+            #expect(try store.begin(deletion, endingSessionsAt: startDate, announcing: nil) == .profileUpdateInFlight, "a deletion waits for it")
             #expect(try store.account(uid: saga.uid)?.status == .active)
 
             var switched = started
@@ -67,7 +67,7 @@ import Testing
             failed.failure = Failure(.imageCorrupt, "bad")
             _ = try store.save(failed)
             #expect(try store.avatar(of: now) == "new-image", "a failed update changed no avatar")
-            guard case .started(let erasing) = try store.begin(deletion, endingSessionsAt: startDate) else {
+            guard case .started(let erasing) = try store.begin(deletion, endingSessionsAt: startDate, announcing: nil) else {
                 Issue.record("the deletion did not begin")
                 return
             }

@@ -66,9 +66,13 @@ public struct AccountUpdate: Sendable, Equatable {
     public var provesMailboxAt: Date?
     /// The request that proved it, when this is the first proof (``Account/verifiedBy``).
     public var provenBy: String?
+    /// The password hash the request was authenticated against: a change begun with it applies only while the account
+    /// is active and still has it, so an operator's disable or forced reset committed meanwhile wins.
+    public var authenticatedAgainst: String?
 
     public init(passwordHash: String? = nil, email: String? = nil, endsSessionsAt: Date? = nil, provesMailboxAt: Date? = nil,
-                provenBy: String? = nil) {
+                provenBy: String? = nil, authenticatedAgainst: String? = nil) {
+        self.authenticatedAgainst = authenticatedAgainst
         self.passwordHash = passwordHash
         self.email = email
         self.endsSessionsAt = endsSessionsAt

@@ -23,6 +23,9 @@ public final class InMemoryAccountStore: AccountChangeStore {
     private let state = Mutex(State())
     /// Raised by every write.
     public let writes = Fault()
+    /// Run at the next `begin` of an account change before it looks at anything: another writer (an operator) committing
+    /// between the change's authentication and its start.
+    public let beforeNextBegin = Mutex<(@Sendable (InMemoryAccountStore) -> Void)?>(nil)
 
     public init() {}
 
@@ -113,8 +116,13 @@ public final class InMemoryAccountStore: AccountChangeStore {
 
     public func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart {
         try writes.check()
+        beforeNextBegin.withLock { hook in defer { hook = nil }; return hook }?(self)
         return try state.withLock { (state) throws(StoreError) -> AccountChangeStart in
             if let existing = state.changes[record.requestId] { return .existing(existing) }
+            if let authenticated = update.authenticatedAgainst,
+               state.accounts[record.uid].map({ ($0.status, $0.passwordHash) == (.active, authenticated) }) != true {
+                return .credentialsChanged
+            }
             if let email = update.email, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
             try Self.apply(update, to: record.uid, in: &state)
             var stored = record
