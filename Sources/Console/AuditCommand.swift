@@ -4,8 +4,9 @@ import EventTransport
 import Registration
 import Support
 
-/// `registrar audit`: checks every store for half-registered users; exits 1 when it finds any, 2 when a store
-/// it was pointed at does not exist (a mistyped `--data-dir` is not an all-clear).
+/// `registrar audit`: checks every store for half-registered users and counts the accounts by state (naming the disabled
+/// ones); exits 1 when it finds any half-registered user, 2 when a store it was pointed at does not exist (a mistyped
+/// `--data-dir` is not an all-clear).
 public enum AuditCommand {
     public static let spec = CommandSpec(
         name: "registrar audit", summary: "check every store for half-registered users", usage: "[--json] [options]",
@@ -28,13 +29,16 @@ public enum AuditCommand {
 
     public static func run(_ arguments: [String]) async -> ExitCode {
         await CommandLineTool.run(arguments, spec: spec) { parsed in
-            let findings = try audit(parsed).run(grace: try grace(parsed))
+            let report = try audit(parsed).report(grace: try grace(parsed))
+            let findings = report.findings
             if parsed.flag("json") {
                 JSONOutput.print(["count": findings.count, "findings": findings.map {
                     ["kind": $0.kind.rawValue, "subject": $0.subject, "detail": $0.detail]
-                }])
+                }, "accounts": Dictionary(uniqueKeysWithValues: report.accountsByState.map { ($0.key.rawValue, $0.value) }),
+                   "disabled": report.disabled])
             } else {
                 findings.forEach { print($0) }
+                print(report.census + (report.disabled.isEmpty ? "" : "; disabled: " + report.disabled.joined(separator: " ")))
                 print("audit: \(findings.count) finding\(findings.count == 1 ? "" : "s")")
             }
             return findings.isEmpty ? .success : .failure

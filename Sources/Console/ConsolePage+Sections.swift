@@ -74,11 +74,14 @@ extension ConsolePage {
         let age = "ran \(HTML.escape(time(audit.ranAt))), \(Int(now.timeIntervalSince(audit.ranAt))) s ago"
             + (state.nextAudit.map { "; next at \(HTML.escape(time($0)))" } ?? "")
         switch audit.findings {
-        case .success(let findings):
-            return "<h2>Audit findings (\(findings.count))</h2><p class=\"age\">The audit of the stores \(age).</p>"
-                + HTML.table(["kind", "subject", "detail"], findings.map {
+        case .success(let report):
+            let disabled = report.disabled.isEmpty ? "" : " Disabled: " + report.disabled.map { "<code>\(HTML.escape($0))</code>" }
+                .joined(separator: ", ") + " (<code>registrar operator enable</code> brings one back)."
+            return "<h2>Audit findings (\(report.findings.count))</h2><p class=\"age\">The audit of the stores \(age).</p>"
+                + HTML.table(["kind", "subject", "detail"], report.findings.map {
                     [HTML.escape($0.kind.rawValue), HTML.escape($0.subject), HTML.escape($0.detail)]
                 }, empty: "no half-registered users")
+                + "<p class=\"census\">\(HTML.escape(report.census.prefix(1).uppercased() + report.census.dropFirst())).\(disabled)</p>"
         case .failure(let error):
             return "<h2>Audit findings</h2><p class=\"problem\">The audit \(age) failed: \(HTML.escape("\(error)"))</p>"
         }

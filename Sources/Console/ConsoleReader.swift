@@ -207,9 +207,9 @@ final class ConsoleReader: Sendable {
     // MARK: The audit
 
     private func runAudit() async {
-        let findings: Result<[RegistrationAudit.Finding], any Error>
+        let findings: Result<RegistrationAudit.Report, any Error>
         do {
-            findings = .success(try await offload { [audit, settings] in try audit.run(grace: settings.grace) })
+            findings = .success(try await offload { [audit, settings] in try audit.report(grace: settings.grace) })
         } catch {
             findings = .failure(error)
         }

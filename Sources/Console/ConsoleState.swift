@@ -15,7 +15,7 @@ struct ConsoleState: Sendable {
     /// The result of one audit of the stores.
     struct Audit: Sendable {
         var ranAt: Date
-        var findings: Result<[RegistrationAudit.Finding], any Error>
+        var findings: Result<RegistrationAudit.Report, any Error>
     }
 
     var startedAt: Date

@@ -23,6 +23,22 @@ public struct RegistrationAudit: Sendable {
         public var description: String { "\(kind.rawValue) \(subject): \(detail)" }
     }
 
+    /// The findings, and the accounts by state: an operator sees the disabled ones (`registrar operator enable` brings
+    /// each back) beside what should not exist.
+    public struct Report: Sendable {
+        public var findings: [Finding]
+        /// How many accounts are in each state (a state none is in: absent).
+        public var accountsByState: [AccountStatus: Int]
+        /// The uids of the disabled accounts, sorted.
+        public var disabled: [String]
+
+        /// The census as a line: `accounts: 3 active, 1 disabled, 0 deleting, 0 pending`.
+        public var census: String {
+            "accounts: " + [AccountStatus.active, .disabled, .deleting, .pending].map { "\(accountsByState[$0] ?? 0) \($0.rawValue)" }
+                .joined(separator: ", ")
+        }
+    }
+
     public var accounts: any AccountStore
     public var profiles: any ProfileStore
     public var images: any ObjectStore
@@ -35,6 +51,11 @@ public struct RegistrationAudit: Sendable {
 
     /// The findings; things younger than `grace` (registrations still in flight) are not counted.
     public func run(now: Date = Date(), grace: Duration) throws -> [Finding] {
+        try report(now: now, grace: grace).findings
+    }
+
+    /// The findings (as `run`) with the accounts by state.
+    public func report(now: Date = Date(), grace: Duration) throws -> Report {
         let cutoff = now.addingTimeInterval(-grace.timeInterval)
         let allAccounts = try accounts.accounts()
         let profilesByUid = Dictionary(try profiles.profiles().map { ($0.uid, $0.profile) }, uniquingKeysWith: { a, _ in a })
@@ -77,6 +98,8 @@ public struct RegistrationAudit: Sendable {
         for object in try images.list(prefix: "staging/") where object.modifiedAt < cutoff {
             findings.append(Finding(kind: .staleStagedUpload, subject: object.key, detail: "staged upload never processed"))
         }
-        return findings.sorted { ($0.kind.rawValue, $0.subject) < ($1.kind.rawValue, $1.subject) }
+        return Report(findings: findings.sorted { ($0.kind.rawValue, $0.subject) < ($1.kind.rawValue, $1.subject) },
+                      accountsByState: Dictionary(grouping: allAccounts, by: \.status).mapValues(\.count),
+                      disabled: allAccounts.filter { $0.status == .disabled }.map(\.uid).sorted())
     }
 }

@@ -85,6 +85,19 @@ import Testing
             #expect(!page.text.contains("<script") && !page.text.contains("style=\""), "no script, no style attribute")
             #expect(page.text.contains("partition 5"), "lag by partition")
             #expect(page.text.contains("The audit of the stores ran "), "the audit's age")
+            #expect(page.text.contains("<p class=\"census\">Accounts: "), "the accounts by state")
+        }
+    }
+
+    /// The audit names the disabled accounts (an operator's `disable` is seen, and who may be enabled again).
+    @Test func theAuditNamesTheDisabledAccounts() async throws {
+        let system = try await InProcessSystem.shared()
+        let email = Routes.email("disabled")
+        let uid = try await system.register(email, password: "console disabled password")
+        #expect(try await system.operate(.disable, email).state == "disabled")
+        try await Self.withConsole { _, console in
+            let page = try await Self.overview(console) { $0.contains("<code>\(uid)</code>") }
+            #expect(page.text.contains(" disabled, ") && page.text.contains("Disabled: ") && page.text.contains("<code>\(uid)</code>"))
         }
     }
 

@@ -25,6 +25,10 @@ import Testing
             #expect(disabled.status == 0 && disabled.output.contains("state: disabled"), "\(disabled.output)")
             let refused = try await system.registrar(["login", "--email", email], input: ["operated harbour lantern 42"])
             #expect(refused.status == 1 && refused.output.contains("account_disabled"), "\(refused.output)")
+            let audit = try await system.registrar(["audit", "--grace", "0", "--json"])
+            let census = try #require(try JSONSerialization.jsonObject(with: Data(audit.output.utf8)) as? [String: Any])
+            #expect((census["disabled"] as? [String])?.contains(uid) == true && (census["accounts"] as? [String: Int])?["disabled"] ?? 0 >= 1,
+                    "the audit names the disabled account: \(audit.output)")
             let enabled = try await operate(["enable"])
             #expect(enabled.status == 0 && enabled.output.contains("state: active"), "\(enabled.output)")
 
