@@ -9,8 +9,8 @@ import Testing
 @Suite(.tags(.inProcess)) struct SignInContractTests {
     @Test func everyEventValidatesAndNoSecretTravelsInPlaintext() async throws {
         try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
-            // The workers log to this process's standard error: a copy of it is their log.
-            let logCopy = try StandardErrorTee(copyingTo: system.logs + "/workers.log")
+            // The workers log to this process's standard error: captured, it is their log.
+            let logCopy = try StandardErrorCapture(into: system.logs + "/workers.log")
             defer { logCopy.stop() }
             let password = "Canary-\(UUID().uuidString.prefix(8))"
             _ = try await system.register("contract@example.com", password: password)
@@ -43,6 +43,7 @@ import Testing
             let logs = try FileManager.default.contentsOfDirectory(atPath: system.logs).map { log in
                 (log, String(decoding: FileManager.default.contents(atPath: system.logs + "/" + log) ?? Data(), as: UTF8.self))
             }
+            #expect(logs.contains { $0.0 == "workers.log" && $0.1.contains("account-worker") }, "the workers' log was captured")
             for secret in secrets {
                 for message in messages { #expect(!String(decoding: message.value, as: UTF8.self).contains(secret), "secret on \(message.topic)") }
                 for (log, text) in logs { #expect(!text.contains(secret), "secret in \(log)") }
