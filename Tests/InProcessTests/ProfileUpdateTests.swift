@@ -191,7 +191,7 @@ import Testing
             await system.backends.releaseProfiles(lock)
             #expect(waiting == .updatingProfile, "the heartbeats kept the update from its deadline")
             #expect(beats >= 1, "\(beats) heartbeats")
-            let (outcome, view) = try await system.client.updateProfile(request, timeout: .seconds(60))
+            let (outcome, view) = try await system.client.updateProfile(request, timeout: .seconds(120))
             #expect(view?.name == "Patient", "\(outcome)")
             #expect(try system.backends.profiles().profile(uid: user.uid)?.name == "Patient")
         }

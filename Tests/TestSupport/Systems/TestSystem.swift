@@ -78,9 +78,10 @@ extension FlowSystem {
                                  avatar: avatar)
     }
 
-    /// Publishes `request` and returns its outcome within a minute.
+    /// Publishes `request` and returns its outcome within two minutes (a liveness bound: the concurrent chain runs
+    /// dozens of systems at once on two cores).
     func send(_ request: Event) async throws -> Event {
-        try await send(request, timeout: .seconds(60))
+        try await send(request, timeout: .seconds(120))
     }
 
     /// Publishes registration requests.
