@@ -133,7 +133,9 @@ import Testing
         try await waitUntil("both new messages to be consumed") {
             observed.received.withLock { ($0["first"] ?? []) + ($0["second"] ?? []) }.filter { $0.hasPrefix("after") }.count == 2
         }
-        #expect(observed.received.withLock { $0["second"] ?? [] }.allSatisfy { $0.hasPrefix("after") })
+        let secondGot = observed.received.withLock { $0["second"] ?? [] }
+        #expect(secondGot.allSatisfy { $0.hasPrefix("after") },
+                "the second consumer got \(secondGot) (assignments: \(observed.assignments.withLock { $0 }))")
         second.close()
         first.close()
         _ = try await (firstPolling.value, secondPolling.value)
