@@ -9,8 +9,8 @@ import Testing
 @Suite(.tags(.inProcess)) struct SignInContractTests {
     @Test func everyEventValidatesAndNoSecretTravelsInPlaintext() async throws {
         try await InProcessSystem.with(extraArguments: ["code-dispatch-worker": ["--code-cooldown", "0"]]) { system in
-            // The workers log to this process's standard error: captured, it is their log.
-            let logCopy = try StandardErrorCapture(into: system.logs + "/workers.log")
+            // The workers log to this process's standard error: a copy of it is their log.
+            let logCopy = try StandardErrorTee(copyingTo: system.logs + "/workers.log")
             defer { logCopy.stop() }
             let password = "Canary-\(UUID().uuidString.prefix(8))"
             _ = try await system.register("contract@example.com", password: password)
