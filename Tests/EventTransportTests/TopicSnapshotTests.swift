@@ -43,7 +43,9 @@ import Testing
         cluster.pushRequestErrors(apiKey: 1, errors: Array(repeating: 7, count: 500))
         let started = ContinuousClock.now
         let snapshot = try await TopicSnapshot.take(["t"], configuration: configuration, timeout: .seconds(2))
-        #expect(ContinuousClock.now - started < .seconds(8), "the time limit holds")
+        // Without the limit the read would last as long as the errors (500 fetches failing, half a second apart); the
+        // bound is loose for a test process running dozens of others at once.
+        #expect(ContinuousClock.now - started < .seconds(30), "the time limit holds")
         #expect(!snapshot.isComplete)
         #expect(snapshot.unfinished == [TopicPartition(topic: "t", partition: 0), TopicPartition(topic: "t", partition: 1)])
         cluster.clearRequestErrors(apiKey: 1)
