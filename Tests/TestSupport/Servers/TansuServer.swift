@@ -1,3 +1,4 @@
+import EventTransport
 import Foundation
 import KafkaCommands
 import Support
@@ -27,13 +28,11 @@ public final class TansuServer: @unchecked Sendable {
         /// librdkafka reports as delivered (with offset -1). So producers are not idempotent there, and keep one
         /// request in flight (retries stay in order; a retried batch may be stored twice, which every worker and the
         /// client absorb). Its group coordinator answers an OffsetFetch with one object read per partition, in turn,
-        /// and queues a member's heartbeats behind it: the session outlasts the longest such answer. A fetch there
-        /// reads an object per partition: clients ask twice a second (`ConnectionOptions.longFetchWait`, what workers
-        /// take on a real broker anyway), not every 10 ms.
+        /// and queues a member's heartbeats behind it: the session outlasts the longest such answer.
         var clientProperties: [String: String] {
             guard case .s3 = self else { return [:] }
             return ["enable.idempotence": "false", "max.in.flight.requests.per.connection": "1",
-                    "session.timeout.ms": "30000", "heartbeat.interval.ms": "3000", "fetch.wait.max.ms": "500"]
+                    "session.timeout.ms": "30000", "heartbeat.interval.ms": "3000"]
         }
     }
 
@@ -53,8 +52,8 @@ public final class TansuServer: @unchecked Sendable {
     /// (`ConnectionOptions.longFetchWait`). On S3 every client keeps the 500 ms: at 10 ms the idle workers' fetches alone
     /// kept moto and Tansu at 43% and 36% of a core, and on CI's loaded 2 cores an image worker read nothing in two minutes.
     public var clientProperties: [String: String] {
-        guard case .memory = storage else { return storage.clientProperties }
-        return ["fetch.wait.max.ms": "10"]
+        let fetchWait: Duration = if case .memory = storage { .milliseconds(10) } else { ConnectionOptions.longFetchWait }
+        return storage.clientProperties.merging(["fetch.wait.max.ms": "\(fetchWait.milliseconds)"]) { $1 }
     }
 
     /// `clientProperties` as worker arguments (after `LocalInstallation.quickFailover`, which they override).
