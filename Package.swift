@@ -15,13 +15,17 @@ import PackageDescription
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
 ///   `ContractLimits`).
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
-/// - `Registration`: the registration flow — saga logic, its steps and store protocols. No I/O library.
+/// - `Accounts`: the account core every flow shares — the account aggregate and its store ports (with the records of
+///   the sagas that change it), the other ports (profiles, objects, seals, tokens, codes, crypto), the rules of seals,
+///   sessions, credentials, lockout and one-time codes, and `AccountOpening` (how sign-in opens an account through
+///   registration). No I/O library.
 /// - `Courier`: email messages (RFC 5322, multipart/alternative) from templates by locale (built in by the `EmbedFiles`
 ///   plugin, overridable from a directory) and the `Mailer` port. No I/O library.
-/// - `Verification`, `SignIn`, `AccountChanges`: one-time codes, token requests and account changes — rules,
-///   steps and ports, like `Registration`. No I/O library.
-/// - `CryptoAdapters`: the libsodium implementations of those flows' crypto ports.
-/// - `ImagingAdapters`: the libvips implementation of the registration flow's `AvatarImaging` port.
+/// - `Registration`, `Verification`, `SignIn`, `AccountChanges`: the flows — registration saga, code dispatch, token
+///   requests and account changes: their steps and sagas, side by side on `Accounts` (and `Courier`); no flow imports
+///   another, and the composition root (`WorkerAssembly`) wires one to another's port. No I/O library.
+/// - `CryptoAdapters`: the libsodium implementations of the core's crypto ports.
+/// - `ImagingAdapters`: the libvips implementation of the core's `AvatarImaging` port.
 /// - `PasswordQuality`: the libpwquality and zxcvbn implementations of `Domain`'s `PasswordBlocklist` port.
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`; `SQLiteDriver` and `PostgresDriver` implement the seam.
@@ -84,30 +88,32 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
-        .target(name: "Registration", dependencies: ["Domain"]),
+        .target(name: "Accounts", dependencies: ["Domain", "Support"]),
         .target(name: "Courier", dependencies: ["Domain"], exclude: ["Templates"], plugins: ["EmbedFiles"]),
-        .target(name: "Verification", dependencies: ["Domain", "Courier"]),
-        .target(name: "SignIn", dependencies: ["Domain", "Registration", "Verification", "Courier"]),
-        .target(name: "AccountChanges", dependencies: ["Domain", "Registration", "Courier", "Verification", "SignIn"]),
-        .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Registration", "Verification", "SignIn"]),
-        .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Registration"]),
+        // The flows, side by side on the account core: none imports another (`FlowBoundaryTests`).
+        .target(name: "Registration", dependencies: ["Domain", "Accounts"]),
+        .target(name: "Verification", dependencies: ["Domain", "Accounts", "Courier"]),
+        .target(name: "SignIn", dependencies: ["Domain", "Accounts", "Courier"]),
+        .target(name: "AccountChanges", dependencies: ["Domain", "Accounts", "Courier"]),
+        .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Accounts"]),
+        .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Accounts"]),
         .target(name: "PasswordQuality", dependencies: ["CPwquality", "CZxcvbn", "Domain"]),
-        .target(name: "EmbeddedStores", dependencies: ["Domain", "Registration", "Courier", "Support"]),
+        .target(name: "EmbeddedStores", dependencies: ["Domain", "Accounts", "Courier", "Support"]),
         // SQL stores, written once over a driver seam; one thin driver per database.
-        .target(name: "SQLStores", dependencies: ["Domain", "Registration", "Verification", "SignIn", "AccountChanges"]),
+        .target(name: "SQLStores", dependencies: ["Domain", "Accounts"]),
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
-        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Registration", "Support"]),
+        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
-        .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Registration", "SignIn", "EventTransport", "Support"]),
+        .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Accounts", "EventTransport", "Support"]),
         .target(name: "Gateway", dependencies: [
-            "HTTPServer", "Metrics", "RegistrarClient", "Domain", "Registration", "Crypto", "Support", "Backends", "EventTransport", "Operations",
+            "HTTPServer", "Metrics", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport", "Operations",
         ]),
         .target(name: "Console", dependencies: [
-            "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "Registration", "Support", "WorkerAssembly",
+            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "Support", "WorkerAssembly",
         ]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
         // Development tools (`registrar-dev`): the local broker, the demo, chaos runs and benchmarks.
@@ -117,11 +123,11 @@ let package = Package(
         ]),
         .target(name: "Backends", dependencies: [
             "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain", "Crypto",
-            "Registration", "Support", "Courier", "Verification", "SignIn", "AccountChanges",
+            "Accounts", "Support", "Courier",
         ]),
 
         .target(name: "WorkerAssembly", dependencies: [
-            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
+            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Accounts", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
             "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality", "Operations", "Metrics",
         ]),
 

@@ -1,9 +1,7 @@
 import Courier
 import Domain
 import Foundation
-import Registration
-import SignIn
-import Verification
+import Accounts
 
 /// The account worker's account-change step: password change (re-authenticated), password reset
 /// (by code), and the email change saga (re-authenticated, new address proven by code). A change re-authenticated by

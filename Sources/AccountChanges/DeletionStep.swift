@@ -1,9 +1,7 @@
 import Courier
 import Domain
 import Foundation
-import Registration
-import SignIn
-import Verification
+import Accounts
 
 /// The account worker's account deletion step (`AccountDeletionRequested`, `DELETE /me`; App Store Review Guideline
 /// 5.1.1(v), GDPR Art. 17), which drives the deletion saga (``DeletionSaga``) through the one saga engine.

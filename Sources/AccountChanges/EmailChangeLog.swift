@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import Registration
+import Accounts
 
 /// The email changes' records in the account store, for `SagaEngine`: a record and its account update commit
 /// together, the record taking the account's next revision. Only the account worker's step moves a change, one event

@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import Registration
+import Accounts
 
 /// The pure logic of the email change saga: what a profile worker's reply (or a deadline) does to a change.
 ///

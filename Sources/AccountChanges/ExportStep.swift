@@ -1,7 +1,6 @@
 import Domain
 import Foundation
-import Registration
-import SignIn
+import Accounts
 
 /// The account worker's export step (`ExportRequested`, GDPR Art. 15 and 20): everything Registrar stores about the
 /// account of a Bearer access token that still counts (``SessionGate``) — its fields but no password hash, its profile

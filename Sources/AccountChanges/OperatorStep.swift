@@ -1,7 +1,6 @@
 import Domain
 import Foundation
-import Registration
-import SignIn
+import Accounts
 
 /// The account worker's step for the operator's requests (`OperatorRequested` on `operator.requests`, which the worker
 /// takes only signed with the operator role's event key): find, unlock, disable, enable, force a password reset and

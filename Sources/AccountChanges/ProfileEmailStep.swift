@@ -1,5 +1,5 @@
 import Domain
-import Registration
+import Accounts
 
 /// The profile worker's part of the email change saga: sets the email of `users/<uid>` (idempotent). A command older
 /// than the last one applied to the uid (``SagaCommand``) is refused as stale, changing nothing.

@@ -1,5 +1,5 @@
 import Domain
-import Registration
+import Accounts
 
 /// The profile worker's part of the profile update saga: sets the fields of `users/<uid>` an `UpdateProfile` names
 /// (forward, or back when the update is undone), idempotent. It never leaves a profile the login guard refuses: a field it

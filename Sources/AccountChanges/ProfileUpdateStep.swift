@@ -1,7 +1,6 @@
 import Domain
 import Foundation
-import Registration
-import SignIn
+import Accounts
 
 /// The account worker's profile update step (`ProfileUpdateRequested`, `PATCH /me`), which drives the profile update saga
 /// (``ProfileUpdateSaga``) through the one saga engine.

@@ -1,7 +1,6 @@
 import Domain
 import Foundation
-import Registration
-import SignIn
+import Accounts
 
 /// The caller of a request that carries its Bearer access token sealed (an export, a deletion), re-authenticated: the
 /// reply key is an X25519 public key, every seal opens for this request, the token still counts (``SessionGate``) for an

@@ -1,3 +1,4 @@
+import Accounts
 import Domain
 
 /// The request ids on `account.requests` that a saga holds before its answer is kept: an account deletion's (its answer,

@@ -1,8 +1,7 @@
 import Courier
 import Domain
 import Foundation
-import Registration
-import SignIn
+import Accounts
 
 /// The account worker's sessions step: sign-out and revocation (`SignOutRequested`) and the list of an account's live
 /// sessions (`SessionsRequested`), on `auth.requests`.

@@ -1,13 +1,10 @@
+import Accounts
 import Foundation
-import AccountChanges
 import Domain
 import EmbeddedStores
-import Registration
 import SQLiteDriver
 import SQLStores
-import SignIn
 import Support
-import Verification
 
 /// The stores of sign-in: the account store with sign-in failures and account changes, and the code
 /// and token stores, which are kept in the account database, so that their writes join the answer

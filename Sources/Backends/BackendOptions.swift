@@ -1,8 +1,8 @@
+import Accounts
 import Courier
 import EmbeddedStores
 import Domain
 import PostgresDriver
-import Registration
 import SQLiteDriver
 import SQLStores
 import S3Store

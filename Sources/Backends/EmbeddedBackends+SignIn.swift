@@ -1,11 +1,10 @@
+import Accounts
 import Courier
 import Domain
 import Foundation
 import EmbeddedStores
-import SignIn
 import SQLiteDriver
 import SQLStores
-import Verification
 
 /// The embedded stores and key files of codes and sign-in.
 extension EmbeddedBackends {

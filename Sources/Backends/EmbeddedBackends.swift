@@ -1,7 +1,6 @@
-import AccountChanges
+import Accounts
 import EmbeddedStores
 import Domain
-import Registration
 import SQLiteDriver
 import SQLStores
 

@@ -1,7 +1,7 @@
+import Accounts
 import Backends
 import Domain
 import EventTransport
-import Registration
 import Support
 
 /// `registrar audit`: checks every store for half-registered users and counts the accounts by state (naming the disabled

@@ -1,9 +1,9 @@
+import Accounts
 import Crypto
 import EventTransport
 import Foundation
 import HTTPServer
 import Kafka
-import Registration
 import Support
 import Synchronization
 

@@ -1,8 +1,8 @@
+import Accounts
 import Domain
 import EventTransport
 import Foundation
 import Kafka
-import Registration
 import Support
 import Synchronization
 import WorkerAssembly

@@ -1,7 +1,7 @@
+import Accounts
 import Domain
 import Foundation
 import Kafka
-import Registration
 
 /// A message of the console's window with its event, decoded once (nil when it does not decode).
 struct WindowedMessage: Sendable {

@@ -1,8 +1,8 @@
+import Accounts
 import Domain
 import EventTransport
 import Foundation
 import Kafka
-import Registration
 
 /// One registration's path through the topics, read back from the broker (or one request's; or one account's events,
 /// read by its uid).

@@ -1,6 +1,6 @@
+import Accounts
 import Crypto
 import Foundation
-import SignIn
 
 /// Checks access tokens as a resource server must: EdDSA by a key of the JWKS under the header's `kid`,
 /// not expired, issued by `audience.issuer` for `audience.audience`.

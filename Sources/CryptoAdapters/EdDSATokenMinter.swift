@@ -1,6 +1,6 @@
+import Accounts
 import Crypto
 import Foundation
-import SignIn
 
 /// Access tokens as EdDSA (Ed25519) JWTs naming their key's `kid`, opaque refresh tokens of 32 random bytes,
 /// stored as SHA-256.

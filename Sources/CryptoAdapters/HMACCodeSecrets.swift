@@ -1,7 +1,7 @@
+import Accounts
 import Crypto
 import Foundation
 import Domain
-import Verification
 
 /// Codes derived from nonces of libsodium's CSPRNG with the server secret, stored as HMAC-SHA256 with it.
 public struct HMACCodeSecrets: CodeSecrets {

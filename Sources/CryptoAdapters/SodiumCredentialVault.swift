@@ -1,7 +1,6 @@
+import Accounts
 import Crypto
 import Foundation
-import Registration
-import SignIn
 
 /// The account worker's vault: opens sealed boxes with its key pair, hashes with argon2id, and seals
 /// replies to clients' keys.

@@ -1,5 +1,5 @@
+import Accounts
 import Domain
-import Registration
 
 /// The conventional layout of one data directory, shared by the workers of one installation.
 public struct DataDirectory: Sendable, Equatable {

@@ -1,9 +1,9 @@
+import Accounts
 import Crypto
 import Domain
 import Foundation
 import HTTPServer
 import RegistrarClient
-import Registration
 import Support
 import Synchronization
 

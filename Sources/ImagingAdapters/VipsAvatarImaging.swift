@@ -1,6 +1,6 @@
+import Accounts
 import Domain
 import Imaging
-import Registration
 
 /// The registration flow's `AvatarImaging` over libvips (the `Imaging` module), each refusal
 /// reported with its contract reason code.

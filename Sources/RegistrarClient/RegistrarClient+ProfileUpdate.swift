@@ -1,7 +1,7 @@
+import Accounts
 import Crypto
 import Domain
 import Foundation
-import Registration
 
 /// Profile updates: the access token sealed, a large avatar staged, the updated profile opened.
 extension RequestSealing {
@@ -14,7 +14,7 @@ extension RequestSealing {
         ProfileUpdateRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .updateProfile, requestId: requestId, email: nil),
                                replyKey: replyKey(for: requestId), name: name, isMapLocationEnabled: isMapLocationEnabled,
                                avatar: try avatar.map {
-                                   try Self.source(for: $0, stagedAt: AvatarStep.stagingKey(profileUpdateId: requestId), staging: objects)
+                                   try Self.source(for: $0, stagedAt: StagedUploads.key(profileUpdateId: requestId), staging: objects)
                                })
     }
 
@@ -33,7 +33,7 @@ extension RegistrarClient {
                               staging objects: (any ObjectStore)? = nil) async throws -> (Event, ProfileView?) {
         let outcome = try await send(.profileUpdateRequested(request), timeout: timeout)
         let profile = try updatedProfile(in: outcome, answering: request.requestId)
-        if profile == nil, case .staged(let key, _, _)? = request.avatar, key == AvatarStep.stagingKey(profileUpdateId: request.requestId) {
+        if profile == nil, case .staged(let key, _, _)? = request.avatar, key == StagedUploads.key(profileUpdateId: request.requestId) {
             try? objects?.delete(key)
         }
         return (outcome, profile)

@@ -1,7 +1,7 @@
+import Accounts
 import Crypto
 import Domain
 import Foundation
-import Registration
 
 /// Registrations: seal the password, stage a large avatar, open the outcome.
 extension RequestSealing {
@@ -14,7 +14,7 @@ extension RequestSealing {
         RegistrationRequested(registrationId: id, email: email, name: name,
                               sealedPassword: seal(password, for: .registrationPassword, requestId: id, email: email),
                               sealedCode: code.map { seal($0, for: .code, requestId: id, email: email) }, replyKey: replyKey(for: id),
-                              avatar: try avatar.map { try Self.source(for: $0, stagedAt: AvatarStep.stagingKey(registrationId: id), staging: objects) },
+                              avatar: try avatar.map { try Self.source(for: $0, stagedAt: StagedUploads.key(registrationId: id), staging: objects) },
                               isMapLocationEnabled: isMapLocationEnabled)
     }
 
@@ -55,7 +55,7 @@ extension RegistrarClient {
                          staging objects: (any ObjectStore)? = nil) async throws -> RegistrationOutcome {
         let outcome = try registrationOutcome(try await send(.registrationRequested(request), timeout: timeout))
         if case .failed = outcome, case .staged(let key, _, _)? = request.avatar,
-           key == AvatarStep.stagingKey(registrationId: request.registrationId) {
+           key == StagedUploads.key(registrationId: request.registrationId) {
             try? objects?.delete(key)
         }
         return outcome

@@ -1,7 +1,7 @@
+import Accounts
 import Crypto
 import Domain
 import Foundation
-import SignIn
 
 /// Sign-ins: the credential sealed, the tokens sealed back to the request's reply key.
 extension RequestSealing {

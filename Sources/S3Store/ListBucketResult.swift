@@ -1,9 +1,9 @@
+import Accounts
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 import Domain
-import Registration
 
 /// One page of a ListObjectsV2 response: `<ListBucketResult>` with its `<Contents>` and, when more
 /// follow, `<NextContinuationToken>`.

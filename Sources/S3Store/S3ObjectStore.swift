@@ -1,8 +1,8 @@
+import Accounts
 import Crypto
 import Curl
 import Foundation
 import Domain
-import Registration
 
 /// Objects in one bucket of an S3-compatible service (AWS S3, MinIO, …), over libcurl with its
 /// built-in AWS Signature Version 4.

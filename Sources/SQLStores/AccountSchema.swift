@@ -1,5 +1,5 @@
+import Accounts
 import Domain
-import Registration
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
 /// `code_failures`), account changes and deletions, the answers given to requests (by request topic and id, with their time),

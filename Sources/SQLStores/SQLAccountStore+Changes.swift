@@ -1,8 +1,6 @@
-import AccountChanges
+import Accounts
 import Domain
 import Foundation
-import Registration
-import SignIn
 
 /// Sign-in failures (tables `sign_in_failures` and `code_failures`) and account changes (table
 /// `account_changes`), in the account database so that a change and its account update commit in one transaction.

@@ -1,7 +1,6 @@
-import AccountChanges
+import Accounts
 import Domain
 import Foundation
-import Registration
 
 /// Account deletions (table `deletions`), in the account database so that a deletion's step and its account change
 /// commit in one transaction.

@@ -1,7 +1,6 @@
-import AccountChanges
+import Accounts
 import Domain
 import Foundation
-import Registration
 
 /// The operator's changes to accounts, each with its announcement in the account outbox, in one transaction.
 extension SQLAccountStore: OperatorStore {

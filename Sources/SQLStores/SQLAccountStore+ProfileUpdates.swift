@@ -1,7 +1,6 @@
-import AccountChanges
+import Accounts
 import Domain
 import Foundation
-import Registration
 
 /// Profile updates (table `profile_updates`), in the account database so that an update's step takes its account
 /// revision in the same transaction, and one update per account is in flight.

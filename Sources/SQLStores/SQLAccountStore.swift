@@ -1,6 +1,6 @@
+import Accounts
 import Foundation
 import Domain
-import Registration
 
 /// Accounts and registration sagas in one SQL database (tables `accounts` and `sagas`), so that a
 /// saga step and its account change commit in one transaction. Any number of workers may share the

@@ -1,6 +1,6 @@
+import Accounts
 import Domain
 import Foundation
-import Verification
 
 /// One-time codes (keyed hashes only, and the nonce of an outstanding code) in one SQL database, table `codes`: one
 /// row per email and purpose.

@@ -1,6 +1,6 @@
+import Accounts
 import Foundation
 import Domain
-import Registration
 
 /// Profiles (`users/<uid>`) in one SQL database, table `profiles`, and the revision of the last command applied
 /// to each uid, table `profile_revisions`; each change of a profile is announced (`ProfileUpdated`) through the outbox

@@ -1,6 +1,6 @@
+import Accounts
 import Domain
 import Foundation
-import Registration
 
 /// The request ids whose seals were used (table `used_seals` of the account database), shared by every replica.
 public struct SQLSealLedger: SealLedger {

@@ -1,6 +1,6 @@
+import Accounts
 import Domain
 import Foundation
-import SignIn
 
 /// Refresh tokens (SHA-256 only), their families and pending sign-ins in one SQL database (tables
 /// `refresh_tokens`, `token_families`, `pending_sign_ins`). Families whose tokens have all expired are deleted

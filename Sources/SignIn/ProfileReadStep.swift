@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import Registration
+import Accounts
 
 /// The account worker's answer to `GET /me`: the profile of the uid an access token names, sealed to the
 /// requester's reply key. The uid is only ever the `sub` of a token that verifies (signature by a published

@@ -1,8 +1,7 @@
 import Courier
 import Domain
 import Foundation
-import Registration
-import Verification
+import Accounts
 
 /// The account worker's sign-in step (OAuth-style token requests with the grants `password`,
 /// `email` and `refresh_token`).
@@ -23,7 +22,7 @@ public struct SignInStep: EventHandler {
     public var codes: CodeVerifier
     public var profiles: any ProfileStore
     public var issuer: TokenIssuer
-    public var registrations: RegistrationCoordinator
+    public var registrations: any AccountOpening
     public var mailer: any Mailer
     public var mail: MailSettings
     public var clock: @Sendable () -> Date
@@ -31,7 +30,7 @@ public struct SignInStep: EventHandler {
     private var seals: SealOpener { registrations.seals }
 
     public init(passwords: PasswordCheck, codes: CodeVerifier, profiles: any ProfileStore, issuer: TokenIssuer,
-                registrations: RegistrationCoordinator, mailer: any Mailer, mail: MailSettings = .init(),
+                registrations: any AccountOpening, mailer: any Mailer, mail: MailSettings = .init(),
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.passwords = passwords
         self.codes = codes
@@ -66,7 +65,7 @@ public struct SignInStep: EventHandler {
         case .registrationFailed:
             guard let pending = try tokens.pending(registrationId: event.registrationId) else { return [] }
             // The saga's own outcome, not the event's words.
-            guard case .registrationFailed(let recorded)? = SagaTransition.outcome(of: try saga(of: pending, reported: event)) else { return [] }
+            guard case .registrationFailed(let recorded)? = registrations.outcome(of: try saga(of: pending, reported: event)) else { return [] }
             return [refused(pending.requestId, Failure(recorded.reason, recorded.message))]
         default:
             unrouted(event)
@@ -197,8 +196,8 @@ public struct SignInStep: EventHandler {
         guard let saga = try registrations.accounts.saga(pending.registrationId) else {
             throw UntrustedEvent.unknownSaga("\(outcome.type) for registration \(pending.registrationId), which was never started")
         }
-        // A saga answered at its deadline gives its outcome while it still undoes its avatar (`SagaTransition.outcome(of:)`).
-        guard saga.email == pending.email, SagaTransition.outcome(of: saga)?.kind == outcome.kind else {
+        // A saga answered at its deadline gives its outcome while it still undoes its avatar (``AccountOpening/outcome(of:)``).
+        guard saga.email == pending.email, registrations.outcome(of: saga)?.kind == outcome.kind else {
             throw UntrustedEvent.replyMismatch("\(outcome.type) for registration \(saga.registrationId), whose saga is \(saga.stage.rawValue)")
         }
         return saga

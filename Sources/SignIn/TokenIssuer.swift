@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import Registration
+import Accounts
 
 /// Mints the token pair of a sign-in or refresh and seals it to the requester's reply key.
 public struct TokenIssuer: Sendable {
@@ -56,23 +56,5 @@ public struct TokenIssuer: Sendable {
         }
         return .tokenIssued(TokenIssued(requestId: requestId, sealedTokens: sealed, expiresIn: Int(accessLifetime),
                                         accountCreated: accountCreated))
-    }
-}
-
-/// What `TokenIssued.sealedTokens` opens to: the request it answers, the account's uid and its tokens.
-public struct TokenPair: SealedAnswer, Equatable {
-    public static let purpose = AnswerPurpose.tokens
-    public var requestId: String
-    public var purpose: AnswerPurpose
-    public var uid: String
-    public var accessToken: String
-    public var refreshToken: String
-
-    public init(requestId: String, uid: String, accessToken: String, refreshToken: String) {
-        self.requestId = requestId
-        purpose = Self.purpose
-        self.uid = uid
-        self.accessToken = accessToken
-        self.refreshToken = refreshToken
     }
 }

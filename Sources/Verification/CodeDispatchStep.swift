@@ -1,3 +1,4 @@
+import Accounts
 import Courier
 import Domain
 import Foundation

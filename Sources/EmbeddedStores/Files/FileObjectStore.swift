@@ -1,6 +1,6 @@
+import Accounts
 import Foundation
 import Domain
-import Registration
 
 /// Objects as files under one root directory (e.g. `<data>/objects`): key `ProfileImages/x.jpg` is
 /// the file `<root>/ProfileImages/x.jpg`.

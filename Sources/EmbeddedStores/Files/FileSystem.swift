@@ -1,11 +1,11 @@
 #if canImport(Glibc)
+import Accounts
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 import Foundation
 import Domain
-import Registration
 import Support
 
 /// The POSIX file operations of the embedded stores, failing with classified `StoreError`s.

@@ -1,3 +1,4 @@
+import Accounts
 import Domain
 import Foundation
 
@@ -159,5 +160,17 @@ public struct SagaTransition: SagaMove, Equatable {
 
     private static func undo(_ event: Event) -> SagaTransition {
         SagaTransition(record: nil, change: nil, events: [event])
+    }
+}
+
+extension SagaRecord {
+    /// This record moved to `stage` at `date`, with the next version.
+    func moved(to stage: SagaStage, at date: Date, failure: Failure? = nil) -> SagaRecord {
+        var next = self
+        next.stage = stage
+        next.failure = failure ?? self.failure
+        next.version += 1
+        next.updatedAt = date
+        return next
     }
 }

@@ -1,3 +1,4 @@
+import Accounts
 import Domain
 import Foundation
 
@@ -19,13 +20,11 @@ public struct AvatarStep: EventHandler {
     /// The object key of an avatar.
     public static func key(imageId: String) -> String { "ProfileImages/\(imageId).jpg" }
 
-    /// The object key a client stages a large avatar under: the only key a registration's staged
-    /// avatar is read from (and deleted at once used), so that a request cannot name any other object.
-    public static func stagingKey(registrationId: String) -> String { "staging/" + registrationId }
+    /// The object key a client stages a registration's large avatar under (``StagedUploads``).
+    public static func stagingKey(registrationId: String) -> String { StagedUploads.key(registrationId: registrationId) }
 
-    /// The object key a client stages a profile update's large avatar under: apart from the registrations' (whose ids may
-    /// be any an update's are), so that an update never reads a registration's upload.
-    public static func stagingKey(profileUpdateId: String) -> String { "staging-updates/" + profileUpdateId }
+    /// The object key a client stages a profile update's large avatar under (``StagedUploads``).
+    public static func stagingKey(profileUpdateId: String) -> String { StagedUploads.key(profileUpdateId: profileUpdateId) }
 
     /// Where staged uploads are, which the sweep clears.
     static let stagingPrefixes = [stagingKey(registrationId: ""), stagingKey(profileUpdateId: "")]

@@ -1,3 +1,4 @@
+import Accounts
 import Domain
 /// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation or an account's deletion. A command older than
 /// the last one applied to the uid (``SagaCommand``) is refused as stale, changing nothing.

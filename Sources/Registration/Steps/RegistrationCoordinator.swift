@@ -1,3 +1,4 @@
+import Accounts
 import Domain
 import Foundation
 
@@ -180,4 +181,9 @@ public struct RegistrationCoordinator: EventHandler {
     private func failed(_ request: RegistrationRequested, _ failure: Failure) -> Event {
         .registrationFailed(RegistrationFailed(registrationId: request.registrationId, reason: failure.reason, message: failure.message))
     }
+}
+
+/// Sign-in opens an account by a `register` code through this saga.
+extension RegistrationCoordinator: AccountOpening {
+    public func outcome(of saga: SagaRecord) -> Event? { SagaTransition.outcome(of: saga) }
 }

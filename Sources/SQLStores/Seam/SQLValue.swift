@@ -1,6 +1,6 @@
+import Accounts
 import Foundation
 import Domain
-import Registration
 
 /// A value as a driver passes it to and reads it from a column (the stores keep no blobs).
 public enum SQLValue: Equatable, Sendable {

@@ -1,7 +1,5 @@
 import Domain
 import Foundation
-import Registration
-import Verification
 
 /// Re-authentication by password, shared by sign-in and account changes: counts failures per
 /// account, refuses locked accounts exactly like a wrong password (same answer, same work), and

@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Registration
 
 /// Passwords and sealed boxes for sign-in, implemented with libsodium outside the domain.
 public protocol CredentialVault: PasswordVault {

@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Registration
 
 /// What an operator's action writes to an account (`OperatorStep`).
 public enum OperatorChange: Sendable, Equatable {

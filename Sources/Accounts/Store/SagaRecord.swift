@@ -69,14 +69,4 @@ public struct SagaRecord: Sendable, Equatable {
 
     /// What its completed outcome tells the requester.
     public var result: RegistrationResult { RegistrationResult(registrationId: registrationId, uid: uid, profile: profile) }
-
-    /// This record moved to `stage` at `date`, with the next version.
-    func moved(to stage: SagaStage, at date: Date, failure: Failure? = nil) -> SagaRecord {
-        var next = self
-        next.stage = stage
-        next.failure = failure ?? self.failure
-        next.version += 1
-        next.updatedAt = date
-        return next
-    }
 }

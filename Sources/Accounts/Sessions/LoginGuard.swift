@@ -1,5 +1,4 @@
 import Domain
-import Registration
 
 /// The messenger app's rule: only an active account with a complete profile (name, email, image) signs in
 /// or reads its profile.

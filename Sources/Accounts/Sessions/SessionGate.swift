@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Registration
 
 /// Whether a Bearer access token still counts, and for whom: it verifies (``AccessTokenCheck``), its account admits a
 /// session issued when it was (``Account/admitsSession(issuedAt:)``: no credential change or sign-out everywhere since),

@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Registration
 
 /// Where an account deletion stands. It only ever moves forward: once begun, a deletion is never undone.
 public enum DeletionStage: String, Codable, Sendable, CaseIterable {

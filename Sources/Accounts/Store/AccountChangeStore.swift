@@ -1,7 +1,5 @@
 import Domain
 import Foundation
-import Registration
-import SignIn
 
 /// Where an account change stands. Password changes are recorded completed at once; an email
 /// change waits for the profile worker.

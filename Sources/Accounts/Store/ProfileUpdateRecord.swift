@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Registration
 
 /// Where a profile update stands. Forward: the new avatar stored, the profile switched to it, the old avatar discarded.
 /// Back (compensation): the profile set back, the new avatar discarded.
