@@ -80,12 +80,21 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
         return []
     }
 
-    /// Moves by `expiry` every waiting saga that has made no progress for `deadline` (nil: it has nothing to undo).
-    public func expire(stalledFor deadline: Duration, _ expiry: (Move.Record, Date) -> Move?) throws -> [Event] {
+    /// Moves by `expiry` every waiting saga that has made no progress for `deadline` (nil: it has nothing to undo). A
+    /// saga whose step `retry` can ask for again (its command, which that step's worker handles idempotently: none by
+    /// default) first gets one more deadline, its command published again: a command lost with a broker's memory
+    /// then completes its saga instead of undoing it.
+    public func expire(stalledFor deadline: Duration, retrying retry: (Move.Record) -> [Event] = { _ in [] },
+                       _ expiry: (Move.Record, Date) -> Move?) throws -> [Event] {
         let waiting = try log.waiting()
         let stalled = progress.stalled(waiting.map(log.mark), for: deadline)
         var events: [Event] = []
         for record in waiting where stalled.contains(log.mark(record).id) {
+            let again = retry(record)
+            if !again.isEmpty, progress.secondChance(log.mark(record).id) {
+                events += again
+                continue
+            }
             guard let move = expiry(record, clock()), let next = move.record else { continue }
             if let saved = try log.save(next, applying: move.change) { events += try committed(saved, move, nil) }
         }

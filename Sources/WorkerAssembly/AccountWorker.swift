@@ -134,6 +134,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                     }
                 }
             },
+            deaf: { for watch in [registrations.progress, changes.progress, deletion.progress, updates.progress] { watch.blinded() } },
             outbox: try stores.accountOutbox())
     }
 }

@@ -3,6 +3,7 @@ import Kafka
 import Domain
 import EventTransport
 import Support
+import Synchronization
 
 /// The loop every worker runs: consume an event, decode it, hand it to the step of its route
 /// (retrying transient failures), publish the step's events and wait for the broker's
@@ -51,7 +52,7 @@ public final class Worker: Sendable {
         let observer = configuration.rebalanceHandler
         let logger = Logger(component: name)
         consumerConfiguration.rebalanceHandler = { event in
-            session.joined()
+            session.rebalanced(event)
             let names = { (partitions: [TopicPartition]) in partitions.map { "\($0.topic)/\($0.partition)" }.joined(separator: ",") }
             switch event {
             case .assigned(let partitions) where !partitions.isEmpty: logger.info("partitions assigned", ["partitions": names(partitions)])
@@ -86,10 +87,11 @@ public final class Worker: Sendable {
     /// committed or flushed, the group is not left — since nothing pending there can be delivered or read again.
     /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep); its
     /// transient failures are retried like a step's, and any other failure is logged and tried again at
-    /// the next interval, never stopping the worker. `outbox`, when given, is relayed every `relayInterval` (or
+    /// the next interval, never stopping the worker; it runs only while the worker hears its broker, `deaf` at each interval
+    /// it does not. `outbox`, when given, is relayed every `relayInterval` (or
     /// `interval`, if shorter): its messages published, signed, then removed.
     public func run(until shutdown: ShutdownSignal, abandoningIf gone: ShutdownSignal? = nil, every interval: Duration = .seconds(5),
-                    periodic: (@Sendable () throws -> [Event])? = nil, outbox: (any Outbox)? = nil,
+                    periodic: (@Sendable () throws -> [Event])? = nil, deaf: (@Sendable () -> Void)? = nil, outbox: (any Outbox)? = nil,
                     relayInterval: Duration = .seconds(1)) async throws {
         logger.info("started")
         metrics.watch(consumer, producer)
@@ -124,7 +126,7 @@ public final class Worker: Sendable {
                 group.addTask { try await self.dispatch(into: lanes) }
                 group.addTask { for await error in lanes.failures { throw error } }
                 if let periodic {
-                    group.addTask { try await self.repeatedly(every: interval, periodic, waiting: periodicWait) }
+                    group.addTask { try await self.repeatedly(every: interval, periodic, deaf: deaf, waiting: periodicWait) }
                 }
                 group.addTask { await shutdown.wait() }
                 try await group.next()
@@ -170,11 +172,39 @@ public final class Worker: Sendable {
     public func health() -> WorkerHealth { session.health }
 
     /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good. Its
-    /// waits for a failing dependency are reported in `wait`.
+    /// waits for a failing dependency are reported in `wait`. A round runs only while the worker hears its broker
+    /// (`deafness()`), and `deaf` instead while it does not: a saga sweep must not count against a saga the time its
+    /// replies cannot reach the worker, and its events could not be published anyway.
     private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event],
-                            waiting wait: PeriodicWait) async throws {
+                            deaf: (@Sendable () -> Void)?, waiting wait: PeriodicWait) async throws {
+        let wasDeaf = Mutex(true)
         try await repeatedly(every: interval, waiting: wait) {
+            let reason = await self.deafness()
+            if wasDeaf.withLock({ was in defer { was = reason != nil }; return was != (reason != nil) }) {
+                if let reason {
+                    self.logger.warning("\(wait.name) waits: the worker does not hear its broker", ["reason": reason])
+                } else {
+                    self.logger.info("\(wait.name) runs: the worker hears its broker")
+                }
+            }
+            guard reason == nil else {
+                deaf?()
+                return
+            }
             try await self.publish(try await self.retrying(WorkerMetrics.periodicStep, lane: wait) { try work() })
+        }
+    }
+
+    /// Why this worker does not hear its broker now — it is not a member of its group, or the broker does not answer
+    /// a metadata request within 2 s — or nil when it does.
+    private func deafness() async -> String? {
+        guard session.isMember else { return "not a member of its consumer group" }
+        guard let topic = routing.topics.first else { return nil }
+        do {
+            _ = try await offload { [consumer] in try consumer.partitionCount(topic: topic, timeout: .seconds(2)) }
+            return nil
+        } catch {
+            return "the broker does not answer: \(error)"
         }
     }
 

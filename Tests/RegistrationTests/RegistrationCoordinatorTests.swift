@@ -202,8 +202,46 @@ import Testing
         clock.advance(by: 100)
         #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "100 s since the reply")
         clock.advance(by: 21)
-        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).first?.kind == .deleteProfile, "undone 120 s after the reply")
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).first?.kind == .writeProfile, "asked again 120 s after the reply")
+        clock.advance(by: 119)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "a second deadline from the command sent again")
+        clock.advance(by: 1)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).first?.kind == .deleteProfile, "undone 240 s after the reply")
         #expect(try accounts.saga("r-1")?.failure?.reason == .deadlineExceeded)
+    }
+
+    /// Issue 23 point 6: the time the sweep is told it cannot see (its worker does not hear the broker the replies come
+    /// through) counts against no saga, however long; the count goes on from the next look.
+    @Test func timeTheSweepCannotSeeCountsNothing() throws {
+        _ = try start(request())
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 100)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        for _ in 0..<60 {
+            coordinator.progress.blinded()
+            clock.advance(by: 5)
+        }
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "300 s blind counted nothing")
+        clock.advance(by: 19)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 1)
+        #expect(failure(Array(try coordinator.expireSagas(stalledFor: .seconds(120)).prefix(1))) == .deadlineExceeded)
+    }
+
+    /// Issue 23 point 6: a profile command lost (with a local broker's memory, say) costs its saga one deadline, not its
+    /// account: at the deadline the same command is published again, and its reply completes the registration.
+    @Test func aSagaStalledForItsProfileAsksOnceMoreAndCompletes() throws {
+        let command = try start(request())
+        let asked = try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
+        guard case .writeProfile(let write) = asked.first, asked.count == 1 else { throw Unexpected(asked) }
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty)
+        clock.advance(by: 121)
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)) == asked, "the same command again")
+        #expect(try coordinator.expireSagas(stalledFor: .seconds(120)).isEmpty, "sent again once")
+        #expect(try accounts.saga("r-1")?.stage == .awaitingProfile, "nothing moved")
+        let completed = try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: write.uid)))
+        guard case .registrationCompleted = completed.first else { throw Unexpected(completed) }
+        #expect(try accounts.account(uid: write.uid)?.status == .active)
     }
 
     /// Issue 23 point 6: heartbeats of the waiting image worker, each naming one saga, keep every saga waiting for its

@@ -22,6 +22,7 @@ public enum ChaosCommand {
             .value("settle", "Seconds to wait for every outcome once the faults stop", default: "300"),
             .value("seed", "Random seed, to repeat a run"),
             .value("data-dir", "Where the run keeps its stores and logs (emptied first)", default: "data/chaos"),
+            .flag("keep-data", "Keep the data and logs of a run that passed on the long faults' tmpfs too (umount it when done)"),
             .value("fault", "NAME=COMMAND: a shell command that makes a store fail and heal, injected like the others "
                    + "(e.g. 'database restarted=pg_ctlcluster 15 main restart')", repeatable: true),
             .value("sent-mail", "The directory where the mail server keeps each message it accepted (needed with --mail)"),
@@ -100,7 +101,7 @@ public enum ChaosCommand {
                                                 settle: .seconds(try parsed.integer("settle") ?? 300),
                                                 generator: &generator, logger: logger, watch: watch)
                 await watch.waiting(for: "the workers, the gateway and the broker to stop") { await installation.stop() }
-                if passed {
+                if passed && !parsed.flag("keep-data") {
                     disk?.unmount()
                 } else if disk?.mounted == true {
                     print("the data stays on the tmpfs at \(installation.directory): umount it when done")

@@ -101,6 +101,12 @@ public struct SagaTransition: SagaMove, Equatable {
         }
     }
 
+    /// What a saga stalled at its deadline asks for once more before it is undone: its profile's command (the profile
+    /// worker writes a revision once). Not its avatar's: only its request carries the avatar.
+    public static func retry(_ saga: SagaRecord) -> [Event] {
+        saga.stage == .awaitingProfile ? events(of: saga) : []
+    }
+
     /// What a saga in its current stage has asked for and answered (republished on redelivery and replay).
     /// A saga awaiting its avatar republishes nothing here: only its request carries the avatar. A compensating saga
     /// answered already gives its answer before its undo: the worker publishes in order, each acknowledged before the

@@ -67,9 +67,10 @@ public struct RegistrationCoordinator: EventHandler {
     }
 
     /// Fails every saga in flight that has made no progress (no step's reply, no heartbeat of a worker waiting at its
-    /// step) for `deadline`, as this process's monotonic clock measures it, undoing what it created.
+    /// step) for `deadline`, as this process's monotonic clock measures it, undoing what it created — after asking once
+    /// more for a profile (`SagaTransition.retry`), whose command a broker may have lost.
     public func expireSagas(stalledFor deadline: Duration) throws -> [Event] {
-        try sagas.expire(stalledFor: deadline, SagaTransition.expire)
+        try sagas.expire(stalledFor: deadline, retrying: SagaTransition.retry, SagaTransition.expire)
     }
 
     private func start(_ request: RegistrationRequested) throws -> [Event] {
