@@ -6,7 +6,8 @@ import Testing
 /// One `registrar-dev chaos` run in a fresh data directory: its exit status and report, with the checks
 /// every chaos test makes (exit 0, every topic registration's outcome, the updates' and deletions' checks made, no FAIL
 /// line). The data directory is
-/// removed when the run passed, kept for a look otherwise; the run's log goes to `<tmp>/<log>`.
+/// removed when the run passed (unless `REGISTRAR_CHAOS_KEEP_DATA` is set), kept for a look otherwise; the run's log goes
+/// to `<tmp>/<log>`.
 struct ChaosRun {
     let status: Int32
     let report: [String]
@@ -19,8 +20,9 @@ struct ChaosRun {
     static func run(_ arguments: [String], registrations: String, environment: [String: String]? = nil, log: String,
                     directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-chaos-\(UUID().uuidString.prefix(8))").path)
         async throws -> ChaosRun {
+        let keep = ProcessInfo.processInfo.environment["REGISTRAR_CHAOS_KEEP_DATA"] != nil
         let chaos = try ChildProcess(Binaries.path("registrar-dev"),
-                                     ["chaos", "--registrations", registrations, "--data-dir", directory] + arguments,
+                                     ["chaos", "--registrations", registrations, "--data-dir", directory] + arguments + (keep ? ["--keep-data"] : []),
                                      environment: environment, errors: .file(FileManager.default.temporaryDirectory.path + "/" + log))
         var report: [String] = []
         while let line = await chaos.nextLine() { report.append(line) }
@@ -34,7 +36,9 @@ struct ChaosRun {
         }
         #expect(report.contains { $0.contains("updates and deletions: ") && !$0.contains(": 0 updates, 0 deletions") }, "\(run.text)")
         #expect(!report.contains { $0.hasPrefix("FAIL") })
-        if run.status == 0 { try? FileManager.default.removeItem(atPath: directory) }
+        if run.status == 0, !keep {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         return run
     }
 
