@@ -10,7 +10,7 @@ import WorkerRuntime
 
 /// One kind of worker: its command line and how its options build its stack. The worker executables
 /// and the in-process test tier build their stacks through it alike.
-public protocol WorkerKind {
+public protocol WorkerKind: SendableMetatype {
     /// The role whose event signing key it holds and signs its events with.
     static var role: WorkerRole { get }
     static var summary: String { get }
