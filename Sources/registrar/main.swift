@@ -45,8 +45,8 @@ await CommandLineTool.exit {
             .init("update-profile", "Change the name, map location or avatar of an account's profile (an access token)", run: UpdateProfileCommand.run),
             .init("password", "Passwords: `password change`, `password reset`", run: { arguments in
                 await CommandLineTool.dispatch(tool: "registrar password", summary: "passwords", arguments, to: [
-                    .init("change", "Change a password, re-authenticating with the old one", run: PasswordChangeCommand.run),
-                    .init("reset", "Set a new password with a reset_password code", run: PasswordResetCommand.run),
+                    .init("change", "Change a password, re-authenticating with the old one", run: PasswordCommand.change.run),
+                    .init("reset", "Set a new password with a reset_password code", run: PasswordCommand.reset.run),
                 ])
             }),
             .init("email", "Email address: `email change`", run: { arguments in
