@@ -101,7 +101,7 @@ public struct SessionStep: EventHandler {
         return .signedOut(SignedOut(requestId: requestId))
     }
 
-    private func list(_ request: SessionsRequested) throws -> Event {
+    private func list(_ request: BearerRequest) throws -> Event {
         let id = request.requestId
         let token: String
         switch try openToken(request.sealedAccessToken, for: .accessToken, id, request.replyKey) {

@@ -28,7 +28,7 @@ public struct ProfileReadStep: EventHandler {
         return [try answer(request)]
     }
 
-    private func answer(_ request: ProfileRequested) throws -> Event {
+    private func answer(_ request: BearerRequest) throws -> Event {
         let token: String
         switch try seals.openToken(request.sealedAccessToken, for: .accessToken, requestId: request.requestId, replyKey: request.replyKey,
                                    on: Topic.authRequests, refusal: Self.invalidToken) {
