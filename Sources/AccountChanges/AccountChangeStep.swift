@@ -88,9 +88,16 @@ public struct AccountChangeStep: EventHandler {
         try emailChanges.expire(stalledFor: deadline, EmailChangeSaga.expire)
     }
 
-    /// The engine driving the email change saga over the account store.
+    /// The engine driving the email change saga over the account store: a record and its account update commit
+    /// together. Only this step moves a change, one event of its request at a time (one partition), so a save never finds
+    /// the record moved by another writer. Every move of a change rewrites its `updatedAt`.
     private var emailChanges: SagaEngine<EmailChangeSaga> {
-        SagaEngine(log: EmailChangeLog(accounts: accounts), clock: clock, progress: progress)
+        let log = StoreSagaLog<AccountChangeRecord, AccountUpdate>(
+            record: { [accounts] key throws(StoreError) in try accounts.change(requestId: key) },
+            save: { [accounts] record, update throws(StoreError) in try accounts.save(record, applying: update) },
+            waiting: { [accounts] () throws(StoreError) in try accounts.changes(in: .awaitingProfile, updatedBefore: .distantFuture) },
+            mark: { ($0.requestId, "\($0.updatedAt.timeIntervalSince1970)", $0.stage.rawValue) })
+        return SagaEngine(log: log, clock: clock, progress: progress)
     }
 
     private func unlessRecorded(_ requestId: String, locale: String?, _ body: () throws -> [Event]) throws -> [Event] {

@@ -75,10 +75,17 @@ public struct DeletionStep: EventHandler {
         try deletions.expire(stalledFor: deadline, DeletionSaga.expire)
     }
 
-    /// The engine driving the saga over the account store; once a deletion completed (again on a redelivery), the
-    /// account's refresh tokens are forgotten.
+    /// The engine driving the saga over the account store: a record and what its stage does to the account commit
+    /// together, every move (its step sent again included) taking the account's next revision. Only this step moves a
+    /// deletion, one event of its request at a time (one partition), so a save never finds the record moved by another
+    /// writer. Once a deletion completed (again on a redelivery), the account's refresh tokens are forgotten.
     private var deletions: SagaEngine<DeletionSaga> {
-        SagaEngine(log: DeletionLog(accounts: accounts), clock: clock, progress: progress, afterCommit: [{ [tokens] deletion, _ in
+        let log = StoreSagaLog<DeletionRecord, Never>(
+            record: { [accounts] key throws(StoreError) in try accounts.deletion(requestId: key) },
+            save: { [accounts] record, _ throws(StoreError) in try accounts.save(record) },
+            waiting: { [accounts] () throws(StoreError) in try accounts.deletions(in: DeletionStage.waiting, updatedBefore: .distantFuture) },
+            mark: { ($0.requestId, String($0.revision), $0.stage.rawValue) })
+        return SagaEngine(log: log, clock: clock, progress: progress, afterCommit: [{ [tokens] deletion, _ in
             if deletion.stage == .completed { try tokens.forget(uid: deletion.uid) }
         }])
     }

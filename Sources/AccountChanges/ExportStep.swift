@@ -38,7 +38,7 @@ public struct ExportStep: EventHandler {
         return [try export(request)]
     }
 
-    private func export(_ request: ExportRequested) throws -> Event {
+    private func export(_ request: BearerRequest) throws -> Event {
         let id = request.requestId
         if let failure = RequestId.validate(id) { return refused(id, failure) }
         let now = clock()

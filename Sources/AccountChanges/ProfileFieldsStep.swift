@@ -7,36 +7,27 @@ import Accounts
 /// nothing, as is an account without a profile. A command older than the last one applied to the uid (``SagaCommand``) is
 /// refused as stale.
 public struct ProfileFieldsStep: EventHandler {
-    public var profiles: any ProfileStore
-    public var rules: RegistrationRules
+    public var writer: ProfileWriter
 
     public init(profiles: any ProfileStore, rules: RegistrationRules = .init()) {
-        self.profiles = profiles
-        self.rules = rules
+        writer = ProfileWriter(profiles: profiles, rules: rules)
     }
 
     public static let routes = StepRoutes.profileFields
 
     public func handle(_ event: Event) throws -> [Event] {
         guard case .updateProfile(let command) = event else { unrouted(event) }
-        let refusal: Failure??
-        do {
-            refusal = try profiles.apply(revision: command.revision, uid: command.uid) { profile -> Failure? in
-                guard let stored = profile else { return Failure(.profileInvalid, "The account has no profile to update.") }
-                let updated = command.fields.applied(to: stored)
-                if let failure = rules.validate(name: updated.name) { return failure }
-                guard updated.isComplete else { return Failure(.profileInvalid, "The profile needs a name, an email and a profile image.") }
-                profile = updated
-                return nil
-            }
-        } catch {
-            guard error.kind == .permanent else { throw error }
-            return [rejected(command, Failure(.profileStoreRejected, "The profile store refused the profile: \(error.message)"))]
+        let applied = try writer.apply(revision: command.revision, uid: command.uid) { profile -> Failure? in
+            guard let stored = profile else { return Failure(.profileInvalid, "The account has no profile to update.") }
+            let updated = command.fields.applied(to: stored)
+            if let failure = writer.refusal(of: updated) { return failure }
+            profile = updated
+            return nil
         }
-        switch refusal {
-        case nil: throw UntrustedEvent.stale(event, command, than: "the profile")
-        case let failure??: return [rejected(command, failure)]
-        case nil?: return [.profileUpdateApplied(command)]
+        switch applied {
+        case .success(nil): throw UntrustedEvent.stale(event, command, than: "the profile")
+        case .success(let failure??), .failure(let failure): return [rejected(command, failure)]
+        case .success(nil?): return [.profileUpdateApplied(command)]
         }
     }
 

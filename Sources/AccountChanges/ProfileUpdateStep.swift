@@ -55,8 +55,18 @@ public struct ProfileUpdateStep: EventHandler {
         try updates.expire(stalledFor: deadline, ProfileUpdateSaga.expire)
     }
 
+    /// The engine driving the saga over the account store, every move (its step sent again included) taking the
+    /// account's next revision. Only this step moves an update, one event of its request at a time (one partition), so a
+    /// save never finds the record moved by another writer.
     private var updates: SagaEngine<ProfileUpdateSaga> {
-        SagaEngine(log: ProfileUpdateLog(accounts: accounts), clock: clock, progress: progress)
+        let log = StoreSagaLog<ProfileUpdateRecord, Never>(
+            record: { [accounts] key throws(StoreError) in try accounts.profileUpdate(requestId: key) },
+            save: { [accounts] record, _ throws(StoreError) in try accounts.save(record) },
+            waiting: { [accounts] () throws(StoreError) in
+                try accounts.profileUpdates(in: ProfileUpdateStage.waiting, updatedBefore: .distantFuture)
+            },
+            mark: { ($0.requestId, String($0.revision), $0.stage.rawValue) })
+        return SagaEngine(log: log, clock: clock, progress: progress)
     }
 
     private func begin(_ request: ProfileUpdateRequested) throws -> [Event] {

@@ -55,7 +55,7 @@ public struct SessionStep: EventHandler {
             return refused(id, Failure(.requestInvalid, "sessionId names a session to end with the scope session only."))
         }
         let token: String
-        switch try open(request.sealedToken, request.scope.sealPurpose, id, request.replyKey, sessionId: request.sessionId) {
+        switch try openToken(request.sealedToken, for: request.scope.sealPurpose, id, request.replyKey, sessionId: request.sessionId) {
         case .success(let opened): token = opened
         case .failure(let refusal) where refusal.reason == .invalidCredentials && request.scope == .revocation:
             return .signedOut(SignedOut(requestId: id))
@@ -101,10 +101,10 @@ public struct SessionStep: EventHandler {
         return .signedOut(SignedOut(requestId: requestId))
     }
 
-    private func list(_ request: SessionsRequested) throws -> Event {
+    private func list(_ request: BearerRequest) throws -> Event {
         let id = request.requestId
         let token: String
-        switch try open(request.sealedAccessToken, .accessToken, id, request.replyKey) {
+        switch try openToken(request.sealedAccessToken, for: .accessToken, id, request.replyKey) {
         case .success(let opened): token = opened
         case .failure(let refusal): return refused(id, refusal)
         }
@@ -114,22 +114,15 @@ public struct SessionStep: EventHandler {
             SessionView(id: $0.id, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, clientId: $0.clientId, current: $0.id == caller.session)
         }
         let list = SessionList(requestId: id, uid: caller.account.uid, sessions: sessions).sealedJSON
-        guard let sealed = seals.vault.seal(list, to: request.replyKey) else { return refused(id, Self.replyKeyInvalid) }
+        guard let sealed = seals.vault.seal(list, to: request.replyKey) else { return refused(id, SealOpener.replyKeyInvalid) }
         return .sessionsAnswered(SessionsAnswered(requestId: id, sealedSessions: sealed))
     }
 
     /// The token sealed for `purpose` in the request `requestId` answered to `replyKey`, or the refusal of the request.
-    private func open(_ sealed: String, _ purpose: SealedSecret.Purpose, _ requestId: String, _ replyKey: String,
-                      sessionId: String? = nil) throws -> Result<String, Failure> {
-        if let failure = RequestId.validate(requestId) { return .failure(failure) }
-        guard seals.vault.isPublicKey(replyKey) else { return .failure(Self.replyKeyInvalid) }
-        let context = SealContext(requestId: requestId, email: nil, replyKey: replyKey, sessionId: sessionId)
-        switch try seals.open([(sealed, purpose)], in: context, on: Topic.authRequests) {
-        case .opened(let secrets): return .success(secrets[0])
-        case .unsealable:
-            return .failure(Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
-        case .refused: return .failure(Self.invalidToken)
-        }
+    private func openToken(_ sealed: String, for purpose: SealedSecret.Purpose, _ requestId: String, _ replyKey: String,
+                           sessionId: String? = nil) throws -> Result<String, Failure> {
+        try seals.openToken(sealed, for: purpose, requestId: requestId, replyKey: replyKey, sessionId: sessionId,
+                            on: Topic.authRequests, refusal: Self.invalidToken)
     }
 
     /// Mails the account the notice of a sign-out everywhere once it is committed: run after the commit for every
@@ -141,7 +134,6 @@ public struct SessionStep: EventHandler {
     }
 
     private static let invalidToken = Failure(.invalidCredentials, "The token is missing, malformed, expired, revoked or not ours.")
-    private static let replyKeyInvalid = Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64.")
 
     private func invalid(_ requestId: String) -> Event { refused(requestId, Self.invalidToken) }
 

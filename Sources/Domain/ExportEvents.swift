@@ -1,20 +1,5 @@
 import Foundation
 
-/// Published by a client to `auth.requests` for a copy of everything Registrar stores about the caller's account
-/// (`GET /me/export`, GDPR Art. 15 and 20): `sealedAccessToken` is the Bearer access token sealed (purpose `export`) to
-/// the account worker's public key; its session must have signed in within the worker's re-authentication window.
-public struct ExportRequested: RequestMessage, Equatable {
-    public var requestId: String
-    public var sealedAccessToken: String
-    public var replyKey: String
-
-    public init(requestId: String, sealedAccessToken: String, replyKey: String) {
-        self.requestId = requestId
-        self.sealedAccessToken = sealedAccessToken
-        self.replyKey = replyKey
-    }
-}
-
 /// The caller's data: `sealedExport` is an ``AccountExport`` (JSON) sealed to the request's `replyKey`.
 public struct ExportAnswered: RequestMessage, Equatable {
     public var requestId: String

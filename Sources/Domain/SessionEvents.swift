@@ -56,20 +56,6 @@ public struct SignedOut: RequestMessage, Equatable {
     }
 }
 
-/// Published by a client to `auth.requests` to list the caller's sessions (`GET /me/sessions`): `sealedAccessToken`
-/// as in `ProfileRequested`.
-public struct SessionsRequested: RequestMessage, Equatable {
-    public var requestId: String
-    public var sealedAccessToken: String
-    public var replyKey: String
-
-    public init(requestId: String, sealedAccessToken: String, replyKey: String) {
-        self.requestId = requestId
-        self.sealedAccessToken = sealedAccessToken
-        self.replyKey = replyKey
-    }
-}
-
 /// The caller's live sessions: `sealedSessions` is a ``SessionList`` (JSON) sealed to the request's `replyKey`.
 public struct SessionsAnswered: RequestMessage, Equatable {
     public var requestId: String

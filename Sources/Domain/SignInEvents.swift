@@ -70,10 +70,13 @@ public struct RequestRefusal: RequestMessage, Equatable {
     }
 }
 
-/// Published by a client to `auth.requests` to read the caller's profile (`GET /me`): `sealedAccessToken` is
-/// the Bearer access token sealed to the account worker's public key (no email in its seal context); the
-/// profile is sealed back to `replyKey`.
-public struct ProfileRequested: RequestMessage, Equatable {
+/// Published by a client to `auth.requests` for something of the caller's account: `sealedAccessToken` is the Bearer
+/// access token sealed to the account worker's public key (no email in its seal context); the answer is sealed back to
+/// `replyKey`. Its event type says what it asks for: `ProfileRequested` the profile (`GET /me`), `SessionsRequested` the
+/// live sessions (`GET /me/sessions`), both sealed for purpose `access_token`; `ExportRequested` a copy of everything
+/// Registrar stores about the account (`GET /me/export`, GDPR Art. 15 and 20), sealed for purpose `export`, from a
+/// session signed in within the worker's re-authentication window.
+public struct BearerRequest: RequestMessage, Equatable {
     public var requestId: String
     public var sealedAccessToken: String
     public var replyKey: String

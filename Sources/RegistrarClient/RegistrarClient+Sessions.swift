@@ -24,9 +24,9 @@ extension RegistrarClient {
     /// Lists the live sessions of the account `accessToken` names; returns the outcome and, when answered, the opened list.
     public func sessions(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
                          timeout: Duration) async throws -> (Event, SessionList?) {
-        let request = SessionsRequested(requestId: requestId,
-                                        sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
-                                        replyKey: replyKey(for: requestId))
+        let request = BearerRequest(requestId: requestId,
+                                    sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
+                                    replyKey: replyKey(for: requestId))
         let outcome = try await send(.sessionsRequested(request), timeout: timeout)
         guard case .sessionsAnswered(let answered) = outcome else { return (outcome, nil) }
         return (outcome, try replySecret.open(answered.sealedSessions, as: SessionList.self, answering: requestId))
@@ -38,8 +38,8 @@ extension RegistrarClient {
     /// returns the outcome and, when answered, the opened export.
     public func export(accessToken: String, requestId: String = UUID().uuidString.lowercased(),
                        timeout: Duration) async throws -> (Event, AccountExport?) {
-        let request = ExportRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .export, requestId: requestId, email: nil),
-                                      replyKey: replyKey(for: requestId))
+        let request = BearerRequest(requestId: requestId, sealedAccessToken: seal(accessToken, for: .export, requestId: requestId, email: nil),
+                                    replyKey: replyKey(for: requestId))
         let outcome = try await send(.exportRequested(request), timeout: timeout)
         guard case .exportAnswered(let answered) = outcome else { return (outcome, nil) }
         return (outcome, try replySecret.open(answered.sealedExport, as: AccountExport.self, answering: requestId))

@@ -23,9 +23,9 @@ extension RequestSealing {
     }
 
     /// A request for the profile of the account `accessToken` names, the token sealed.
-    public func profileRequest(accessToken: String, requestId: String = UUID().uuidString.lowercased()) -> ProfileRequested {
-        ProfileRequested(requestId: requestId, sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
-                         replyKey: replyKey(for: requestId))
+    public func profileRequest(accessToken: String, requestId: String = UUID().uuidString.lowercased()) -> BearerRequest {
+        BearerRequest(requestId: requestId, sealedAccessToken: seal(accessToken, for: .accessToken, requestId: requestId, email: nil),
+                      replyKey: replyKey(for: requestId))
     }
 
     /// The profile an outcome of request `requestId` answered, opened; nil for any other outcome.

@@ -23,38 +23,26 @@ public struct ProfileReadStep: EventHandler {
 
     public static let routes = StepRoutes.profileRead
 
-    private var vault: any PasswordVault { seals.vault }
-
     public func handle(_ event: Event) throws -> [Event] {
         guard case .profileRequested(let request) = event else { unrouted(event) }
         return [try answer(request)]
     }
 
-    private func answer(_ request: ProfileRequested) throws -> Event {
-        if let failure = RequestId.validate(request.requestId) { return refused(request.requestId, failure) }
-        guard vault.isPublicKey(request.replyKey) else {
-            return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
-        }
-        let context = SealContext(requestId: request.requestId, email: nil, replyKey: request.replyKey)
+    private func answer(_ request: BearerRequest) throws -> Event {
         let token: String
-        switch try seals.open([(request.sealedAccessToken, .accessToken)], in: context, on: Topic.authRequests) {
-        case .opened(let secrets): token = secrets[0]
-        case .unsealable:
-            return refused(request.requestId, Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
-        case .refused: return invalid(request)
+        switch try seals.openToken(request.sealedAccessToken, for: .accessToken, requestId: request.requestId, replyKey: request.replyKey,
+                                   on: Topic.authRequests, refusal: Self.invalidToken) {
+        case .success(let opened): token = opened
+        case .failure(let refusal): return refused(request.requestId, refusal)
         }
-        guard let uid = try gate.caller(of: token, at: clock())?.account.uid else { return invalid(request) }
+        guard let uid = try gate.caller(of: token, at: clock())?.account.uid else { return refused(request.requestId, Self.invalidToken) }
         guard let (account, profile) = try loginGuard.admitted(uid: uid) else { return refused(request.requestId, LoginGuard.refusal) }
         let view = ProfileView(requestId: request.requestId, uid: account.uid, profile: profile).sealedJSON
-        guard let sealed = vault.seal(view, to: request.replyKey) else {
-            return refused(request.requestId, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
-        }
+        guard let sealed = seals.vault.seal(view, to: request.replyKey) else { return refused(request.requestId, SealOpener.replyKeyInvalid) }
         return .profileAnswered(ProfileAnswered(requestId: request.requestId, sealedProfile: sealed))
     }
 
-    private func invalid(_ request: ProfileRequested) -> Event {
-        refused(request.requestId, Failure(.invalidCredentials, "The access token is missing, malformed, expired, signed out or not ours."))
-    }
+    private static let invalidToken = Failure(.invalidCredentials, "The access token is missing, malformed, expired, signed out or not ours.")
 
     private func refused(_ requestId: String, _ failure: Failure) -> Event {
         .tokenRefused(RequestRefusal(requestId: requestId, reason: failure.reason, message: failure.message))

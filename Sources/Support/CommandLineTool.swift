@@ -14,6 +14,12 @@ public enum CommandLineTool {
             self.summary = summary
             self.run = run
         }
+
+        /// A subcommand with subcommands of its own, dispatched as the tool `tool` (e.g. `registrar code`), which
+        /// `toolSummary` describes in its index.
+        public init(_ name: String, _ summary: String, tool: String, toolSummary: String, subcommands: [Subcommand]) {
+            self.init(name, summary) { await CommandLineTool.dispatch(tool: tool, summary: toolSummary, $0, to: subcommands) }
+        }
     }
 
     /// Parses `arguments` with `spec` and runs `body`, mapping errors to exit codes.
@@ -54,6 +60,12 @@ public enum CommandLineTool {
         await ChildProcess.awaitingSignalStop()
         FileHandle.standardOutput.synchronizeFile()
         Foundation.exit(code.rawValue)
+    }
+
+    /// Dispatches the process's arguments to `subcommands` of the tool `tool` and exits with the code. Call from an
+    /// executable's top level.
+    public static func exit(tool: String, summary: String, subcommands: [Subcommand]) async -> Never {
+        await exit { await dispatch(tool: tool, summary: summary, Array(CommandLine.arguments.dropFirst()), to: subcommands) }
     }
 
     private static func report(_ error: UsageError, command: String) -> ExitCode {

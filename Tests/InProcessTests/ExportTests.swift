@@ -47,10 +47,10 @@ import Testing
 
             let fresh = try #require(try await system.signIn(.password, email: "stale@example.com", secret: "stale quartz lantern 42").1)
             let sealed = system.client.seal(fresh.accessToken, for: .export, requestId: "export-1", email: nil)
-            let copied = ExportRequested(requestId: "export-2", sealedAccessToken: sealed, replyKey: system.client.replyKey(for: "export-2"))
+            let copied = BearerRequest(requestId: "export-2", sealedAccessToken: sealed, replyKey: system.client.replyKey(for: "export-2"))
             #expect(reason(try await system.send(.exportRequested(copied))) == .invalidCredentials)
             // A seal for another purpose (a profile read's) does not export.
-            let profileSeal = ExportRequested(requestId: "export-3", sealedAccessToken: system.client.seal(
+            let profileSeal = BearerRequest(requestId: "export-3", sealedAccessToken: system.client.seal(
                 fresh.accessToken, for: .accessToken, requestId: "export-3", email: nil), replyKey: system.client.replyKey(for: "export-3"))
             #expect(reason(try await system.send(.exportRequested(profileSeal))) == .invalidCredentials)
 

@@ -65,7 +65,7 @@ import Testing
             }
             // The genuine token's seal copied into another request (another id, another reply key) is refused.
             let sealed = system.client.seal(genuine.accessToken, for: .accessToken, requestId: "me-1", email: nil)
-            let copied = ProfileRequested(requestId: "me-2", sealedAccessToken: sealed, replyKey: system.client.replyKey(for: "me-2"))
+            let copied = BearerRequest(requestId: "me-2", sealedAccessToken: sealed, replyKey: system.client.replyKey(for: "me-2"))
             #expect(reason(try await system.send(.profileRequested(copied))) == .invalidCredentials)
             #expect(try system.counts() == counts)
             #expect(try system.audit().isEmpty)

@@ -192,10 +192,7 @@ private func emailChange(_ requestId: String, uid: String, to email: String) -> 
 private extension AccountChangeStore {
     /// Registers an account with `email`, started and completed; its uid.
     func register(email: String) throws -> String {
-        let saga = sagaRecord("r-\(email)", email: email)
-        _ = try start(saga, account: pendingAccount(for: saga))
-        _ = try save(saga.next(.completed), applying: .activate(uid: saga.uid))
-        return saga.uid
+        try registered("r-\(email)", email: email).uid
     }
 
     /// Registers ada@example.com and begins changing it to lovelace@example.com (request `c1`).

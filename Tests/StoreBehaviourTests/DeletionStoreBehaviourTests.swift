@@ -14,9 +14,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func aDeletionRunsForwardAndLeavesNothingNamingTheAccount(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
-            let saga = sagaRecord("r-leaver", email: "leaver@example.com")
-            _ = try store.start(saga, account: pendingAccount(for: saga))
-            _ = try store.save(saga.next(.completed), applying: .activate(uid: saga.uid))
+            let saga = try store.registered("r-leaver", email: "leaver@example.com")
             try store.updateFailures(uid: saga.uid) { $0.consecutive = 2 }
             let record = DeletionRecord(requestId: "d-1", uid: saga.uid, email: saga.email, imageId: saga.imageId, stage: .erasingAvatar,
                                         updatedAt: startDate)

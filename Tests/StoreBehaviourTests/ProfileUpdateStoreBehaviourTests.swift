@@ -14,9 +14,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func updatesRunOneAtATimeAndTheirAvatarBecomesTheAccounts(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
-            let saga = sagaRecord("r-editor", email: "editor@example.com")
-            _ = try store.start(saga, account: pendingAccount(for: saga))
-            _ = try store.save(saga.next(.completed), applying: .activate(uid: saga.uid))
+            let saga = try store.registered("r-editor", email: "editor@example.com")
             let account = try #require(try store.account(uid: saga.uid))
             #expect(try store.avatar(of: account) == saga.imageId, "the registration's avatar")
             let previous = Profile(name: "Ada", email: saga.email, profileImage: "file:///ProfileImages/\(saga.imageId).jpg", isMapLocationEnabled: false)

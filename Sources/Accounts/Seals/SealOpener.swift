@@ -73,3 +73,24 @@ public struct SealOpener: Sendable {
         try ledger.forget(claimedBefore: clock().addingTimeInterval(-claimRetention))
     }
 }
+
+extension SealOpener {
+    /// The refusal of a request whose reply key is not one the vault can seal to.
+    public static let replyKeyInvalid = Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64.")
+
+    /// The token a request carries sealed for `purpose` (alone, no email in its seal context), answered to `replyKey`
+    /// on `topic`; or the request's refusal: an invalid request id or reply key, a seal that does not open, or `refusal`
+    /// for a seal refused (another purpose or request, too old, used before).
+    public func openToken(_ sealed: String, for purpose: SealedSecret.Purpose, requestId: String, replyKey: String,
+                          sessionId: String? = nil, on topic: String, refusal: Failure) throws -> Result<String, Failure> {
+        if let failure = RequestId.validate(requestId) { return .failure(failure) }
+        guard vault.isPublicKey(replyKey) else { return .failure(Self.replyKeyInvalid) }
+        let context = SealContext(requestId: requestId, email: nil, replyKey: replyKey, sessionId: sessionId)
+        switch try open([(sealed, purpose)], in: context, on: topic) {
+        case .opened(let secrets): return .success(secrets[0])
+        case .unsealable:
+            return .failure(Failure(.credentialUnsealable, "The token could not be unsealed; seal it with the account worker's public key."))
+        case .refused: return .failure(refusal)
+        }
+    }
+}

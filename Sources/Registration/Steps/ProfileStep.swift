@@ -3,12 +3,10 @@ import Domain
 /// The profile worker's step: writes `users/<uid>`, or refuses it; deletes it on compensation or an account's deletion. A command older than
 /// the last one applied to the uid (``SagaCommand``) is refused as stale, changing nothing.
 public struct ProfileStep: EventHandler {
-    public var profiles: any ProfileStore
-    public var rules: RegistrationRules
+    public var writer: ProfileWriter
 
     public init(profiles: any ProfileStore, rules: RegistrationRules = .init()) {
-        self.profiles = profiles
-        self.rules = rules
+        writer = ProfileWriter(profiles: profiles, rules: rules)
     }
 
     public static let routes = StepRoutes.profile
@@ -18,10 +16,10 @@ public struct ProfileStep: EventHandler {
         case .writeProfile(let command):
             return [try write(command)]
         case .deleteProfile(let command):
-            guard try profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
+            guard try writer.profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
             return [.profileDeleted(ProfileDeleted(registrationId: command.registrationId, uid: command.uid))]
         case .eraseProfile(let command):
-            guard try profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
+            guard try writer.profiles.deleteProfile(uid: command.uid, revision: command.revision) else { throw UntrustedEvent.stale(event, command, than: "the profile") }
             return [.profileErased(ProfileErased(requestId: command.requestId, uid: command.uid))]
         default:
             unrouted(event)
@@ -36,23 +34,14 @@ public struct ProfileStep: EventHandler {
 
     private func write(_ command: WriteProfile) throws -> Event {
         let profile = command.profile
-        var failure = rules.validate(name: profile.name) ?? rules.validate(email: profile.email)
-        if failure == nil && !profile.isComplete {
-            failure = Failure(.profileInvalid, "The profile needs a name, an email and a profile image.")
+        let written = try writer.refusal(of: profile, checkingEmail: true).map { .failure($0) }
+            ?? writer.apply(revision: command.revision, uid: command.uid) { $0 = profile }
+        switch written {
+        case .success(nil): throw UntrustedEvent.stale(.writeProfile(command), command, than: "the profile")
+        case .success(_?): return .profileWritten(ProfileWritten(registrationId: command.registrationId, uid: command.uid))
+        case .failure(let refusal):
+            return .profileRejected(ProfileRejected(registrationId: command.registrationId, uid: command.uid,
+                                                    reason: refusal.reason, message: refusal.message))
         }
-        if failure == nil {
-            do {
-                guard try profiles.write(profile, uid: command.uid, revision: command.revision) else {
-                    throw UntrustedEvent.stale(.writeProfile(command), command, than: "the profile")
-                }
-                return .profileWritten(ProfileWritten(registrationId: command.registrationId, uid: command.uid))
-            } catch let error as StoreError {
-                guard error.kind == .permanent else { throw error }
-                failure = Failure(.profileStoreRejected, "The profile store refused the profile: \(error.message)")
-            }
-        }
-        let refusal = failure!
-        return .profileRejected(ProfileRejected(registrationId: command.registrationId, uid: command.uid,
-                                                reason: refusal.reason, message: refusal.message))
     }
 }

@@ -30,9 +30,15 @@ public struct RegistrationCoordinator: EventHandler {
         self.afterCommit = afterCommit
     }
 
-    /// The engine driving the saga over the account store.
+    /// The engine driving the saga over the account store: a record and its account change commit together, guarded by
+    /// the record's version.
     private var sagas: SagaEngine<SagaTransition> {
-        SagaEngine(log: RegistrationSagaLog(accounts: accounts), clock: clock, progress: progress, afterCommit: afterCommit)
+        let log = StoreSagaLog<SagaRecord, AccountChange>(
+            record: { [accounts] key throws(StoreError) in try accounts.saga(key) },
+            save: { [accounts] record, change throws(StoreError) in try accounts.save(record, applying: change) ? record : nil },
+            waiting: { [accounts] () throws(StoreError) in try accounts.sagas(in: SagaStage.waiting, updatedBefore: .distantFuture) },
+            mark: { ($0.registrationId, String($0.version), $0.stage.rawValue) })
+        return SagaEngine(log: log, clock: clock, progress: progress, afterCommit: afterCommit)
     }
 
     public static let routes = StepRoutes.registration

@@ -45,6 +45,16 @@ public func pendingAccount(for saga: SagaRecord) -> Account {
             status: .pending, registrationId: saga.registrationId, createdAt: saga.startedAt)
 }
 
+extension AccountStore {
+    /// Registers the account of `sagaRecord(registrationId, email:)`, started and completed; its saga.
+    public func registered(_ registrationId: String, email: String) throws -> SagaRecord {
+        let saga = sagaRecord(registrationId, email: email)
+        _ = try start(saga, account: pendingAccount(for: saga))
+        _ = try save(saga.next(.completed), applying: .activate(uid: saga.uid))
+        return saga
+    }
+}
+
 extension SagaRecord {
     /// This record as the next save would write it.
     public func next(_ stage: SagaStage, imageURL: String? = nil, failure: Failure? = nil) -> SagaRecord {

@@ -63,7 +63,7 @@ extension Attacks {
             request.replyKey = attackerKey
             return .registrationRequested(request)
         case .profileAccessToken:
-            return .profileRequested(ProfileRequested(requestId: id, sealedAccessToken: copied, replyKey: attackerKey))
+            return .profileRequested(BearerRequest(requestId: id, sealedAccessToken: copied, replyKey: attackerKey))
         case .passwordSignIn, .codeSignIn:
             return .tokenRequested(TokenRequested(requestId: id, grantType: slot == .passwordSignIn ? .password : .email, email: victim.email,
                                                   sealedCredential: copied, replyKey: attackerKey))
