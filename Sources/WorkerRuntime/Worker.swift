@@ -173,13 +173,14 @@ public final class Worker: Sendable {
 
     /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good. Its
     /// waits for a failing dependency are reported in `wait`. A round runs only while the worker hears its broker
-    /// (`deafness()`), and `deaf` instead while it does not: a saga sweep must not count against a saga the time its
+    /// (`deafness(lastHeard:)`), and `deaf` instead while it does not: a saga sweep must not count against a saga the time its
     /// replies cannot reach the worker, and its events could not be published anyway.
     private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event],
                             deaf: (@Sendable () -> Void)?, waiting wait: PeriodicWait) async throws {
         let wasDeaf = Mutex(true)
+        let lastHeard = Mutex<ContinuousClock.Instant?>(nil)
         try await repeatedly(every: interval, waiting: wait) {
-            let reason = await self.deafness()
+            let reason = await self.deafness(lastHeard: lastHeard)
             if wasDeaf.withLock({ was in defer { was = reason != nil }; return was != (reason != nil) }) {
                 if let reason {
                     self.logger.warning("\(wait.name) waits: the worker does not hear its broker", ["reason": reason])
@@ -196,12 +197,15 @@ public final class Worker: Sendable {
     }
 
     /// Why this worker does not hear its broker now — it is not a member of its group, or the broker does not answer
-    /// a metadata request within 2 s — or nil when it does.
-    private func deafness() async -> String? {
+    /// a metadata request within 2 s — or nil when it does. The broker is asked at most once a second (`lastHeard`: when
+    /// it last answered), however short the interval.
+    private func deafness(lastHeard: Mutex<ContinuousClock.Instant?>) async -> String? {
         guard session.isMember else { return "not a member of its consumer group" }
-        guard let topic = routing.topics.first else { return nil }
+        guard let topic = routing.topics.first,
+              lastHeard.withLock({ $0.map { ContinuousClock.now - $0 >= .seconds(1) } ?? true }) else { return nil }
         do {
             _ = try await offload { [consumer] in try consumer.partitionCount(topic: topic, timeout: .seconds(2)) }
+            lastHeard.withLock { $0 = .now }
             return nil
         } catch {
             return "the broker does not answer: \(error)"
