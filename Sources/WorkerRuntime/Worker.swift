@@ -199,13 +199,13 @@ public final class Worker: Sendable {
     /// Why this worker does not hear its broker now — it is not a member of its group, or the broker does not answer
     /// a metadata request within 2 s — or nil when it does. The broker is asked at most once a second (`lastHeard`: when
     /// it last answered), however short the interval.
-    private func deafness(lastHeard: Mutex<ContinuousClock.Instant?>) async -> String? {
+    private func deafness(lastHeard: borrowing Mutex<ContinuousClock.Instant?>) async -> String? {
         guard session.isMember else { return "not a member of its consumer group" }
         guard let topic = routing.topics.first,
               lastHeard.withLock({ $0.map { ContinuousClock.now - $0 >= .seconds(1) } ?? true }) else { return nil }
         do {
             _ = try await offload { [consumer] in try consumer.partitionCount(topic: topic, timeout: .seconds(2)) }
-            lastHeard.withLock { $0 = .now }
+            lastHeard.withLock { $0 = ContinuousClock.now }
             return nil
         } catch {
             return "the broker does not answer: \(error)"

@@ -281,7 +281,7 @@ import Testing
     @Test func timeTheSweepCouldNotLookCountsAtMostThirtySeconds() throws {
         var sweeper = coordinator
         sweeper.progress = ProgressWatch(uptime: clock.uptime)
-        let command = try start(request())
+        _ = try start(request())
         #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty)
         clock.advance(by: 600)
         #expect(try sweeper.expireSagas(stalledFor: .seconds(120)).isEmpty, "30 s counted of the 600")
