@@ -6,9 +6,9 @@ import Synchronization
 /// (`progressed(_:)`: a worker at that step is alive and waiting for its store). A record first seen counts from then:
 /// a restarted worker begins every count again. Time the watch did not look (its sweep failing while its store is
 /// down, the process frozen) counts at most `maximumGap` between two looks: the records' silence then is the watcher's
-/// own blindness, and their replies may be waiting to be read; time it is told it cannot see (`blinded()`) counts
-/// nothing. A record's count may be begun again once
-/// (`secondChance(_:)`), when what it waits for was asked for again.
+/// own blindness, and their replies may be waiting to be read; time it is told it cannot see (`canSee(_:)`) counts
+/// nothing. A record's count may be begun again once (`giveSecondChance(to:)`), when what it waits for was asked for
+/// again.
 public final class ProgressWatch: Sendable {
     /// The monotonic time, as the time since an arbitrary origin.
     public typealias Uptime = @Sendable () -> Duration
@@ -19,15 +19,17 @@ public final class ProgressWatch: Sendable {
         var marker: String
         var group: String
         var since: Duration
-        /// Whether its count was begun again (`secondChance(_:)`) since its marker last changed.
+        /// Whether its count was begun again (`giveSecondChance(to:)`) since its marker last changed.
         var hadSecondChance = false
     }
 
     private struct State {
         var sightings: [String: Sighting] = [:]
         var lastLook: Duration?
-        /// Whether the watcher was blind since its last look (`blinded()`).
-        var blind = false
+        /// Since when the watcher cannot see, while it cannot (`canSee(_:)`).
+        var blindSince: Duration?
+        /// How long it could not see since its last look, before `blindSince`.
+        var blindness = Duration.zero
         /// When each group last progressed as a whole.
         var groups: [String: Duration] = [:]
     }
@@ -55,22 +57,34 @@ public final class ProgressWatch: Sendable {
         state.withLock { $0.groups[group] = now }
     }
 
-    /// The watcher cannot see now (its worker does not hear the broker its records' replies come through): the time
-    /// from its last look to its next counts for no record.
-    public func blinded() {
-        state.withLock { $0.blind = true }
+    /// Whether the watcher can see now (its worker hears the broker its records' replies come through): the time it
+    /// cannot counts for no record — from its last look on, since it learns it went blind only after the fact.
+    public func canSee(_ seeing: Bool) {
+        let now = uptime()
+        state.withLock { state in
+            if !seeing, state.blindSince == nil {
+                state.blindSince = state.lastLook ?? now
+            } else if seeing, let since = state.blindSince {
+                state.blindness += now - since
+                state.blindSince = nil
+            }
+        }
     }
 
-    /// Begins the count of `id` (a record `stalled(_:for:)` just gave) again from now, once since its marker last changed:
-    /// true the first time, false after (it has had its chance).
-    public func secondChance(_ id: String) -> Bool {
+    /// Whether the count of `id` was begun again (`giveSecondChance(to:)`) since its marker last changed.
+    public func hadSecondChance(_ id: String) -> Bool {
+        state.withLock { $0.sightings[id]?.hadSecondChance ?? false }
+    }
+
+    /// Begins the count of each of `ids` (records `stalled(_:for:)` gave, whose step was asked for again) from now, once
+    /// since its marker last changed.
+    public func giveSecondChance(to ids: [String]) {
         let now = uptime()
-        return state.withLock { state in
-            guard var sighting = state.sightings[id], !sighting.hadSecondChance else { return false }
-            sighting.since = now
-            sighting.hadSecondChance = true
-            state.sightings[id] = sighting
-            return true
+        state.withLock { state in
+            for id in ids {
+                state.sightings[id]?.since = now
+                state.sightings[id]?.hadSecondChance = true
+            }
         }
     }
 
@@ -80,9 +94,11 @@ public final class ProgressWatch: Sendable {
         let now = uptime()
         return state.withLock { state in
             let gap = state.lastLook.map { now - $0 } ?? .zero
-            let uncounted = state.blind ? gap : gap > maximumGap ? gap - maximumGap : .zero
+            let blindness = state.blindness + (state.blindSince.map { now - $0 } ?? .zero)
+            let uncounted = min(gap, max(blindness, gap > maximumGap ? gap - maximumGap : .zero))
             state.lastLook = now
-            state.blind = false
+            state.blindness = .zero
+            if state.blindSince != nil { state.blindSince = now }
             var current: [String: Sighting] = [:]
             var stalled: Set<String> = []
             for (id, marker, group) in records {

@@ -89,15 +89,20 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
         let waiting = try log.waiting()
         let stalled = progress.stalled(waiting.map(log.mark), for: deadline)
         var events: [Event] = []
+        var retried: [String] = []
         for record in waiting where stalled.contains(log.mark(record).id) {
+            let id = log.mark(record).id
             let again = retry(record)
-            if !again.isEmpty, progress.secondChance(log.mark(record).id) {
+            if !again.isEmpty, !progress.hadSecondChance(id) {
                 events += again
+                retried.append(id)
                 continue
             }
             guard let move = expiry(record, clock()), let next = move.record else { continue }
             if let saved = try log.save(next, applying: move.change) { events += try committed(saved, move, nil) }
         }
+        // Only once the sweep has nothing left to fail: a failure publishes none of its events, the retries among them.
+        progress.giveSecondChance(to: retried)
         return events
     }
 

@@ -134,7 +134,7 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                     }
                 }
             },
-            deaf: { for watch in [registrations.progress, changes.progress, deletion.progress, updates.progress] { watch.blinded() } },
+            hearing: { hears in for watch in [registrations.progress, changes.progress, deletion.progress, updates.progress] { watch.canSee(hears) } },
             outbox: try stores.accountOutbox())
     }
 }

@@ -11,16 +11,17 @@ public struct WorkerStack: Sendable {
     public var name: String
     public var routing: RoutingTable
     public var periodic: (@Sendable () throws -> [Event])?
-    /// Called instead of `periodic` at each round the worker does not hear its broker (a saga sweep's watches are then blind).
-    public var deaf: (@Sendable () -> Void)?
+    /// Told before each round of `periodic` whether the worker hears its broker (a saga sweep's watches count none of
+    /// the time it does not).
+    public var hearing: (@Sendable (Bool) -> Void)?
     public var outbox: (any Outbox)?
 
     public init(name: String, routing: RoutingTable, periodic: (@Sendable () throws -> [Event])? = nil,
-                deaf: (@Sendable () -> Void)? = nil, outbox: (any Outbox)? = nil) {
+                hearing: (@Sendable (Bool) -> Void)? = nil, outbox: (any Outbox)? = nil) {
         self.name = name
         self.routing = routing
         self.periodic = periodic
-        self.deaf = deaf
+        self.hearing = hearing
         self.outbox = outbox
     }
 
@@ -37,6 +38,6 @@ public struct WorkerStack: Sendable {
                                 retry: retry, grace: grace, heartbeat: heartbeat)
         board?.show(worker)
         defer { board?.show(nil) }
-        try await worker.run(until: shutdown, abandoningIf: gone, every: interval, periodic: periodic, deaf: deaf, outbox: outbox)
+        try await worker.run(until: shutdown, abandoningIf: gone, every: interval, periodic: periodic, hearing: hearing, outbox: outbox)
     }
 }

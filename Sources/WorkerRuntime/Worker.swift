@@ -87,11 +87,11 @@ public final class Worker: Sendable {
     /// committed or flushed, the group is not left — since nothing pending there can be delivered or read again.
     /// `periodic`, when given, runs every `interval` beside the consumer (e.g. the stuck-saga sweep); its
     /// transient failures are retried like a step's, and any other failure is logged and tried again at
-    /// the next interval, never stopping the worker; it runs only while the worker hears its broker, `deaf` at each interval
-    /// it does not. `outbox`, when given, is relayed every `relayInterval` (or
+    /// the next interval, never stopping the worker; `hearing`, when given, is told before each round whether the worker
+    /// hears its broker. `outbox`, when given, is relayed every `relayInterval` (or
     /// `interval`, if shorter): its messages published, signed, then removed.
     public func run(until shutdown: ShutdownSignal, abandoningIf gone: ShutdownSignal? = nil, every interval: Duration = .seconds(5),
-                    periodic: (@Sendable () throws -> [Event])? = nil, deaf: (@Sendable () -> Void)? = nil, outbox: (any Outbox)? = nil,
+                    periodic: (@Sendable () throws -> [Event])? = nil, hearing: (@Sendable (Bool) -> Void)? = nil, outbox: (any Outbox)? = nil,
                     relayInterval: Duration = .seconds(1)) async throws {
         logger.info("started")
         metrics.watch(consumer, producer)
@@ -126,7 +126,7 @@ public final class Worker: Sendable {
                 group.addTask { try await self.dispatch(into: lanes) }
                 group.addTask { for await error in lanes.failures { throw error } }
                 if let periodic {
-                    group.addTask { try await self.repeatedly(every: interval, periodic, deaf: deaf, waiting: periodicWait) }
+                    group.addTask { try await self.repeatedly(every: interval, periodic, hearing: hearing, waiting: periodicWait) }
                 }
                 group.addTask { await shutdown.wait() }
                 try await group.next()
@@ -172,35 +172,36 @@ public final class Worker: Sendable {
     public func health() -> WorkerHealth { session.health }
 
     /// Runs `work` every `interval` and publishes its events, until cancelled or the producer fails for good. Its
-    /// waits for a failing dependency are reported in `wait`. A round runs only while the worker hears its broker
-    /// (`deafness(lastHeard:)`), and `deaf` instead while it does not: a saga sweep must not count against a saga the time its
-    /// replies cannot reach the worker, and its events could not be published anyway.
+    /// waits for a failing dependency are reported in `wait`. Before each round `hearing`, when given, is told whether
+    /// the worker hears its broker (`deafness(lastHeard:)`): a saga sweep must not count against a saga the time its
+    /// replies cannot reach the worker.
     private func repeatedly(every interval: Duration, _ work: @escaping @Sendable () throws -> [Event],
-                            deaf: (@Sendable () -> Void)?, waiting wait: PeriodicWait) async throws {
+                            hearing: (@Sendable (Bool) -> Void)?, waiting wait: PeriodicWait) async throws {
         let wasDeaf = Mutex(true)
         let lastHeard = Mutex<ContinuousClock.Instant?>(nil)
         try await repeatedly(every: interval, waiting: wait) {
-            let reason = await self.deafness(lastHeard: lastHeard)
-            if wasDeaf.withLock({ was in defer { was = reason != nil }; return was != (reason != nil) }) {
-                if let reason {
-                    self.logger.warning("\(wait.name) waits: the worker does not hear its broker", ["reason": reason])
-                } else {
-                    self.logger.info("\(wait.name) runs: the worker hears its broker")
+            if let hearing {
+                let reason = await self.deafness(lastHeard: lastHeard)
+                hearing(reason == nil)
+                if wasDeaf.withLock({ was in defer { was = reason != nil }; return was != (reason != nil) }) {
+                    if let reason {
+                        self.logger.warning("the worker does not hear its broker: its sagas' deadlines wait", ["reason": reason])
+                    } else {
+                        self.logger.info("the worker hears its broker")
+                    }
                 }
-            }
-            guard reason == nil else {
-                deaf?()
-                return
             }
             try await self.publish(try await self.retrying(WorkerMetrics.periodicStep, lane: wait) { try work() })
         }
     }
 
-    /// Why this worker does not hear its broker now — it is not a member of its group, or the broker does not answer
-    /// a metadata request within 2 s — or nil when it does. The broker is asked at most once a second (`lastHeard`: when
-    /// it last answered), however short the interval.
+    /// Why this worker does not hear what its broker holds for it now — it is not a member of its group, its own work
+    /// waits for a failing dependency (what queues behind it is not read: a reply behind a mail that waits for its
+    /// server), or the broker does not answer a metadata request within 2 s — or nil when it does. The broker is asked
+    /// at most once a second (`lastHeard`: when it last answered), however short the interval.
     private func deafness(lastHeard: borrowing Mutex<ContinuousClock.Instant?>) async -> String? {
         guard session.isMember else { return "not a member of its consumer group" }
+        if let waiting = session.health.dependencyFailures.first { return "its work waits for a dependency on \(waiting)" }
         guard let topic = routing.topics.first,
               lastHeard.withLock({ $0.map { ContinuousClock.now - $0 >= .seconds(1) } ?? true }) else { return nil }
         do {

@@ -3,18 +3,19 @@ import Foundation
 @testable import TestSupport
 import Testing
 
-/// Issue 23 point 6: the time the account worker cannot hear its broker counts against no saga. A registration waits
-/// for its avatar (no image worker yet) while the broker is down for three times the saga deadline; the account
-/// worker's store stays up, so its sweep could look all along, but whatever replies come, come through the broker.
-/// Once the broker is back, the image worker comes, and the registration completes.
+/// Issue 23 point 6: the time the account worker cannot hear what its broker holds for it counts against no saga —
+/// while the broker is down, and while its own work waits for a failing dependency (the replies behind it are not
+/// read). Its store stays up, so its sweep could look all along.
 @Suite(.tags(.inProcess)) struct DeafSweepTests {
+    /// A registration waits for its avatar (no image worker yet) while the broker is down for three times the saga
+    /// deadline; once the broker is back, the image worker comes, and the registration completes.
     @Test func aBrokerOutageLongerThanTheDeadlineUndoesNoSaga() async throws {
         try await InProcessSystem.with(workers: ["account-worker", "profile-worker", "code-dispatch-worker"],
-                                       extraArguments: ["account-worker": ["--saga-deadline", "4"]]) { system in
+                                       extraArguments: ["account-worker": ["--saga-deadline", "6"]]) { system in
             let request = try await system.request(email: "deaf@example.com")
             _ = try await system.send(.registrationRequested(request), awaiting: Topic.imageCommands)
             try system.cluster.setBrokerDown(1)
-            try await Task.sleep(for: .seconds(12))
+            try await Task.sleep(for: .seconds(18))
             let saga = try system.backends.accounts().saga(request.registrationId)
             try system.cluster.setBrokerUp(1)
             #expect(saga?.stage == .awaitingAvatar, "undone while its worker could not hear: \(String(describing: saga))")
@@ -25,6 +26,41 @@ import Testing
                 return
             }
             #expect(try system.audit().isEmpty)
+        }
+    }
+
+    /// The mail outbox stops taking writes (`chattr +i`: root only), so the welcome mail of a completed registration
+    /// waits, holding the account worker's lane of its reply partition; meanwhile a second registration waits for its
+    /// avatar for three times the deadline (the chaos run's mail outage undid 340 registrations whose replies queued
+    /// behind such lanes). Once mail is back, both complete.
+    @Test(.enabled(if: getuid() == 0, "chattr needs root"))
+    func aLaneWaitingForItsMailUndoesNoSagaQueuedMeanwhile() async throws {
+        try await InProcessSystem.with(extraArguments: ["account-worker": ["--saga-deadline", "6"]]) { system in
+            let first = try await system.request(email: "welcomed@example.com")
+            let second = try await system.request(email: "queued@example.com")
+            let outbox = system.directory + "/outbox"
+            try runCommand("/usr/bin/chattr", ["+i", outbox])
+            defer { _ = try? runCommand("/usr/bin/chattr", ["-i", outbox]) }
+            try await system.publish([first])
+            let accounts = try system.backends.accounts()
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try accounts.saga(first.registrationId)?.stage != .completed, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await system.hold("image-worker")
+            _ = try await system.send(.registrationRequested(second), awaiting: Topic.imageCommands)
+            try await Task.sleep(for: .seconds(18))
+            let waiting = try accounts.saga(second.registrationId)
+            try runCommand("/usr/bin/chattr", ["-i", outbox])
+            #expect(waiting?.stage == .awaitingAvatar, "undone while a lane waited for mail: \(String(describing: waiting))")
+            try await system.resume("image-worker")
+            let outcomes = try await system.waitForOutcomes([first.registrationId, second.registrationId], timeout: .seconds(60))
+            for request in [first, second] {
+                guard case .registrationCompleted = outcomes[request.registrationId]?.first else {
+                    Issue.record("\(request.email): \(String(describing: outcomes[request.registrationId]))")
+                    continue
+                }
+            }
         }
     }
 }

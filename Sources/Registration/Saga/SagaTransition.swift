@@ -102,7 +102,7 @@ public struct SagaTransition: SagaMove, Equatable {
     }
 
     /// What a saga stalled at its deadline asks for once more before it is undone: its profile's command (the profile
-    /// worker writes a revision once). Not its avatar's: only its request carries the avatar.
+    /// worker writes the same revision alike, and answers it again). Not its avatar's: only its request carries the avatar.
     public static func retry(_ saga: SagaRecord) -> [Event] {
         saga.stage == .awaitingProfile ? events(of: saga) : []
     }
