@@ -42,7 +42,11 @@ struct ChaosReport {
         let conflicting = ids.filter { Set((outcomes[$0] ?? []).map(EventCodec.encode)).count > 1 }
         let copies = outcomes.values.reduce(0) { $0 + $1.count } - outcomes.count
         report.check(missing.isEmpty, "every request has an outcome (\(ids.count - missing.count)/\(ids.count)\(missing.isEmpty ? "" : "; missing: \(missing.prefix(5))"))")
-        report.check(conflicting.isEmpty, "no request has two different outcomes (\(conflicting.count) conflicting; \(copies) identical redelivered copies)")
+        let named = conflicting.prefix(3).map { id in
+            "\(id): " + Set((outcomes[id] ?? []).map(EventCodec.encode)).map { String(decoding: $0, as: UTF8.self) }.sorted().joined(separator: " | ")
+        }
+        report.check(conflicting.isEmpty, "no request has two different outcomes (\(conflicting.count) conflicting; \(copies) identical redelivered copies)"
+                     + (named.isEmpty ? "" : "; " + named.joined(separator: "; ")))
 
         var completed = 0
         var failures: [ReasonCode: Int] = [:]
