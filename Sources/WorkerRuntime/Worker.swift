@@ -183,7 +183,11 @@ public final class Worker: Sendable {
             if let hearing {
                 let reason = await self.deafness(lastHeard: lastHeard)
                 hearing(reason == nil)
-                if wasDeaf.withLock({ was in defer { was = reason != nil }; return was != (reason != nil) }) {
+                let changed = wasDeaf.withLock { was in
+                    defer { was = reason != nil }
+                    return was != (reason != nil)
+                }
+                if changed {
                     if let reason {
                         self.logger.warning("the worker does not hear its broker: its sagas' deadlines wait", ["reason": reason])
                     } else {

@@ -35,28 +35,29 @@ public final class WorkerBoard: Sendable {
 
 /// The state of one worker session that its health is read from.
 final class SessionState: Sendable {
-    private let state = Mutex<(lanes: LaneTable?, background: [PeriodicWait], joined: Bool)>((nil, [], false))
-    private let membership = Mutex(false)
+    private let state = Mutex<(lanes: LaneTable?, background: [PeriodicWait], joined: Bool, member: Bool)>((nil, [], false, false))
 
     func began(with lanes: LaneTable, background: [PeriodicWait]) { state.withLock { ($0.lanes, $0.background) = (lanes, background) } }
-    func ended() { state.withLock { $0 = (nil, [], false) } }
+    func ended() { state.withLock { $0 = (nil, [], false, false) } }
 
     /// The group's rebalance `event` reached this member: it is a member once assigned partitions (none, maybe), and
     /// not since it lost them (its session timed out: cut off from its broker, or frozen).
     func rebalanced(_ event: RebalanceEvent) {
-        state.withLock { $0.joined = true }
-        switch event {
-        case .assigned: membership.withLock { $0 = true }
-        case .lost: membership.withLock { $0 = false }
-        case .revoked: break
+        state.withLock { state in
+            state.joined = true
+            switch event {
+            case .assigned: state.member = true
+            case .lost: state.member = false
+            case .revoked: break
+            }
         }
     }
 
     /// Whether the consumer is a member of its group now.
-    var isMember: Bool { membership.withLock { $0 } }
+    var isMember: Bool { state.withLock { $0.member } }
 
     var health: WorkerHealth {
-        let (lanes, background, joined) = state.withLock { $0 }
+        let (lanes, background, joined, _) = state.withLock { $0 }
         guard let lanes else { return .stopped }
         let failures = lanes.dependencyFailures().sorted { $0.key.description < $1.key.description }
         return WorkerHealth(isRunning: true, hasJoinedGroup: joined,
