@@ -39,11 +39,12 @@ struct ChaosReport {
         let outcomes = try await waitForOutcomes(ids, of: "the topic registrations", installation: installation, timeout: settle, watch: watch)
 
         let missing = ids.filter { outcomes[$0] == nil }
-        let conflicting = ids.filter { Set((outcomes[$0] ?? []).map(EventCodec.encode)).count > 1 }
+        let distinct = { (id: String) in Set((outcomes[id] ?? []).map { String(decoding: EventCodec.encode($0), as: UTF8.self) }) }
+        let conflicting = ids.filter { distinct($0).count > 1 }
         let copies = outcomes.values.reduce(0) { $0 + $1.count } - outcomes.count
         report.check(missing.isEmpty, "every request has an outcome (\(ids.count - missing.count)/\(ids.count)\(missing.isEmpty ? "" : "; missing: \(missing.prefix(5))"))")
         let named = conflicting.prefix(3).map { id in
-            "\(id): " + Set((outcomes[id] ?? []).map(EventCodec.encode)).map { String(decoding: $0, as: UTF8.self) }.sorted().joined(separator: " | ")
+            "\(id): " + distinct(id).sorted().joined(separator: " | ")
         }
         report.check(conflicting.isEmpty, "no request has two different outcomes (\(conflicting.count) conflicting; \(copies) identical redelivered copies)"
                      + (named.isEmpty ? "" : "; " + named.joined(separator: "; ")))
