@@ -76,7 +76,7 @@ import Testing
     @Test func aRegistrationWithoutTheRegisterCodeCreatesNothing() throws {
         #expect(failure(try coordinator.handle(request("r-1", code: nil))) == .codeRequired)
         #expect(failure(try coordinator.handle(request("r-2", code: "654321"))) == .invalidCredentials)
-        #expect(try accounts.accounts().isEmpty && accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+        #expect(try accounts.accounts().isEmpty && refusals() == ["r-1", "r-2"], "only the refusals are recorded")
         _ = try start(request("r-3"))
         #expect(try start(request("r-3")).registrationId == "r-3", "a redelivery presents the code again")
         #expect(failure(try coordinator.handle(request("r-4", email: "ada@example.com"))) == .invalidCredentials, "used by r-3")
@@ -92,7 +92,29 @@ import Testing
                                                                            isMapLocationEnabled: false))
         #expect(failure(try coordinator.handle(unsealable)) == .passwordUnsealable)
         #expect(try accounts.accounts().isEmpty)
-        #expect(try accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture).isEmpty)
+        #expect(try refusals() == ["r-2", "r-3", "r-4"], "an id that cannot be one is not kept")
+    }
+
+    /// Issue 23: a registration is answered once. A refusal is recorded, so the request redelivered after the wall
+    /// clock stepped back (its seals now from the future) or published again with fresh seals and the right code is
+    /// answered with the first refusal, verbatim, and creates nothing; the code stays unused for another registration.
+    @Test func aRefusalIsTheRequestsOneOutcomeWhateverHappensAfter() throws {
+        let wrong = request("r-1", code: "654321")
+        let refused = try coordinator.handle(wrong)
+        #expect(failure(refused) == .invalidCredentials)
+        clock.step(by: -150)
+        #expect(try coordinator.handle(wrong) == refused, "redelivered in a clock step back")
+        clock.step(by: 600)
+        #expect(try coordinator.handle(wrong) == refused, "redelivered past the seal window")
+        #expect(try coordinator.handle(request("r-1")) == refused, "published again with the right code")
+        #expect(try accounts.accounts().isEmpty && refusals() == ["r-1"])
+        #expect(try start(request("r-2")).registrationId == "r-2", "the code was not spent by the refusal")
+    }
+
+    /// The ids of the registrations refused: failed sagas that created nothing.
+    func refusals() throws -> [String] {
+        try accounts.sagas(in: Set(SagaStage.allCases), updatedBefore: .distantFuture)
+            .filter { $0.stage == .failed && $0.uid.isEmpty }.map(\.registrationId).sorted()
     }
 
     @Test func anEmailTakenInAnyLetterCaseFailsAndIsRecorded() throws {

@@ -65,11 +65,7 @@ public struct RegistrationCoordinator: EventHandler {
     public func answer(deadLettered failure: Event) throws -> [Event] {
         guard case .registrationFailed(let failed) = failure else { return [failure] }
         if let saga = try accounts.saga(failed.registrationId) { return SagaTransition.events(of: saga) }
-        let now = clock()
-        let saga = SagaRecord(registrationId: failed.registrationId, uid: "", email: "", name: "", isMapLocationEnabled: false,
-                              imageId: "", stage: .failed, failure: Failure(failed.reason, failed.message),
-                              startedAt: now, updatedAt: now)
-        return SagaTransition.events(of: try accounts.recordFailed(saga))
+        return try refuse(failed.registrationId, Failure(failed.reason, failed.message))
     }
 
     /// Fails every saga in flight that has made no progress (no step's reply, no heartbeat of a worker waiting at its
@@ -80,20 +76,21 @@ public struct RegistrationCoordinator: EventHandler {
     }
 
     private func start(_ request: RegistrationRequested) throws -> [Event] {
-        if let saga = try accounts.saga(request.registrationId) { return replay(saga, request) }
-        if let failure = RegistrationRequest.validateId(request.registrationId) { return [failed(request, failure)] }
-        let email = RegistrationRules.normalizedEmail(request.email)
-        if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) {
-            return [failed(request, failure)]
+        let id = request.registrationId, email = RegistrationRules.normalizedEmail(request.email)
+        if let saga = try accounts.saga(id) { return replay(saga, request) }
+        // An id that cannot be one is refused unrecorded: the refusal cannot change, and the id is no key to keep.
+        if let failure = RegistrationRequest.validateId(id) {
+            return [.registrationFailed(RegistrationFailed(registrationId: id, reason: failure.reason, message: failure.message))]
         }
+        if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) { return try refuse(id, failure) }
         guard vault.isPublicKey(request.replyKey) else {
-            return [failed(request, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))]
+            return try refuse(id, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
         }
         guard let sealedCode = request.sealedCode else {
-            return [failed(request, Failure(.codeRequired, "A registration needs the register code mailed to the address: request one "
-                                                           + "(purpose register), then seal it in sealedCode."))]
+            return try refuse(id, Failure(.codeRequired, "A registration needs the register code mailed to the address: request one "
+                                                        + "(purpose register), then seal it in sealedCode."))
         }
-        let context = SealContext(requestId: request.registrationId, email: request.email, replyKey: request.replyKey)
+        let context = SealContext(requestId: id, email: request.email, replyKey: request.replyKey)
         let (password, code): (String, String)
         // Not claimed in the seal ledger: a registration is once-only by its id already (a saga that exists is replayed,
         // an answered id answered again), its seals open only in its own context, and its code is used once, by this
@@ -103,15 +100,17 @@ public struct RegistrationCoordinator: EventHandler {
                               claiming: false) {
         case .opened(let secrets): (password, code) = (secrets[0], secrets[1])
         case .unsealable:
-            return [failed(request, Failure(.passwordUnsealable, "The password or code could not be unsealed; seal them with the account worker's public key."))]
+            return try refuse(id, Failure(.passwordUnsealable,
+                                          "The password or code could not be unsealed; seal them with the account worker's public key."))
         case .refused:
-            return [failed(request, Failure(.invalidCredentials, "The sealed password or code is not for this registration, or too old."))]
+            return try refuse(id, Failure(.invalidCredentials, "The sealed password or code is not for this registration, or too old."))
         }
-        if let failure = rules.validate(password: password, email: email) { return [failed(request, failure)] }
+        if let failure = rules.validate(password: password, email: email) { return try refuse(id, failure) }
         // The mailbox is proven before anything is created (and before a hash's work is spent on the request).
         let now = clock()
-        guard try mailbox.accepts(registerCode: code, email: email, requestId: request.registrationId, replyKey: request.replyKey, at: now) else {
-            return [failed(request, Failure(.invalidCredentials, "The register code is wrong, expired or used: request a new one for this address."))]
+        guard try mailbox.accepts(registerCode: code, email: email, requestId: id, replyKey: request.replyKey, at: now) else {
+            return try refuse(id, Failure(.invalidCredentials,
+                                          "The register code is wrong, expired or used: request a new one for this address."))
         }
         return try begin(request, email: email, passwordHash: try vault.hash(password), provenAt: now)
     }
@@ -185,8 +184,14 @@ public struct RegistrationCoordinator: EventHandler {
         vault.seal(saga.result.encoded, to: saga.replyKey) ?? ""
     }
 
-    private func failed(_ request: RegistrationRequested, _ failure: Failure) -> Event {
-        .registrationFailed(RegistrationFailed(registrationId: request.registrationId, reason: failure.reason, message: failure.message))
+    /// Refuses registration `registrationId` for good: the refusal is recorded as a failed saga that created nothing, so
+    /// that the request redelivered or published again is answered with this refusal, however the clock, the seal window
+    /// or its code have moved meanwhile (one outcome per request); a saga recorded meanwhile answers instead.
+    private func refuse(_ registrationId: String, _ failure: Failure) throws -> [Event] {
+        let now = clock()
+        let saga = SagaRecord(registrationId: registrationId, uid: "", email: "", name: "", isMapLocationEnabled: false,
+                              imageId: "", stage: .failed, failure: failure, startedAt: now, updatedAt: now)
+        return SagaTransition.events(of: try accounts.recordFailed(saga))
     }
 }
 
