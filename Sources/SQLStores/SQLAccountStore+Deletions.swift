@@ -57,7 +57,8 @@ extension SQLAccountStore: DeletionStore {
     }
 
     /// Deletes the account `uid` and every row naming it; its registration's record keeps only its ids and stage, so that
-    /// a replay of the registration request is answered as before and starts nothing.
+    /// a replay of the registration request is answered completed (without its sealed result, which named the account) and
+    /// starts nothing.
     private static func erase(uid: String, in db: SQLSession) throws(SQLError) {
         try db.execute("DELETE FROM accounts WHERE uid = ?", [uid])
         try db.execute("UPDATE sagas SET email = '', name = '', image_url = NULL, reply_key = '', sealed_result = NULL WHERE uid = ?", [uid])

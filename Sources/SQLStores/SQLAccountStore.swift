@@ -43,6 +43,12 @@ public struct SQLAccountStore: AccountStore {
         }
     }
 
+    public func forgetRefusals(recordedBefore date: Date) throws(StoreError) -> Int {
+        try database.withSession { (db) throws(SQLError) in
+            try db.execute("DELETE FROM sagas WHERE stage = ? AND uid = '' AND updated_at < ?", [SagaStage.failed, date])
+        }
+    }
+
     public func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? {
         try database.withSession { (db) throws(SQLError) in try Self.saga(registrationId, in: db) }
     }

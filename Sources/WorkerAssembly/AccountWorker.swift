@@ -116,6 +116,8 @@ public enum AccountWorker: WorkerKind, HoldsFlowKeys {
                 // Codes and pending sign-ins name an address in the clear: kept no longer than the answers to their requests.
                 try codes.codes.forgetCodes(expiredBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetPending(recordedBefore: clock().addingTimeInterval(-retention))
+                // A refused registration is answered again as long as its request can be delivered again.
+                _ = try accounts.forgetRefusals(recordedBefore: clock().addingTimeInterval(-retention))
                 try tokens.forgetExpiredFamilies(expiredBefore: clock().addingTimeInterval(-expiredTokenGrace), limit: 1_000)
                 // Each sweep on its own: one failing (logged, run again next time) keeps none of the others' events back,
                 // whose records it already moved.

@@ -7,7 +7,7 @@ import Support
 /// forgotten; their periodic sweep forgets older ones.
 enum AnswerRetention {
     static let option = CommandSpec.Option.value(
-        "answer-retention", "Seconds an answer is kept for a redelivered or replayed request (default: the flows' topic retention)",
+        "answer-retention", "Seconds an answer (a registration's refusal too) is kept for a redelivered or replayed request (default: the flows' topic retention)",
         environment: "REGISTRAR_ANSWER_RETENTION", default: String(Topic.flowRetention.milliseconds / 1000))
 
     /// The seconds `parsed` sets.

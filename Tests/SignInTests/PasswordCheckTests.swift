@@ -93,6 +93,7 @@ final class MemoryAccounts: CredentialStore {
     func accounts() throws(StoreError) -> [Account] { [state.withLock { $0.account }] }
     func start(_ saga: SagaRecord, account: Account) throws(StoreError) -> SagaStart { .emailTaken }
     func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord { saga }
+    func forgetRefusals(recordedBefore date: Date) throws(StoreError) -> Int { 0 }
     func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? { nil }
     func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }

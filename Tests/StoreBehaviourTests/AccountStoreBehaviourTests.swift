@@ -171,6 +171,21 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func onlyRefusalsOlderThanTheCutOffAreForgotten(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            var old = sagaRecord("old", stage: .failed), recent = sagaRecord("recent", stage: .failed)
+            (old.uid, recent.uid) = ("", "")
+            recent.updatedAt = startDate.addingTimeInterval(120)
+            let undone = sagaRecord("undone", stage: .failed), completed = sagaRecord("completed", stage: .completed)
+            for saga in [old, recent, undone, completed] { _ = try store.recordFailed(saga) }
+            #expect(try store.forgetRefusals(recordedBefore: startDate.addingTimeInterval(60)) == 1)
+            #expect(try store.saga("old") == nil)
+            #expect(try store.saga("recent") == recent && store.saga("undone") == undone && store.saga("completed") == completed,
+                    "a newer refusal, and every saga that created an account, are kept")
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func sagasAreFoundByStageAndLastUpdate(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in
             let stages: [SagaStage] = [.awaitingAvatar, .awaitingProfile, .completed, .awaitingAvatar]

@@ -27,6 +27,9 @@ public protocol AccountStore: Sendable {
     /// Inserts a saga that failed before creating anything, unless one with its id exists; returns what is stored.
     func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord
 
+    /// Deletes the refusals (failed sagas that created nothing: no uid) last updated before `date`; returns how many.
+    func forgetRefusals(recordedBefore date: Date) throws(StoreError) -> Int
+
     /// The saga with this registration id.
     func saga(_ registrationId: String) throws(StoreError) -> SagaRecord?
 

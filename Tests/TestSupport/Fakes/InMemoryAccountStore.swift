@@ -49,6 +49,15 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
+    public func forgetRefusals(recordedBefore date: Date) throws(StoreError) -> Int {
+        try writes.check()
+        return state.withLock { state in
+            let forgotten = state.sagas.values.filter { $0.stage == .failed && $0.uid.isEmpty && $0.updatedAt < date }
+            for saga in forgotten { state.sagas[saga.registrationId] = nil }
+            return forgotten.count
+        }
+    }
+
     public func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? {
         state.withLock { $0.sagas[registrationId] }
     }
