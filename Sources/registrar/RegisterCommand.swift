@@ -18,7 +18,7 @@ enum RegisterCommand {
             .value("name", "Display name, 1–30 characters"),
             .value("avatar", "Image file for the avatar; the default image when absent"),
             .value("map-location", "on or off", default: "off"),
-            .value("registration-id", "Idempotency key; default: a new UUID"),
+            .value("registration-id", "Idempotency key, unguessable (a refusal answers it for 7 days); default: a new UUID"),
             .value("timeout", "Seconds to wait for the outcome", default: "30"),
             .value("public-key", "The account worker's public key (base64)", environment: "REGISTRAR_PUBLIC_KEY"),
             .value("reply-key-file", "Keep the secret the request's reply key pair is derived from in this file (0600, in any directory), "

@@ -40,13 +40,14 @@ struct ChaosReport {
 
         let missing = ids.filter { outcomes[$0] == nil }
         // A registration whose account its owner deleted is answered completed again without its result (erased with the
-        // account): for it, a completion is one outcome with or without the sealed result.
+        // account): for it, such a copy is no other outcome than its one sealed completion.
         let erased = deleted(lifecycle)
         let distinct = { (id: String) in
-            Set((outcomes[id] ?? []).map { outcome in
-                guard erased.contains(id), case .registrationCompleted = outcome else { return String(decoding: EventCodec.encode(outcome), as: UTF8.self) }
-                return "RegistrationCompleted (its result erased with the account, or not yet)"
-            })
+            let answers = (outcomes[id] ?? []).filter { outcome in
+                guard erased.contains(id), case .registrationCompleted(let completed) = outcome else { return true }
+                return !completed.sealedResult.isEmpty
+            }
+            return Set((answers.isEmpty ? outcomes[id] ?? [] : answers).map { String(decoding: EventCodec.encode($0), as: UTF8.self) })
         }
         let conflicting = ids.filter { distinct($0).count > 1 }
         let copies = outcomes.values.reduce(0) { $0 + $1.count } - outcomes.count

@@ -60,12 +60,14 @@ public struct RegistrationCoordinator: EventHandler {
 
     /// A dead-lettered registration request: a saga that exists answers as it stands (its outcome, or
     /// what its stage asks for: it goes on to its own outcome, or the deadline sweep undoes it); else
-    /// the failure is recorded as a failed saga that created nothing, so that a replay of the request
-    /// is answered with the same failure and never starts a registration.
+    /// the failure is recorded as a failed saga that created nothing, so that a replay of the request within the answers'
+    /// retention is answered with the same failure and starts no registration (an invalid id is not kept).
     public func answer(deadLettered failure: Event) throws -> [Event] {
-        guard case .registrationFailed(let failed) = failure else { return [failure] }
+        guard case .registrationFailed(let failed) = failure, RegistrationRequest.validateId(failed.registrationId) == nil else {
+            return [failure]
+        }
         if let saga = try accounts.saga(failed.registrationId) { return SagaTransition.events(of: saga) }
-        return try refuse(failed.registrationId, Failure(failed.reason, failed.message))
+        return try recordRefusal(failed.registrationId, Failure(failed.reason, failed.message))
     }
 
     /// Fails every saga in flight that has made no progress (no step's reply, no heartbeat of a worker waiting at its
@@ -78,17 +80,16 @@ public struct RegistrationCoordinator: EventHandler {
     private func start(_ request: RegistrationRequested) throws -> [Event] {
         let id = request.registrationId, email = RegistrationRules.normalizedEmail(request.email)
         if let saga = try accounts.saga(id) { return replay(saga, request) }
-        // An id that cannot be one is refused unrecorded: the refusal cannot change, and the id is no key to keep.
-        if let failure = RegistrationRequest.validateId(id) {
-            return [.registrationFailed(RegistrationFailed(registrationId: id, reason: failure.reason, message: failure.message))]
-        }
-        if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) { return try refuse(id, failure) }
+        // What the message's bytes alone refuse is refused unrecorded (a redelivery is refused alike); once the seals open,
+        // where the clock and the code's state decide, a refusal is recorded (`recordRefusal`).
+        if let failure = RegistrationRequest.validateId(id) { return refused(id, failure) }
+        if let failure = rules.validate(name: request.name) ?? rules.validate(email: email) { return refused(id, failure) }
         guard vault.isPublicKey(request.replyKey) else {
-            return try refuse(id, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
+            return refused(id, Failure(.replyKeyInvalid, "The reply key is not an X25519 public key in base64."))
         }
         guard let sealedCode = request.sealedCode else {
-            return try refuse(id, Failure(.codeRequired, "A registration needs the register code mailed to the address: request one "
-                                                        + "(purpose register), then seal it in sealedCode."))
+            return refused(id, Failure(.codeRequired, "A registration needs the register code mailed to the address: request one "
+                                                   + "(purpose register), then seal it in sealedCode."))
         }
         let context = SealContext(requestId: id, email: request.email, replyKey: request.replyKey)
         let (password, code): (String, String)
@@ -100,17 +101,17 @@ public struct RegistrationCoordinator: EventHandler {
                               claiming: false) {
         case .opened(let secrets): (password, code) = (secrets[0], secrets[1])
         case .unsealable:
-            return try refuse(id, Failure(.passwordUnsealable,
-                                          "The password or code could not be unsealed; seal them with the account worker's public key."))
+            return refused(id, Failure(.passwordUnsealable,
+                                       "The password or code could not be unsealed; seal them with the account worker's public key."))
         case .refused:
-            return try refuse(id, Failure(.invalidCredentials, "The sealed password or code is not for this registration, or too old."))
+            return try recordRefusal(id, Failure(.invalidCredentials, "The sealed password or code is not for this registration, or too old."))
         }
-        if let failure = rules.validate(password: password, email: email) { return try refuse(id, failure) }
+        if let failure = rules.validate(password: password, email: email) { return try recordRefusal(id, failure) }
         // The mailbox is proven before anything is created (and before a hash's work is spent on the request).
         let now = clock()
         guard try mailbox.accepts(registerCode: code, email: email, requestId: id, replyKey: request.replyKey, at: now) else {
-            return try refuse(id, Failure(.invalidCredentials,
-                                          "The register code is wrong, expired or used: request a new one for this address."))
+            return try recordRefusal(id, Failure(.invalidCredentials,
+                                                 "The register code is wrong, expired or used: request a new one for this address."))
         }
         return try begin(request, email: email, passwordHash: try vault.hash(password), provenAt: now)
     }
@@ -143,10 +144,8 @@ public struct RegistrationCoordinator: EventHandler {
         case .existing(let existing):
             return replay(existing, request)
         case .emailTaken:
-            var rejected = saga
-            rejected.stage = .failed
-            rejected.failure = Failure(.emailTaken, "This email address is already in use.")
-            return SagaTransition.events(of: try accounts.recordFailed(rejected))
+            // The email kept: a sign-in by code checks that the registration it started was of its address.
+            return try recordRefusal(request.registrationId, Failure(.emailTaken, "This email address is already in use."), email: email)
         }
     }
 
@@ -184,12 +183,18 @@ public struct RegistrationCoordinator: EventHandler {
         vault.seal(saga.result.encoded, to: saga.replyKey) ?? ""
     }
 
-    /// Refuses registration `registrationId` for good: the refusal is recorded as a failed saga that created nothing, so
-    /// that the request redelivered or published again is answered with this refusal, however the clock, the seal window
-    /// or its code have moved meanwhile (one outcome per request); a saga recorded meanwhile answers instead.
-    private func refuse(_ registrationId: String, _ failure: Failure) throws -> [Event] {
+    /// Refuses registration `registrationId` without recording it.
+    private func refused(_ registrationId: String, _ failure: Failure) -> [Event] {
+        [.registrationFailed(RegistrationFailed(registrationId: registrationId, reason: failure.reason, message: failure.message))]
+    }
+
+    /// Refuses registration `registrationId` for good: the refusal is recorded as a failed saga that created nothing (no
+    /// uid; of `email` when given), so that the request redelivered or published again within the answers' retention is
+    /// answered with this refusal, however the clock, the seal window or its code have moved meanwhile (one outcome per
+    /// request); a saga recorded meanwhile answers instead. The sweep forgets it after the retention (`forgetRefusals`).
+    private func recordRefusal(_ registrationId: String, _ failure: Failure, email: String = "") throws -> [Event] {
         let now = clock()
-        let saga = SagaRecord(registrationId: registrationId, uid: "", email: "", name: "", isMapLocationEnabled: false,
+        let saga = SagaRecord(registrationId: registrationId, uid: "", email: email, name: "", isMapLocationEnabled: false,
                               imageId: "", stage: .failed, failure: failure, startedAt: now, updatedAt: now)
         return SagaTransition.events(of: try accounts.recordFailed(saga))
     }
