@@ -146,14 +146,14 @@ import Testing
                 "--data-dir", directory, "--keys-dir", directory + "/keys", "--metrics-listen", "127.0.0.1:\(port)",
             ] + LocalInstallation.quickFailover, errors: .file(log))
             defer { worker.send(SIGKILL) }
-            // Once its endpoint listens (a loaded machine starts it late) and it is a member of its group (the killed
-            // one's membership times out first; longer under load): ready, or waiting for room, saying so — never gone.
+            // Once its endpoint listens, it has started and it is a member of its group (the killed one's membership
+            // times out first; each takes longer on a loaded machine): ready, or waiting for room, saying so — never gone.
             let joining = ContinuousClock.now + .seconds(60)
             var started = (status: 0, body: "")
             repeat {
                 try await Task.sleep(for: .milliseconds(500))
                 started = try await OperationsEndpointTests.get(port, "/readyz")
-            } while (started.status == 0 || started.body.contains("not yet a member")) && worker.isRunning && ContinuousClock.now < joining
+            } while !(started.status == 200 || started.body.contains("waiting for")) && worker.isRunning && ContinuousClock.now < joining
             #expect(started.status == 200 || started.body.contains("waiting for"), "\(started)")
             #expect(worker.isRunning)
             let after = try FileManager.default.attributesOfItem(atPath: jwks)
