@@ -23,21 +23,29 @@ import PackageDescription
 ///   plugin, overridable from a directory) and the `Mailer` port. No I/O library.
 /// - `Registration`, `Verification`, `SignIn`, `AccountChanges`: the flows — registration saga, code dispatch, token
 ///   requests and account changes: their steps and sagas, side by side on `Accounts` (and `Courier`); no flow imports
-///   another, and the composition root (`WorkerAssembly`) wires one to another's port. No I/O library.
+///   another, and the composition root (a role's assembly) wires one to another's port. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of the core's crypto ports.
 /// - `ImagingAdapters`: the libvips implementation of the core's `AvatarImaging` port.
 /// - `PasswordQuality`: the libpwquality and zxcvbn implementations of `Domain`'s `PasswordBlocklist` port.
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`; `SQLiteDriver` and `PostgresDriver` implement the seam.
 /// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
-/// - `S3Store`: the production object store (libcurl).
-/// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl).
-/// - `Backends`: picks the store implementations an installation is configured with.
+/// - `Backends`: where an installation keeps its stores (`BackendOptions`: a URL per store, else the data directory)
+///   and its key files. No I/O library: each store is opened by the module that implements it, so that a process
+///   links only the libraries of the stores it opens.
+/// - `SQLBackends`: opens the account and profile databases (and the codes, tokens and answers kept in the
+///   account database), SQLite or PostgreSQL by URL; sets up their schemas and roles.
+/// - `S3Store`: the production object store (libcurl); opens the object store, S3 or files by URL.
+/// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl); opens the mailer, SMTP or the file outbox.
 /// - `EventTransport`: how every Registrar process reaches Kafka — the connection options, an event as a Kafka message
 ///   with the standard headers and back, topic snapshots (workers, clients and tools alike).
 /// - `TopicProvisioning`: creates and checks a cluster's topics from `Domain`'s table (Kafka Admin API).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
-/// - `WorkerAssembly`: each worker's options and the steps they build, shared by the executables and the in-process tests.
+/// - `WorkerAssembly`: what the workers share and the system knows of each (`WorkerKind`: role, options, steps, letters;
+///   the ACLs, the key distribution), their keys and how a worker process runs its stack. Links no store.
+/// - `AccountAssembly`, `ImageAssembly`, `ProfileAssembly`, `CodeDispatchAssembly`: each role's composition root, how its
+///   options build its stack (`RunnableWorker`), linking only its role's stores and C libraries; each depended on by its
+///   executable and the tests alone.
 /// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
 /// - `Operations`: a process's `/metrics`, `/healthz` and `/readyz` endpoint, and the TLS options of the HTTP edges.
 /// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through
@@ -47,7 +55,7 @@ import PackageDescription
 /// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
 /// - `DevTools`: `registrar-dev`'s commands — the local broker, the demo, chaos runs and the benchmarks; not the product.
 /// - Executables, whose `main` only wires the above together: `registrar` (product commands only), `registrar-dev`,
-///   the four workers, `kafka-tool`.
+///   the four workers (each its role's assembly alone: `WorkerLinkageTests`), `kafka-tool`.
 let package = Package(
     name: "Registrar",
     platforms: [.macOS(.v14)],
@@ -106,29 +114,44 @@ let package = Package(
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
-        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support"]),
-        .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support"]),
+        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support", "Backends", "EmbeddedStores"]),
+        .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support", "Backends", "EmbeddedStores"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Accounts", "EventTransport", "Support"]),
         .target(name: "Gateway", dependencies: [
             "HTTPServer", "Metrics", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport", "Operations",
+            "S3Store",
         ]),
         .target(name: "Console", dependencies: [
-            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "Support", "WorkerAssembly",
+            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "S3Store", "SQLBackends", "Support",
+            "WorkerAssembly",
         ]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
         // Development tools (`registrar-dev`): the local broker, the demo, chaos runs and benchmarks.
         .target(name: "DevTools", dependencies: [
             "Backends", "Console", "Crypto", "CryptoAdapters", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
-            "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "SignIn", "Support",
+            "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "S3Store", "SignIn", "SQLBackends", "Support",
         ]),
-        .target(name: "Backends", dependencies: [
-            "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "SMTPCourier", "Domain", "Crypto",
-            "Accounts", "Support", "Courier",
+        .target(name: "Backends", dependencies: ["EmbeddedStores", "Crypto", "Support"]),
+        .target(name: "SQLBackends", dependencies: [
+            "Backends", "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "Domain", "Accounts", "Support",
         ]),
 
+        // The workers' composition: what they share, then each role's (`WorkerLinkageTests`: each executable links
+        // only its role's C libraries).
         .target(name: "WorkerAssembly", dependencies: [
-            "Support", "Crypto", "Imaging", "ImagingAdapters", "Domain", "Accounts", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "PasswordQuality", "Operations", "Metrics",
+            "Support", "Crypto", "Domain", "Accounts", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "Operations", "Metrics",
+        ]),
+        .target(name: "AccountAssembly", dependencies: [
+            "WorkerAssembly", "Backends", "SQLBackends", "SMTPCourier", "PasswordQuality", "AccountChanges", "Accounts", "Courier", "Crypto",
+            "CryptoAdapters", "Domain", "Metrics", "Registration", "SignIn", "Support", "Verification",
+        ]),
+        .target(name: "ImageAssembly", dependencies: [
+            "WorkerAssembly", "Backends", "S3Store", "Crypto", "Domain", "Imaging", "ImagingAdapters", "Registration", "Support",
+        ]),
+        .target(name: "ProfileAssembly", dependencies: ["WorkerAssembly", "Backends", "SQLBackends", "AccountChanges", "Domain", "Registration", "Support"]),
+        .target(name: "CodeDispatchAssembly", dependencies: [
+            "WorkerAssembly", "Backends", "SQLBackends", "SMTPCourier", "Courier", "CryptoAdapters", "Domain", "Support", "Verification",
         ]),
 
         // MARK: Build tools
@@ -143,13 +166,13 @@ let package = Package(
                           cSettings: [.define("REGISTRAR_VERSION", to: "\"0.9.0\"")]),  // RegistrarVersion.current; VersionTests compares
         .executableTarget(name: "registrar", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "SignIn", "EventTransport", "TopicProvisioning",
-            "RegistrarClient", "Installation", "WorkerAssembly", "Gateway", "Console",
+            "RegistrarClient", "Installation", "WorkerAssembly", "Gateway", "Console", "S3Store", "SQLBackends",
         ]),
         .executableTarget(name: "registrar-dev", dependencies: ["DevTools", "Support"]),
-        .executableTarget(name: "account-worker", dependencies: ["WorkerAssembly"]),
-        .executableTarget(name: "image-worker", dependencies: ["WorkerAssembly"]),
-        .executableTarget(name: "profile-worker", dependencies: ["WorkerAssembly"]),
-        .executableTarget(name: "code-dispatch-worker", dependencies: ["WorkerAssembly"]),
+        .executableTarget(name: "account-worker", dependencies: ["AccountAssembly", "WorkerAssembly"]),
+        .executableTarget(name: "image-worker", dependencies: ["ImageAssembly", "WorkerAssembly"]),
+        .executableTarget(name: "profile-worker", dependencies: ["ProfileAssembly", "WorkerAssembly"]),
+        .executableTarget(name: "code-dispatch-worker", dependencies: ["CodeDispatchAssembly", "WorkerAssembly"]),
 
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support", "TestSupport"]),
@@ -172,13 +195,13 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
             "Kafka", "KafkaCommands", "Metrics", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
-            "WorkerRuntime",
+            "WorkerRuntime", "SQLBackends", "S3Store", "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
         ], path: "Tests/TestSupport"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "TestSupport", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
             "CryptoAdapters", "SQLiteDriver", "PostgresDriver", "WorkerAssembly", "Installation", "Crypto",
-            "RegistrarClient", "Support", "SQLStores",
+            "RegistrarClient", "Support", "SQLStores", "SQLBackends", "SMTPCourier", "AccountAssembly",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
             "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "TestSupport", "Domain", "Registration", "SignIn",
@@ -190,7 +213,7 @@ let package = Package(
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "TestSupport", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "TestSupport", "SignIn",
-            "EventTransport", "RegistrarClient", "Installation",
+            "EventTransport", "RegistrarClient", "Installation", "SQLBackends",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
             "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "TestSupport", "Support",
@@ -204,12 +227,14 @@ let package = Package(
         ]),
         .testTarget(name: "WorkerAssemblyTests", dependencies: [
             "WorkerAssembly", "Backends", "Crypto", "Support", "TestSupport", "Domain", "EventTransport",
+            "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
         ]),
         // The Kafka-free tier: the workers' stacks driven directly (KafkaFreeSystem).
         .testTarget(name: "FlowTests", dependencies: ["Domain", "Registration", "RegistrarClient", "SignIn", "CryptoAdapters", "TestSupport"]),
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "TestSupport",
             "EventTransport", "WorkerAssembly", "RegistrarClient", "Installation", "CryptoAdapters", "Gateway", "Console", "HTTPServer",
+            "SQLBackends", "S3Store",
         ]),
     ]
 )

@@ -1,16 +1,10 @@
-import Accounts
-import Courier
-import EmbeddedStores
-import Domain
-import PostgresDriver
-import SQLiteDriver
-import SQLStores
-import S3Store
-import SMTPCourier
 import Support
 
 /// Where an installation keeps its accounts, profiles and images: each store is given by a URL whose
-/// scheme picks the implementation, and defaults to the embedded one in the data directory.
+/// scheme picks the implementation, and defaults to the embedded one in the data directory. The stores are opened
+/// by the modules that implement them, so that a process links only the libraries of the stores it opens:
+/// `SQLBackends` the accounts and profiles (SQLite, libpq), `S3Store` the images (S3 or files), `SMTPCourier` the
+/// mail (SMTP or the file outbox).
 ///
 /// - Accounts and profiles: `postgres://user:password@host:5432/name` (any libpq connection URI;
 ///   `postgresql://` too; another host defaults to `sslmode=verify-full`, a weaker mode must be set,
@@ -66,51 +60,12 @@ public struct BackendOptions: Sendable {
         return urls.compactMapValues { $0 }
     }
 
-    public func accountStore() throws -> any AccountStore {
-        try accounts.map(Self.accountStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()
-    }
-
-    public func profileStore() throws -> any ProfileStore {
-        try profiles.map(Self.profileStore(at:)) ?? EmbeddedBackends(dataDirectory).profiles()
-    }
-
-    public func objectStore() throws -> any ObjectStore {
-        try images.map(Self.objectStore(at:)) ?? EmbeddedBackends(dataDirectory).objects()
-    }
-
+    /// The account store's option alone, for workers that need only the stores following it.
+    public static let accountsSpecs = specs.filter { $0.name == "accounts" }
     /// The mail option alone, for workers that send email.
     public static let mailSpecs = specs.filter { $0.name == "mail" }
     /// The image store's option alone (the image worker's: it holds no other store's credentials).
     public static let imagesSpecs = specs.filter { $0.name == "images" }
     /// The profile store's option alone (the profile worker's).
     public static let profilesSpecs = specs.filter { $0.name == "profiles" }
-
-    /// The mailer of code and notification emails.
-    public func mailer() throws -> any Mailer {
-        try mail.map { try SMTPMailer(SMTPConfiguration(url: $0)) } ?? EmbeddedBackends(dataDirectory).mailer()
-    }
-
-    /// The account store at `url`, created or migrated as needed.
-    public static func accountStore(at url: String) throws -> any AccountStore {
-        try accountChangeStore(at: url)
-    }
-
-    /// The profile store at `url`, created or migrated as needed.
-    public static func profileStore(at url: String) throws -> any ProfileStore {
-        try SQLProfileStore(database: database(at: url))
-    }
-
-    /// The SQL database at `url`: `postgres://…` or `sqlite://path`.
-    static func database(at url: String) throws -> any SQLDatabase {
-        let location = try StoreURL(url, accepting: [.postgres, .sqlite])
-        return location.scheme == .postgres ? PostgresDatabase(url: url) : try SQLiteDatabase(path: location.path)
-    }
-
-    /// The object store at `url`; S3 credentials come from the standard AWS environment variables.
-    public static func objectStore(at url: String) throws -> any ObjectStore {
-        let location = try StoreURL(url, accepting: [.s3, .file])
-        return location.scheme == .s3
-            ? try S3ObjectStore(S3Configuration(url: url))
-            : try FileObjectStore(root: location.path)
-    }
 }

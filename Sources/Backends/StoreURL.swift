@@ -1,20 +1,20 @@
 import Support
 
 /// A store's location as an operator writes it: a URL whose scheme picks the implementation.
-struct StoreURL {
-    enum Scheme: String {
+package struct StoreURL {
+    package enum Scheme: String {
         case postgres, sqlite, s3, file
     }
 
-    let scheme: Scheme
+    package let scheme: Scheme
     /// The whole URL, e.g. a libpq connection URI passed on as it is.
-    let url: String
+    package let url: String
     /// What follows `scheme://`: a path for `sqlite://` and `file://` (`sqlite://data/a.sqlite` is
     /// relative, `sqlite:///var/a.sqlite` absolute).
-    let path: String
+    package let path: String
 
     /// Parses `url`, which must have one of the schemes in `accepted` (`postgresql` counts as `postgres`).
-    init(_ url: String, accepting accepted: [Scheme]) throws(UsageError) {
+    package init(_ url: String, accepting accepted: [Scheme]) throws(UsageError) {
         let parts = url.split(separator: "://", maxSplits: 1).map(String.init)
         let name = parts.first?.lowercased() == "postgresql" ? "postgres" : parts.first?.lowercased()
         guard parts.count == 2, let scheme = name.flatMap(Scheme.init(rawValue:)), accepted.contains(scheme) else {

@@ -2,6 +2,8 @@ import Accounts
 import Backends
 import Domain
 import EventTransport
+import S3Store
+import SQLBackends
 import Support
 
 /// `registrar audit`: checks every store for half-registered users and counts the accounts by state (naming the disabled

@@ -7,6 +7,8 @@ import Foundation
 import HTTPServer
 import Kafka
 import Registration
+import S3Store
+import SQLBackends
 import Support
 
 /// `registrar-dev bench console`: the operator console on a topic of a million messages (`--messages`), on a mock

@@ -7,6 +7,8 @@ import Imaging
 import Installation
 import RegistrarClient
 import Registration
+import S3Store
+import SQLBackends
 import Support
 
 /// `registrar-dev demo`: the whole system on the embedded defaults — a local broker and the four

@@ -6,6 +6,7 @@ import HTTPServer
 import Kafka
 import Operations
 import RegistrarClient
+import S3Store
 import Support
 
 /// `registrar gateway`: the HTTPS edge the apps call; prints the URL it serves on its first line. Started while its

@@ -3,19 +3,19 @@ import Domain
 import Metrics
 
 /// A mailer that counts its sends by result (`registrar_mail_sends_total`).
-struct MeteredMailer: Mailer {
+package struct MeteredMailer: Mailer {
     private static let sends = MetricsRegistry.shared.counter(
         "registrar_mail_sends_total", "Emails handed to the mail store or server, by result (sent, transient, permanent)",
         labels: ["result"])
 
     let mailer: any Mailer
 
-    init(mailer: any Mailer) {
+    package init(mailer: any Mailer) {
         self.mailer = mailer
         for result in ["sent", "transient", "permanent"] { Self.sends.declare(result) }
     }
 
-    func send(_ message: EmailMessage) throws(StoreError) {
+    package func send(_ message: EmailMessage) throws(StoreError) {
         do {
             try mailer.send(message)
             Self.sends.increment("sent")

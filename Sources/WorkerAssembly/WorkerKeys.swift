@@ -9,7 +9,7 @@ import Support
 /// else `--keys-dir` (default `<data>/keys`). In production mode (``BackendOptions/isProduction``) that is all:
 /// a key found nowhere stops the worker, and none is ever created. In embedded mode a missing key is created
 /// in the key directory.
-struct WorkerKeys {
+package struct WorkerKeys {
     /// One key: its file name in a key directory, its file option and its environment variable.
     struct Key {
         var what: String
@@ -34,7 +34,7 @@ struct WorkerKeys {
     let stores: BackendOptions
     let environment: [String: String]
 
-    init(_ parsed: ParsedArguments, stores: BackendOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(_ parsed: ParsedArguments, stores: BackendOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.parsed = parsed
         self.stores = stores
         self.environment = environment
@@ -43,14 +43,14 @@ struct WorkerKeys {
     /// The key directory: `--keys-dir`, or `<data>/keys` (in production mode too, where a key must be there).
     var directory: String { parsed.value("keys-dir") ?? EmbeddedBackends(stores.dataDirectory).keysDirectory }
 
-    func sealingKeyPair() throws -> SealingKeyPair {
+    package func sealingKeyPair() throws -> SealingKeyPair {
         try load(Self.sealing, decode: SealingKeyPair.init(base64Secret:source:), read: SealingKeyPair.load(from:),
                  readOrCreate: SealingKeyPair.loadOrCreate(at:))
     }
 
     /// The access-token signing key: fixed when given by environment; else its key file, re-read when it is
     /// replaced (`registrar keys rotate-signing`), so a running worker signs with a rotated key at once.
-    func signingKey() throws -> @Sendable () -> SigningKeyPair {
+    package func signingKey() throws -> @Sendable () -> SigningKeyPair {
         try reloadingSigningKey(Self.signing)
     }
 
@@ -70,13 +70,13 @@ struct WorkerKeys {
     }
 
     /// The signing key set of the key directory, with its JWKS.
-    var signingKeySet: SigningKeySet {
+    package var signingKeySet: SigningKeySet {
         SigningKeySet(secretPath: directory + "/" + KeyFileName.signing, jwksPath: directory + "/" + KeyFileName.jwks)
     }
 
     /// The verifier of the access tokens `signingKey` signs: by the key directory's JWKS (re-read when rewritten,
     /// so retired keys verify until dropped) when there is one, else by the current signing key alone.
-    func accessTokenVerifier(signingKey: @escaping @Sendable () -> SigningKeyPair, audience: TokenAudience) throws -> AccessTokenVerifier {
+    package func accessTokenVerifier(signingKey: @escaping @Sendable () -> SigningKeyPair, audience: TokenAudience) throws -> AccessTokenVerifier {
         if FileManager.default.fileExists(atPath: signingKeySet.jwksPath) {
             return try AccessTokenVerifier(jwksAt: signingKeySet.jwksPath, audience: audience)
         }
@@ -85,7 +85,7 @@ struct WorkerKeys {
         return verifier
     }
 
-    func codeSecret() throws -> MessageAuthenticator {
+    package func codeSecret() throws -> MessageAuthenticator {
         try load(Self.codeSecret, decode: MessageAuthenticator.init(base64Secret:source:), read: MessageAuthenticator.load(from:),
                  readOrCreate: MessageAuthenticator.loadOrCreate(at:))
     }

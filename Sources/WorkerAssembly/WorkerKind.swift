@@ -8,8 +8,9 @@ import Operations
 import Support
 import WorkerRuntime
 
-/// One kind of worker: its command line and how its options build its stack. The worker executables
-/// and the in-process test tier build their stacks through it alike.
+/// One kind of worker as the whole system sees it: its role, its command line, the steps it routes to and the letters
+/// they mail — what the ACLs, the key distribution, the console and the templates derive from every kind
+/// (`TopicAccess.workers`), without linking any kind's stores.
 public protocol WorkerKind: SendableMetatype {
     /// The role whose event signing key it holds and signs its events with.
     static var role: WorkerRole { get }
@@ -20,6 +21,13 @@ public protocol WorkerKind: SendableMetatype {
     static var letters: [Letter] { get }
     /// Its options besides the connection's.
     static var options: [CommandSpec.Option] { get }
+}
+
+/// A worker kind as its process runs it: how its options build its stack. Each role's assembly module (`AccountAssembly`,
+/// `ImageAssembly`, `ProfileAssembly`, `CodeDispatchAssembly`) conforms its kind, so that a worker executable links only
+/// the stores and C libraries of its own role; the worker executables and the in-process test tier build their stacks
+/// through it alike.
+public protocol RunnableWorker: WorkerKind {
     /// The stack `options` configure, with its stores in (or defaulting to) `dataDirectory`, reading the time from `clock`.
     static func stack(_ options: ParsedArguments, dataDirectory: String,
                       clock: @escaping @Sendable () -> Date) throws -> WorkerStack
@@ -51,7 +59,9 @@ extension WorkerKind {
                + "workers), each of which restarts the deadline of its registration, email change or profile update; keep it under half the account worker's --saga-deadline",
                environment: "REGISTRAR_HEARTBEAT_INTERVAL", default: "30")
     }
+}
 
+extension RunnableWorker {
     /// The executable's `main`: parses the command line, builds the stack and runs it until SIGTERM or SIGINT.
     public static func main() async -> Never {
         await CommandLineTool.exit {

@@ -1,3 +1,4 @@
+import AccountAssembly
 import WorkerAssembly
 
 await AccountWorker.main()

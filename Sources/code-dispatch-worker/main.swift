@@ -1,3 +1,4 @@
+import CodeDispatchAssembly
 import WorkerAssembly
 
 await CodeDispatchWorker.main()

@@ -1,3 +1,4 @@
+import ImageAssembly
 import WorkerAssembly
 
 await ImageWorker.main()

@@ -1,3 +1,4 @@
+import ProfileAssembly
 import WorkerAssembly
 
 await ProfileWorker.main()

@@ -1,4 +1,5 @@
 import Backends
+import SQLBackends
 import SQLStores
 import Support
 

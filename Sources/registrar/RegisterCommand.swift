@@ -4,6 +4,7 @@ import Domain
 import EventTransport
 import Foundation
 import RegistrarClient
+import S3Store
 import Support
 
 /// `registrar register`: requests the register code that proves the mailbox, publishes a registration request with it

@@ -4,6 +4,7 @@ import Domain
 import EventTransport
 import Foundation
 import RegistrarClient
+import S3Store
 import Support
 
 /// `registrar update-profile`: changes the name, the map-location flag or the avatar of the access token's account (the

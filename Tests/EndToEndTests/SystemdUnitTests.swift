@@ -1,5 +1,6 @@
 import Backends
 import Foundation
+import SQLBackends
 import SQLStores
 import Support
 @testable import TestSupport

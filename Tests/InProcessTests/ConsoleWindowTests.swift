@@ -5,6 +5,8 @@ import Foundation
 import HTTPServer
 import Kafka
 import Registration
+import S3Store
+import SQLBackends
 @testable import TestSupport
 import Testing
 

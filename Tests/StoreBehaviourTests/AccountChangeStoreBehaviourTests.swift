@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Registration
 import SignIn
+import SQLBackends
 import Synchronization
 @testable import TestSupport
 import Testing

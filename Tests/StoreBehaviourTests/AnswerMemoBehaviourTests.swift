@@ -1,6 +1,7 @@
 import Backends
 import Domain
 import Foundation
+import SQLBackends
 import Synchronization
 @testable import TestSupport
 import Testing

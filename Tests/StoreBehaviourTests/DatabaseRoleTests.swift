@@ -2,6 +2,7 @@ import Backends
 import Domain
 import Foundation
 import PostgresDriver
+import SQLBackends
 import SQLStores
 @testable import TestSupport
 import Testing

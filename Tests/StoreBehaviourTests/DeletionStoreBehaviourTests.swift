@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Registration
 import SignIn
+import SQLBackends
 @testable import TestSupport
 import Testing
 

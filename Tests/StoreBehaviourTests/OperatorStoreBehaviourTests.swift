@@ -5,6 +5,7 @@ import Foundation
 import PostgresDriver
 import Registration
 import SignIn
+import SQLBackends
 import SQLiteDriver
 import SQLStores
 @testable import TestSupport

@@ -1,6 +1,7 @@
 import Backends
 import Domain
 import Registration
+import SQLBackends
 @testable import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Backends
 import Domain
 import Foundation
 import Registration
+import SQLBackends
 @testable import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import AccountAssembly
 import Backends
 import Crypto
 import Domain
@@ -6,6 +7,7 @@ import Installation
 import PostgresDriver
 import RegistrarClient
 import Registration
+import SQLBackends
 import SQLStores
 import Support
 import Synchronization

@@ -4,6 +4,8 @@ import CryptoAdapters
 import Domain
 import Foundation
 import PostgresDriver
+import SMTPCourier
+import SQLBackends
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Backends
 import Domain
 import Foundation
 import Registration
+import SQLBackends
 import SQLStores
 import SQLiteDriver
 import SignIn

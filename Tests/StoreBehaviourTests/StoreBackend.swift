@@ -2,6 +2,7 @@ import Backends
 import Domain
 import PostgresDriver
 import Registration
+import SQLBackends
 import SQLiteDriver
 @testable import TestSupport
 

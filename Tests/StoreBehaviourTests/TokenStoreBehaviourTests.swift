@@ -2,6 +2,7 @@ import Backends
 import Domain
 import Foundation
 import SignIn
+import SQLBackends
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import CodeDispatchAssembly
 import Courier
 import Foundation
 import Support

@@ -9,10 +9,8 @@ import Testing
 /// each principal gets only what its role needs.
 @Suite(.tags(.unit)) struct TopicAccessTests {
     @Test func theDeclaredStepsAreTheStepsEachStackRoutesTo() throws {
-        let built = try withTemporaryDirectory { data in
-            [try Self.routes(AccountWorker.self, data), try Self.routes(ImageWorker.self, data),
-             try Self.routes(ProfileWorker.self, data), try Self.routes(CodeDispatchWorker.self, data)]
-        }
+        let built = try withTemporaryDirectory { data in try RunnableWorkers.all.map { try Self.routes($0, data) } }
+        #expect(RunnableWorkers.all.map { $0.name } == TopicAccess.workers.map { $0.name })
         #expect(built == TopicAccess.workers.map(TopicAccess.routes))
     }
 
@@ -73,7 +71,7 @@ import Testing
         #expect(TopicAccess.operatorTools(named: "o").reads == all)
     }
 
-    static func routes<Kind: WorkerKind>(_ kind: Kind.Type, _ data: String) throws -> Set<Route> {
+    static func routes<Kind: RunnableWorker>(_ kind: Kind.Type, _ data: String) throws -> Set<Route> {
         let parsed = try ParsedArguments(["--data-dir", data + "/" + kind.name], spec: kind.spec, environment: [:])
         return try kind.stack(parsed, dataDirectory: data + "/" + kind.name, clock: Date.init).routing.routes
     }

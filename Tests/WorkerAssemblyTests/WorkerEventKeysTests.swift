@@ -1,8 +1,12 @@
+import AccountAssembly
 import Backends
+import CodeDispatchAssembly
 import Crypto
 import Domain
 import EventTransport
 import Foundation
+import ImageAssembly
+import ProfileAssembly
 import Support
 @testable import TestSupport
 import Testing
@@ -22,7 +26,7 @@ import Testing
     }
 
     /// The roles whose events the worker of `kind` takes, its stack built on embedded stores under `data`.
-    static func producers<Kind: WorkerKind>(_ kind: Kind.Type, _ data: String) throws -> Set<WorkerRole> {
+    static func producers<Kind: RunnableWorker>(_ kind: Kind.Type, _ data: String) throws -> Set<WorkerRole> {
         let parsed = try ParsedArguments(["--data-dir", data + "/" + kind.name], spec: kind.spec, environment: [:])
         return try kind.stack(parsed, dataDirectory: data + "/" + kind.name, clock: Date.init).routing.producers
     }

@@ -1,8 +1,11 @@
+import AccountAssembly
 import Backends
 import Crypto
 import Domain
 import EventTransport
 import Foundation
+import ImageAssembly
+import ProfileAssembly
 import Support
 @testable import TestSupport
 import Testing

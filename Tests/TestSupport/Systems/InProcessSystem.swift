@@ -10,13 +10,13 @@ import Support
 import WorkerAssembly
 
 /// A whole Registrar installation inside the test process: librdkafka's mock cluster with every
-/// topic, and the workers' real `Worker` runtimes and steps (built by `WorkerAssembly` from the same
+/// topic, and the workers' real `Worker` runtimes and steps (built by the roles' assembly modules from the same
 /// options as the binaries) on the embedded stores in a fresh data directory, or on the production
 /// stores when `REGISTRAR_E2E_BACKENDS=production` (see `StoreLocation`). The workers read the time
 /// from `clock`, which a test moves instead of waiting.
 final class InProcessSystem: TestSystem, @unchecked Sendable {
     // Mutable state (`workers`) is only touched by the test that owns the system, one call at a time.
-    static let workerNames = [AccountWorker.name, ImageWorker.name, ProfileWorker.name, CodeDispatchWorker.name]
+    static let workerNames = RunnableWorkers.all.map { $0.name }
 
     let directory: String
     let cluster: MockCluster
@@ -84,16 +84,11 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
     /// stuck-saga sweep) every 100 ms so that a moved clock takes effect at once.
     func startWorker(_ name: String, extraArguments: [String] = []) throws {
         self.extraArguments[name] = extraArguments
-        switch name {
-        case AccountWorker.name: try start(AccountWorker.self, extraArguments)
-        case ImageWorker.name: try start(ImageWorker.self, extraArguments)
-        case ProfileWorker.name: try start(ProfileWorker.self, extraArguments)
-        case CodeDispatchWorker.name: try start(CodeDispatchWorker.self, extraArguments)
-        default: throw HarnessError("no worker \(name)")
-        }
+        guard let kind = RunnableWorkers.all.first(where: { $0.name == name }) else { throw HarnessError("no worker \(name)") }
+        try start(kind, extraArguments)
     }
 
-    private func start<Kind: WorkerKind>(_ kind: Kind.Type, _ extraArguments: [String]) throws {
+    private func start<Kind: RunnableWorker>(_ kind: Kind.Type, _ extraArguments: [String]) throws {
         let arguments = ["--data-dir", directory, "--bootstrap", cluster.bootstrapServers, "--keys-dir", EmbeddedBackends(directory).keysDirectory]
             + extraArguments
         let environment = ProcessInfo.processInfo.environment.merging(backends.environment) { $1 }

@@ -7,7 +7,7 @@ import Support
 import Synchronization
 import WorkerAssembly
 
-/// The four workers' stacks as their executables build them (`WorkerKind.stack`, from the same options), on the
+/// The four workers' stacks as their executables build them (`RunnableWorker.stack`, from the same options), on the
 /// embedded stores of a fresh data directory (or the production stores, see `StoreLocation`), driven without Kafka:
 /// an event goes to the step its route names in the stacks' routing tables, and what that step returns goes on, one
 /// event at a time, until nothing is left. The flows over the real steps and stores in milliseconds; what the
@@ -37,7 +37,7 @@ final class KafkaFreeSystem: FlowSystem {
         backends = try StoreLocation.make(for: directory)
         let environment = ProcessInfo.processInfo.environment.merging(backends.environment) { $1 }
         let (directory, clock) = (directory, clock)
-        stacks = try TopicAccess.workers.map { kind in
+        stacks = try RunnableWorkers.all.map { kind in
             let parsed = try ParsedArguments(["--data-dir", directory, "--keys-dir", keys] + (extraArguments[kind.name] ?? []),
                                              spec: kind.spec, environment: environment)
             return try kind.stack(parsed, dataDirectory: directory, clock: clock.closure)

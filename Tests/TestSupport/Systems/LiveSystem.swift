@@ -6,6 +6,7 @@ import Installation
 import Kafka
 import RegistrarClient
 import Registration
+import SQLBackends
 import Support
 import WorkerRuntime
 

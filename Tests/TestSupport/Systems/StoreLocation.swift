@@ -3,6 +3,8 @@ import Crypto
 import Domain
 import Foundation
 import Registration
+import S3Store
+import SQLBackends
 import Support
 
 /// Where a `LiveSystem`'s stores live. The embedded defaults (SQLite and files in the data

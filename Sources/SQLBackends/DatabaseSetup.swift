@@ -1,3 +1,4 @@
+import Backends
 import Domain
 import PostgresDriver
 import SQLStores

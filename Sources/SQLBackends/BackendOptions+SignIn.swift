@@ -1,4 +1,5 @@
 import Accounts
+import Backends
 import Foundation
 import Domain
 import EmbeddedStores
@@ -10,9 +11,6 @@ import Support
 /// and token stores, which are kept in the account database, so that their writes join the answer
 /// memo's transaction.
 extension BackendOptions {
-    /// The account store's option alone, for workers that need only the stores following it.
-    public static let accountsSpecs = specs.filter { $0.name == "accounts" }
-
     /// The account store with sign-in failures, account changes and deletions.
     public func accountChangeStore() throws -> any OperatorStore {
         try accounts.map(Self.accountChangeStore(at:)) ?? EmbeddedBackends(dataDirectory).accounts()

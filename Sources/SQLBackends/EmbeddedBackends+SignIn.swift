@@ -1,12 +1,12 @@
 import Accounts
-import Courier
+import Backends
 import Domain
 import Foundation
 import EmbeddedStores
 import SQLiteDriver
 import SQLStores
 
-/// The embedded stores and key files of codes and sign-in.
+/// The embedded stores of codes and sign-in.
 extension EmbeddedBackends {
     /// The code store, in the account database (so that its writes join the answer memo's transaction).
     public func codes() throws -> any CodeStore {
@@ -22,21 +22,11 @@ extension EmbeddedBackends {
     /// (`codes.sqlite`, `tokens.sqlite`), into `database`, the account database, once.
     func importSeparateStores(into database: SQLiteDatabase) throws {
         guard FileManager.default.fileExists(atPath: directory) else { return }
-        let layout = try DataDirectory(directory)
+        let layout = try self.layout()
         _ = try SQLAccountStore(database: database)
         _ = try SQLCodeStore(database: database)
         _ = try SQLTokenStore(database: database)
         try database.importRows(ofFileAt: layout.legacyCodesDatabase) { (old) throws(StoreError) in _ = try SQLCodeStore(database: old) }
         try database.importRows(ofFileAt: layout.legacyTokensDatabase) { (old) throws(StoreError) in _ = try SQLTokenStore(database: old) }
     }
-
-    /// The file outbox: one `.eml` file per message in `<data>/outbox`.
-    public func mailer() throws -> any Mailer {
-        try FileOutbox(directory: try DataDirectory(directory).outbox)
-    }
-
-    /// The path of the server secret that keys code hashes (0600), shared by the code dispatch and account workers.
-    public func codeSecretKey() throws -> String { try DataDirectory(directory).keys + "/" + KeyFileName.codeSecret }
-    /// The path of the account worker's access-token signing key (secret; 0600).
-    public func signingKey() throws -> String { try DataDirectory(directory).keys + "/" + KeyFileName.signing }
 }

@@ -1,3 +1,4 @@
+import Backends
 import EmbeddedStores
 import Foundation
 import PostgresDriver
