@@ -193,11 +193,12 @@ let package = Package(
         .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "TestSupport", "Domain", "Registration", "Courier"]),
         // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).
         .target(name: "TestSupport", dependencies: [
-            "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
-            "Kafka", "KafkaCommands", "Metrics", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
-            "WorkerRuntime", "SQLBackends", "S3Store", "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
+            "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EmbeddedStores", "EventTransport", "Gateway", "HTTPServer",
+            "Installation", "Kafka", "KafkaCommands", "Metrics", "RegistrarClient", "Registration", "SignIn", "Support", "Verification",
+            "WorkerAssembly", "WorkerRuntime", "SQLBackends", "S3Store", "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
         ], path: "Tests/TestSupport"),
-        // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
+        // The store behaviour suites, each run on SQLite and on PostgreSQL (and on the fake of its port, if the unit tests keep
+        // one: Tests/README.md, Fakes); then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "TestSupport", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
             "CryptoAdapters", "SQLiteDriver", "PostgresDriver", "WorkerAssembly", "Installation", "Crypto",

@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Synchronization
 @testable import TestSupport
 import Testing
 
@@ -12,13 +11,13 @@ import Testing
     static let failure = RequestFailure.outcome(ofRequestOn: Topic.authRequests, id: "req-1", message: "dead-lettered (test)")!
 
     @Test func theFailureIsKeptAndAReplayIsAnsweredTheSame() throws {
-        let step = AnswerOnce(Issuing(), memo: Memo())
+        let step = AnswerOnce(Issuing(), memo: TemporaryAnswerMemo())
         #expect(try step.answer(deadLettered: Self.failure) == [Self.failure])
         #expect(try step.handle(Self.request) == [Self.failure], "the replayed request gets the same failure, no token")
     }
 
     @Test func aRequestAnsweredAlreadyKeepsItsAnswer() throws {
-        let step = AnswerOnce(Issuing(), memo: Memo())
+        let step = AnswerOnce(Issuing(), memo: TemporaryAnswerMemo())
         let issued = try step.handle(Self.request)
         #expect(try step.answer(deadLettered: Self.failure) == issued)
     }
@@ -26,7 +25,7 @@ import Testing
     /// The memo is keyed by the request's topic and id: an id answered on `auth.requests` reused on
     /// `account.requests` is another request, given its own answer on its own outcome topic.
     @Test func anIdReusedOnAnotherFlowGetsItsOwnAnswer() throws {
-        let memo = Memo()
+        let memo = TemporaryAnswerMemo()
         _ = try AnswerOnce(Issuing(), memo: memo).handle(Self.request)
         let change = Event.passwordChangeRequested(PasswordChangeRequested(requestId: "req-1", email: "a@example.com", sealedPassword: "cA==",
                                                                            sealedNewPassword: "bg==", replyKey: "cmVwbHk="))
@@ -55,23 +54,5 @@ import Testing
         func handle(_ event: Event) throws -> [Event] {
             [.accountChangeCompleted(AccountChangeCompleted(requestId: event.key, change: .changePassword))]
         }
-    }
-
-    final class Memo: AnswerMemo {
-        private let answers = Mutex<[AnswerKey: [UInt8]]>([:])
-
-        func answer(to request: AnswerKey) throws(StoreError) -> [UInt8]? { answers.withLock { $0[request] } }
-
-        func keep(_ answer: [UInt8], for request: AnswerKey) throws(StoreError) -> [UInt8]? {
-            answers.withLock { answers in
-                if let kept = answers[request] { return kept }
-                answers[request] = answer
-                return nil
-            }
-        }
-
-        func atomically<T: Sendable>(_ work: () throws -> T) throws -> T { try work() }
-
-        func forget(answeredBefore date: Date) throws(StoreError) -> Int { 0 }
     }
 }

@@ -13,9 +13,9 @@ import Testing
         func defaultAvatar() -> [UInt8] { [0] }
     }
 
-    /// The in-memory store, counting reads of staged uploads and avatars (not of the image worker's own records).
+    /// A file object store, counting reads of staged uploads and avatars (not of the image worker's own records).
     final class CountingObjects: ObjectStore, @unchecked Sendable {
-        let objects = InMemoryObjectStore()
+        let objects = TemporaryObjectStore()
         private let lock = NSLock()
         private var readCount = 0
         private var largestRead = 0
@@ -53,7 +53,8 @@ import Testing
 
     @Test func aStagedAvatarIsStoredAndItsUploadDeleted() throws {
         try objects.put([1, 2, 3], key: AvatarStep.stagingKey(registrationId: "r-1"), contentType: "")
-        #expect(try store("staging/r-1") == [.avatarStored(AvatarStored(registrationId: "r-1", imageId: "i-1", url: "memory://ProfileImages/i-1.jpg"))])
+        #expect(try store("staging/r-1")
+            == [.avatarStored(AvatarStored(registrationId: "r-1", imageId: "i-1", url: "https://images.example.com/ProfileImages/i-1.jpg"))])
         #expect(try objects.get("ProfileImages/i-1.jpg") == [1, 2, 3])
         #expect(try !objects.contains("staging/r-1"))
     }

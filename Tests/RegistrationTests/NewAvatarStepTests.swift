@@ -4,11 +4,11 @@ import Registration
 @testable import TestSupport
 import Testing
 
-/// The image worker's part of the profile update saga on an in-memory object store: a new avatar stored (inline, or
+/// The image worker's part of the profile update saga on a file object store: a new avatar stored (inline, or
 /// staged at the update's own key only), refused, discarded with a tombstone that refuses an older store; the
 /// heartbeat while it waits.
 @Suite(.tags(.unit)) struct NewAvatarStepTests {
-    let images = InMemoryObjectStore()
+    let images = TemporaryObjectStore()
     var step: AvatarStep { AvatarStep(images: images, imaging: FakeImaging(), sha256: { "sha-\($0.count)" }) }
 
     func store(_ avatar: AvatarSource, revision: Int = 4) -> Event {
@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func aNewAvatarIsStoredUnderItsOwnIdAndAnsweredToTheUpdate() throws {
-        let stored = Event.newAvatarStored(NewAvatarStored(requestId: "p-1", uid: "u-1", imageId: "new", url: "memory://ProfileImages/new.jpg"))
+        let stored = Event.newAvatarStored(NewAvatarStored(requestId: "p-1", uid: "u-1", imageId: "new",
+                                                           url: "https://images.example.com/ProfileImages/new.jpg"))
         let command = store(.inline(Data("JPEG photo".utf8).base64EncodedString()))
         #expect(try step.handle(command) == [stored])
         #expect(try step.handle(command) == [stored], "a redelivery answers the same")
@@ -30,7 +31,7 @@ import Testing
             return
         }
         #expect(rejected.reason == .imageCorrupt && rejected.uid == "u-1" && rejected.imageId == "new")
-        #expect(images.keys.isEmpty)
+        #expect(try images.keys().isEmpty)
     }
 
     /// Only the update's own staging key is read: a registration's upload (whose id may be any an update's is) never.
@@ -42,14 +43,14 @@ import Testing
             return
         }
         #expect(rejected.reason == .imageStagingMissing)
-        #expect(images.keys == ["staging/p-1"], "the registration's upload is left alone")
+        #expect(try images.keys() == ["staging/p-1"], "the registration's upload is left alone")
         let key = AvatarStep.stagingKey(profileUpdateId: "p-1")
         try images.put(bytes, key: key, contentType: "image/jpeg")
         guard case .newAvatarStored = try step.handle(store(.staged(key: key, sha256: "sha-\(bytes.count)", size: bytes.count))).first else {
             Issue.record("the update's own upload was not stored")
             return
         }
-        #expect(!images.keys.contains(key), "the upload is removed once stored")
+        #expect(try !images.keys().contains(key), "the upload is removed once stored")
     }
 
     @Test func aDiscardedAvatarLeavesATombstoneThatRefusesAnOlderStore() throws {

@@ -3,9 +3,9 @@ import Registration
 @testable import TestSupport
 import Testing
 
-/// The profile worker's step on an in-memory profile store: written, refused and deleted profiles.
+/// The profile worker's step on a SQLite profile store: written, refused and deleted profiles.
 @Suite(.tags(.unit)) struct ProfileStepTests {
-    let profiles = InMemoryProfileStore()
+    let profiles = TemporaryProfileStore()
     var step: ProfileStep { ProfileStep(profiles: profiles) }
     let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://i.jpg", isMapLocationEnabled: true)
 

@@ -4,12 +4,12 @@ import Registration
 @testable import TestSupport
 import Testing
 
-/// The account worker's registration saga on in-memory stores: what each request and reply publishes,
-/// what it leaves in the account store, and how failures, deadlines and redeliveries are answered.
+/// The account worker's registration saga on the account store's fake and a SQLite seal ledger: what each request and
+/// reply publishes, what it leaves in the account store, and how failures, deadlines and redeliveries are answered.
 @Suite(.tags(.unit)) struct RegistrationCoordinatorTests {
     let accounts = InMemoryAccountStore()
     let clock = ManualClock()
-    let ledger = InMemorySealLedger()
+    let ledger = TemporarySealLedger()
     let progress: ProgressWatch
     let mailbox = FakeMailbox()
     var coordinator: RegistrationCoordinator {
@@ -186,7 +186,7 @@ import Testing
     /// saga stays compensating and the sweep sends the undo again at the next deadline, until the image worker confirms
     /// it: no avatar is left behind a failed saga.
     @Test func anUndoLostAfterTheSweepIsSentAgainUntilTheAvatarIsDeleted() throws {
-        let images = InMemoryObjectStore()
+        let images = TemporaryObjectStore()
         let avatars = AvatarStep(images: images, imaging: FakeImaging(), sha256: { "sha-\($0.count)" })
         let command = try start(request())
         _ = try avatars.handle(.storeAvatar(command))

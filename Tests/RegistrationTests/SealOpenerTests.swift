@@ -9,7 +9,7 @@ import Testing
 /// maximum age, and once per request id (the very same seals again being a redelivery).
 @Suite(.tags(.unit)) struct SealOpenerTests {
     let clock = ManualClock()
-    let ledger = InMemorySealLedger()
+    let ledger = TemporarySealLedger()
     let context = SealContext(requestId: "q-1", email: "ada@example.com", replyKey: "key:ada")
     var opener: SealOpener { SealOpener(vault: FakeVault(), ledger: ledger, maximumAge: 300, clock: clock.closure) }
 

@@ -23,7 +23,7 @@ extension AccountChangeStepTests {
     @Test(arguments: FakeBlocklist.common.sorted())
     func aCommonNewPasswordIsRefusedOnChangeAndReset(password: String) throws {
         #expect(failure(try strictStep.handle(passwordChange("change", old: "old password", new: password))) == .passwordTooCommon)
-        codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
         #expect(failure(try strictStep.handle(reset("reset", code: "123456", to: password))) == .passwordTooCommon)
         #expect(try accounts.account(uid: uid)?.passwordHash == "hash:old password")
         #expect(failure(try strictStep.handle(reset("reset-2", code: "123456"))) == nil, "a long passphrase is accepted")
@@ -34,8 +34,8 @@ extension AccountChangeStepTests {
     /// changes nothing.
     @Test(arguments: [AccountStatus.disabled, .active])
     func anOperatorsChangeAfterTheAuthenticationWins(operatorLeaves status: AccountStatus) throws {
-        codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
-        codes.issue("654321", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
+        try codes.issue("654321", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         let requests = [passwordChange("change", old: "old password"), reset("reset", code: "123456"),
                         emailChange("email", to: "new@example.com", code: "654321")]
         for request in requests {
@@ -55,10 +55,10 @@ extension AccountChangeStepTests {
     }
 
     @Test func wrongResetCodesLockTheResetPathWithBackOff() throws {
-        codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
         for guess in 1...5 { #expect(failure(try step.handle(reset("wrong-\(guess)", code: "00000\(guess)"))) == .invalidCredentials) }
         #expect(accounts.failures(uid: uid, of: .code).lockedUntil == clock.now.addingTimeInterval(60))
-        codes.issue("654321", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
+        try codes.issue("654321", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
         #expect(failure(try step.handle(reset("locked", code: "654321"))) == .invalidCredentials)
         clock.advance(by: 60)
         #expect(failure(try step.handle(reset("later", code: "654321"))) == nil)

@@ -8,17 +8,17 @@ import SignIn
 import Testing
 import Verification
 
-/// The account-change step on in-memory stores with a manual clock: password change and reset, the
-/// email change saga with its compensation and deadline, notices, and redelivered requests.
+/// The account-change step on the account and token stores' fakes and SQLite code and seal stores, with a manual clock:
+/// password change and reset, the email change saga with its compensation and deadline, notices, and redelivered requests.
 @Suite(.tags(.unit)) struct AccountChangeStepTests {
     let accounts = InMemoryAccountStore()
-    let codes = InMemoryCodeStore()
+    let codes = TemporaryCodeStore()
     let secrets = FakeCodeSecrets()
     let tokens = InMemoryTokenStore()
     let mailer = RecordingMailer()
     let clock = ManualClock()
     let uid = "uid-ada"
-    let ledger = InMemorySealLedger()
+    let ledger = TemporarySealLedger()
     let replyKey = "key:ada"
     let progress: ProgressWatch
 
@@ -77,7 +77,7 @@ import Verification
     }
 
     @Test func aResetCodeSetsANewPasswordAndClearsTheLockout() throws {
-        codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "ada@example.com", .resetPassword, secrets: secrets, at: clock.now)
         for attempt in 1...5 { _ = try PasswordCheck(accounts: accounts, vault: FakeVault()).authenticate(email: "ada@example.com", password: "\(attempt)", at: clock.now) }
         let reset = { (id: String, code: String) in
             Event.passwordResetRequested(PasswordResetRequested(requestId: id, email: "ada@example.com", sealedCode: self.sealed(code, .code, id),
@@ -92,7 +92,7 @@ import Verification
     }
 
     @Test func anEmailChangeMovesTheAccountThenTheProfileAndNotifiesTheOldAddress() throws {
-        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         // The account's next revision after its registration's last step.
         let asked = Event.updateProfileEmail(ProfileEmail(requestId: "move", uid: uid, email: "new@example.com", step: "awaiting_profile", revision: 2))
         #expect(try step.dispatch(emailChange("move", to: "New@example.com")) == [asked])
@@ -110,7 +110,7 @@ import Verification
     }
 
     @Test func aProfileRefusingTheEmailGivesTheAccountItsOldOneBack() throws {
-        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         _ = try step.dispatch(emailChange("move", to: "new@example.com"))
         let rejected = Event.profileEmailRejected(ProfileEmailRejected(requestId: "move", uid: uid, reason: .profileStoreRejected, message: "m"))
         #expect(failure(try step.dispatch(rejected)) == .profileStoreRejected)
@@ -121,7 +121,7 @@ import Verification
     /// A profile worker's reply for no change, or for another uid than the change's, changes nothing
     /// and is refused as `unknown_saga` or `reply_mismatch`.
     @Test func repliesForNoChangeOrAnotherUidAreRefused() throws {
-        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         _ = try step.dispatch(emailChange("move", to: "new@example.com"))
         let change = try accounts.change(requestId: "move")
         func refusal(_ reply: Event) -> DeadLetterReason? {
@@ -142,7 +142,7 @@ import Verification
     }
 
     @Test func anEmailChangePastItsDeadlineSetsTheProfileBackThenFails() throws {
-        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         _ = try step.dispatch(emailChange("move", to: "new@example.com"))
         #expect(try step.expireChanges(stalledFor: .seconds(120)).isEmpty)
         clock.step(by: 600)
@@ -161,9 +161,9 @@ import Verification
     /// (`ProfileEmailStep.heartbeat(of:)`), which keeps every email change waiting for its profile alive through a
     /// 10-minute outage, publishing and changing nothing; the deadline then counts from the last heartbeat.
     @Test func theWaitingProfileWorkersHeartbeatKeepsAnEmailChangeAlive() throws {
-        codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "new@example.com", .changeEmail, secrets: secrets, at: clock.now)
         let asked = try step.dispatch(emailChange("move", to: "new@example.com"))
-        let beats = ProfileEmailStep(profiles: InMemoryProfileStore()).heartbeat(of: try #require(asked.first))
+        let beats = ProfileEmailStep(profiles: TemporaryProfileStore()).heartbeat(of: try #require(asked.first))
         #expect(beats == [.profileEmailWaiting(ProfileEmailWaiting(requestId: "move", uid: uid))])
         let waiting = try accounts.change(requestId: "move")
         for _ in 0..<20 {
@@ -180,7 +180,7 @@ import Verification
 
     @Test func anEmailChangeRefusesATakenAnUnchangedOrAnUnprovenAddress() throws {
         accounts.addActiveAccount(uid: "uid-other", email: "taken@example.com", passwordHash: "hash:other password", at: clock.now)
-        codes.issue("123456", to: "taken@example.com", .changeEmail, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "taken@example.com", .changeEmail, secrets: secrets, at: clock.now)
         #expect(failure(try step.dispatch(emailChange("taken", to: "Taken@example.com"))) == .emailTaken)
         #expect(failure(try step.dispatch(emailChange("same", to: "ada@example.com"))) == .emailUnchanged)
         #expect(failure(try step.dispatch(emailChange("unproven", to: "free@example.com"))) == .invalidCredentials)

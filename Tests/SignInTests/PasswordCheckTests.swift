@@ -10,27 +10,34 @@ import Testing
 @Suite(.tags(.unit)) struct PasswordCheckTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
 
-    func check(hash: String = "v2:right password", status: AccountStatus = .active) -> (PasswordCheck, MemoryAccounts) {
-        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: hash, status: status,
-                                              registrationId: "r", createdAt: now))
+    func check(hash: String = "v2:right password", status: AccountStatus = .active) -> (PasswordCheck, InMemoryAccountStore) {
+        let accounts = store(hash: hash, status: status)
         return (PasswordCheck(accounts: accounts, vault: VersionedVault()), accounts)
+    }
+
+    /// A store of the one account `u`, of a@example.com, with `hash`, in `status`.
+    func store(hash: String, status: AccountStatus = .active) -> InMemoryAccountStore {
+        let accounts = InMemoryAccountStore()
+        accounts.addActiveAccount(uid: "u", email: "a@example.com", passwordHash: hash, at: now)
+        accounts.setStatus(status, of: "u")
+        return accounts
     }
 
     @Test func aHashWithOldParametersIsReplacedAtSignIn() throws {
         let (check, accounts) = check(hash: "v1:right password")
         #expect(try check.authenticate(email: " A@Example.com", password: "right password", at: now).account?.uid == "u")
-        #expect(accounts.hash == "v2:right password")
+        #expect(try accounts.account(uid: "u")?.passwordHash == "v2:right password")
     }
 
     @Test func aLockedAccountRefusesTheRightPasswordAndCountsNothing() throws {
         let (check, accounts) = check()
         for _ in 1...5 { #expect(try check.authenticate(email: "a@example.com", password: "wrong", at: now) == .refused) }
-        let locked = accounts.failures
+        let locked = accounts.failures(uid: "u")
         #expect(locked.consecutive == 5 && locked.lockedUntil == now.addingTimeInterval(60))
         #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(59)) == .refused)
-        #expect(accounts.failures == locked)
+        #expect(accounts.failures(uid: "u") == locked)
         #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(60)).account != nil)
-        #expect(accounts.failures == SignInFailures())
+        #expect(accounts.failures(uid: "u") == SignInFailures())
     }
 
     /// A disabled account is said so only for its right password, and guesses at it count and lock exactly like an
@@ -38,11 +45,11 @@ import Testing
     @Test func aDisabledAccountCountsGuessesAndLocksLikeAnActiveOne() throws {
         let (check, accounts) = check(status: .disabled)
         for _ in 1...5 { #expect(try check.authenticate(email: "a@example.com", password: "wrong", at: now) == .refused) }
-        let locked = accounts.failures
+        let locked = accounts.failures(uid: "u")
         #expect(locked.consecutive == 5 && locked.lockedUntil == now.addingTimeInterval(60))
         #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(59)) == .refused,
                 "the right password of a locked disabled account is refused like a wrong one")
-        #expect(accounts.failures == locked)
+        #expect(accounts.failures(uid: "u") == locked)
         #expect(try check.authenticate(email: "a@example.com", password: "right password", at: now.addingTimeInterval(60)) == .disabled)
     }
 
@@ -63,64 +70,25 @@ struct VersionedVault: CredentialVault {
     func isPublicKey(_ publicKey: String) -> Bool { true }
 }
 
-/// One account in memory, with its failures; the saga operations are not used by these tests.
-final class MemoryAccounts: CredentialStore {
-    private let state: Mutex<(account: Account, failures: [FailureKind: SignInFailures], updates: Int)>
-
-    init(_ account: Account) { state = Mutex((account, [:], 0)) }
-
-    var hash: String { state.withLock { $0.account.passwordHash } }
-    var failures: SignInFailures { state.withLock { $0.failures[.password] ?? SignInFailures() } }
-    /// How many failure updates (each a transaction in a SQL store) ran.
-    var updates: Int { state.withLock { $0.updates } }
-
-    func updateFailures<T: Sendable>(uid: String, of kind: FailureKind, _ body: (inout SignInFailures) -> T) throws(StoreError) -> T {
-        state.withLock { state in
-            state.updates += 1
-            return body(&state.failures[kind, default: SignInFailures()])
-        }
-    }
-
-    func replacePasswordHash(uid: String, from old: String, to new: String) throws(StoreError) -> Bool {
-        state.withLock { state in
-            guard state.account.passwordHash == old else { return false }
-            state.account.passwordHash = new
-            return true
-        }
-    }
-    func account(uid: String) throws(StoreError) -> Account? { state.withLock { $0.account.uid == uid ? $0.account : nil } }
-    func account(email: String) throws(StoreError) -> Account? { state.withLock { $0.account.email == email ? $0.account : nil } }
-    func accounts() throws(StoreError) -> [Account] { [state.withLock { $0.account }] }
-    func start(_ saga: SagaRecord, account: Account) throws(StoreError) -> SagaStart { .emailTaken }
-    func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord { saga }
-    func forgetRefusals(recordedBefore date: Date) throws(StoreError) -> Int { 0 }
-    func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? { nil }
-    func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
-    func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }
-    func update(uid: String, applying update: AccountUpdate) throws(StoreError) {}
-}
-
 extension PasswordCheckTests {
     /// A password changed between the verification and the rehash stays changed.
     @Test func aRehashDoesNotOverwriteAConcurrentPasswordChange() throws {
-        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: "v1:right password", status: .active,
-                                              registrationId: "r", createdAt: now))
+        let accounts = store(hash: "v1:right password")
         let vault = RacingVault { _ = try? accounts.replacePasswordHash(uid: "u", from: "v1:right password", to: "v2:changed password") }
         #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now).account != nil)
-        #expect(accounts.hash == "v2:changed password")
+        #expect(try accounts.account(uid: "u")?.passwordHash == "v2:changed password")
     }
 
     /// The password is verified and rehashed before the first failure update, the first write: in a
     /// unit of work, whose transaction begins at its first write, no hash is computed under its locks.
     @Test func hashingComesBeforeTheFirstWrite() throws {
-        let accounts = MemoryAccounts(Account(uid: "u", email: "a@example.com", passwordHash: "v1:right password", status: .active,
-                                              registrationId: "r", createdAt: now))
+        let accounts = store(hash: "v1:right password")
         let seen = Mutex<[Int]>([])
-        let vault = RacingVault(meanwhile: { seen.withLock { $0.append(accounts.updates) } },
-                                verifying: { seen.withLock { $0.append(accounts.updates) } })
+        let vault = RacingVault(meanwhile: { seen.withLock { $0.append(accounts.writes.checks) } },
+                                verifying: { seen.withLock { $0.append(accounts.writes.checks) } })
         #expect(try PasswordCheck(accounts: accounts, vault: vault).authenticate(email: "a@example.com", password: "right password", at: now).account != nil)
         #expect(seen.withLock { $0 } == [0, 0], "verified, then rehashed, before any write")
-        #expect(accounts.updates > 0 && accounts.hash == "v2:right password")
+        #expect(try accounts.writes.checks > 0 && accounts.account(uid: "u")?.passwordHash == "v2:right password")
     }
 }
 

@@ -4,10 +4,10 @@ import Registration
 @testable import TestSupport
 import Testing
 
-/// The profile worker's part of the profile update saga on an in-memory profile store: the fields set (only those
+/// The profile worker's part of the profile update saga on a SQLite profile store: the fields set (only those
 /// given), never a profile the login guard refuses, an older command refused as stale, the heartbeat while it waits.
 @Suite(.tags(.unit)) struct ProfileFieldsStepTests {
-    let profiles = InMemoryProfileStore()
+    let profiles = TemporaryProfileStore()
     var step: ProfileFieldsStep { ProfileFieldsStep(profiles: profiles) }
     let profile = Profile(name: "Ada", email: "ada@example.com", profileImage: "memory://old.jpg", isMapLocationEnabled: false)
 

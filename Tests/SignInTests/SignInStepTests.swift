@@ -6,18 +6,18 @@ import SignIn
 import Testing
 import Verification
 
-/// The sign-in step on in-memory stores with a manual clock: password, code and refresh grants, the
-/// profile guard, lockout, and sign-ins that register their account through the saga.
+/// The sign-in step on the account and token stores' fakes and SQLite code, profile and seal stores, with a manual clock:
+/// password, code and refresh grants, the profile guard, lockout, and sign-ins that register their account through the saga.
 @Suite(.tags(.unit)) struct SignInStepTests {
     let accounts = InMemoryAccountStore()
-    let codes = InMemoryCodeStore()
+    let codes = TemporaryCodeStore()
     let secrets = FakeCodeSecrets()
-    let profiles = InMemoryProfileStore()
+    let profiles = TemporaryProfileStore()
     let tokens = InMemoryTokenStore()
     let minter = FakeMinter()
     let clock = ManualClock()
     let replyKey = "key:client"
-    let ledger = InMemorySealLedger()
+    let ledger = TemporarySealLedger()
     let mailbox = FakeMailbox()
     let mailer = RecordingMailer()
 
@@ -25,14 +25,14 @@ import Verification
     var step: SignInStep { step(sealRecords: ledger) }
 
     /// The registration coordinator with `sealRecords` as its ledger of used seals.
-    func registrations(sealRecords: InMemorySealLedger) -> RegistrationCoordinator {
+    func registrations(sealRecords: TemporarySealLedger) -> RegistrationCoordinator {
         RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
                                 seals: SealOpener(vault: FakeVault(), ledger: sealRecords, clock: clock.closure), mailbox: mailbox,
                                 clock: clock.closure)
     }
 
     /// The step with `sealRecords` as its ledger of used seals.
-    func step(sealRecords: InMemorySealLedger) -> SignInStep {
+    func step(sealRecords: TemporarySealLedger) -> SignInStep {
         SignInStep(passwords: PasswordCheck(accounts: accounts, vault: FakeVault()), codes: CodeVerifier(codes: codes, secrets: secrets),
                    profiles: profiles, issuer: TokenIssuer(tokens: tokens, minter: minter, vault: FakeVault()),
                    registrations: registrations(sealRecords: sealRecords), mailer: mailer, clock: clock.closure)
@@ -110,7 +110,7 @@ import Verification
 
     @Test func aCodeSignsAnAccountInOnce() throws {
         let uid = try account("ada@example.com", password: "ada password")
-        codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
         let first = try step.handle(request(.email, "ada@example.com", "123456", id: "s-1"))
         #expect(try opened(first).tokens.uid == uid)
         #expect(refusal(try step.handle(request(.email, "ada@example.com", "123456", id: "s-2")))?.reason == .invalidCredentials)
@@ -121,7 +121,7 @@ import Verification
     /// id and another reply key is refused; the refresh replay revokes the family.
     @Test func aReplayedRequestIdWithAnotherReplyKeyIsRefused() throws {
         let uid = try account("ada@example.com", password: "ada password")
-        codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "ada@example.com", .login, secrets: secrets, at: clock.now)
         let signIn = request(.email, "ada@example.com", "123456", id: "s-1")
         let pair = try opened(try step.handle(signIn)).tokens
         guard case .tokenRequested(var replayed) = signIn else { return }
@@ -129,7 +129,7 @@ import Verification
         #expect(refusal(try step.handle(.tokenRequested(replayed)))?.reason == .invalidCredentials, "its seal is for the first reply key")
         // With the records of used seals gone too, a request sealed anew for the other key meets the code's own record.
         let resealed = request(.email, "ada@example.com", "123456", id: "s-1", replyKey: "key:attacker")
-        #expect(refusal(try step(sealRecords: InMemorySealLedger()).handle(resealed))?.reason == .invalidCredentials)
+        #expect(refusal(try step(sealRecords: TemporarySealLedger()).handle(resealed))?.reason == .invalidCredentials)
 
         let rotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1")
         _ = try opened(try step.handle(rotation))
@@ -137,7 +137,7 @@ import Verification
         replayedRotation.replyKey = "key:attacker"
         #expect(refusal(try step.handle(.tokenRequested(replayedRotation)))?.reason == .invalidCredentials, "its seal is for the first reply key")
         let resealedRotation = request(.refreshToken, nil, pair.refreshToken, id: "rotate-1", replyKey: "key:attacker")
-        #expect(refusal(try step(sealRecords: InMemorySealLedger()).handle(resealedRotation))?.reason == .invalidCredentials)
+        #expect(refusal(try step(sealRecords: TemporarySealLedger()).handle(resealedRotation))?.reason == .invalidCredentials)
         #expect(tokens.tokens.allSatisfy { $0.familyRevoked }, "the replay revoked the family")
         #expect(tokens.tokens.allSatisfy { $0.uid == uid })
     }
@@ -159,7 +159,7 @@ import Verification
     }
 
     @Test func aCodeForANewEmailRegistersTheAccountAndIsAnsweredWhenItCompletes() throws {
-        codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "new.person@example.com", .register, secrets: secrets, at: clock.now)
         let signIn = request(.email, "New.Person@example.com", "123456", id: "signup-1")
         let started = try step.handle(signIn)
         guard case .storeAvatar(let command) = started.first, started.count == 1 else { Issue.record("\(started)"); return }
@@ -201,7 +201,7 @@ import Verification
     /// until the avatar is deleted: its one RegistrationFailed refuses the sign-in with the deadline's reason (rather
     /// than being dead-lettered as a failure of a saga not failed yet).
     @Test func aRegistrationAnsweredAtItsDeadlineRefusesItsSignIn() throws {
-        codes.issue("123456", to: "late@example.com", .register, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "late@example.com", .register, secrets: secrets, at: clock.now)
         let started = try step.handle(request(.email, "late@example.com", "123456", id: "signup-late"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let sweeper = RegistrationCoordinator(accounts: accounts, vault: FakeVault(),
@@ -246,7 +246,7 @@ import Verification
     @Test func aRequestIdThatIsAnotherRegistrationsIdRegistersOnlyTheCodesEmail() throws {
         let victim = try registered("victim@example.com", id: "victim-reg")
         let victimSaga = try accounts.saga("victim-reg")
-        codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "victim-reg"))
         guard case .storeAvatar(let command) = started.first, started.count == 1 else { Issue.record("\(started)"); return }
         #expect(command.registrationId != "victim-reg")
@@ -263,7 +263,7 @@ import Verification
     /// victim's uid, issues nothing, before and after the real completion; tokens go to the saga's uid.
     @Test func aForgedCompletionNamingAnotherUidIssuesNothing() throws {
         let victim = try registered("victim@example.com", id: "victim-reg")
-        codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "attacker@example.com", .register, secrets: secrets, at: clock.now)
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)

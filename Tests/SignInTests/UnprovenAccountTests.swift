@@ -29,10 +29,10 @@ extension SignInStepTests {
         let uid = try unprovenAccount("old@example.com", password: "old password")
         #expect(refusal(try step.handle(request(.password, "old@example.com", "wrong password")))?.reason == .invalidCredentials)
         #expect(refusal(try step.handle(request(.password, "old@example.com", "old password")))?.reason == .emailUnverified)
-        codes.issue("123456", to: "old@example.com", .register, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "old@example.com", .register, secrets: secrets, at: clock.now)
         #expect(refusal(try step.handle(request(password: "old password", code: "123456", "old@example.com")))?.reason == .invalidCredentials,
                 "a register code is no login code")
-        codes.issue("654321", to: "old@example.com", .login, secrets: secrets, at: clock.now)
+        try codes.issue("654321", to: "old@example.com", .login, secrets: secrets, at: clock.now)
         let before = tokens.tokens.count
         _ = try opened(try step.handle(request(password: "old password", code: "654321", "old@example.com")))
         let account = try #require(try accounts.account(uid: uid))
@@ -51,7 +51,7 @@ extension SignInStepTests {
         let hijacker = try opened([try step.issuer.signIn(account: try #require(try accounts.account(uid: uid)), requestId: "hijacker",
                                                           replyKey: replyKey, clientId: nil, accountCreated: false, at: clock.now)]).tokens
         clock.advance(by: 1)
-        codes.issue("123456", to: "victim@example.com", .login, secrets: secrets, at: clock.now)
+        try codes.issue("123456", to: "victim@example.com", .login, secrets: secrets, at: clock.now)
         let signIn = request(.email, "victim@example.com", "123456", id: "owner-1")
         let owner = try opened(try step.handle(signIn)).tokens
         #expect(owner.uid == uid)

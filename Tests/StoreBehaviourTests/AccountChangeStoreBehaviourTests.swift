@@ -10,11 +10,11 @@ import Synchronization
 import Testing
 
 /// What every `AccountChangeStore` must do (sign-in failures and account changes), checked against
-/// each implementation.
+/// each implementation, the unit tests' fake (`InMemoryAccountStore`) included.
 @Suite(.tags(.production)) struct AccountChangeStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func failuresAreSavedAsTheBodyLeavesThem(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let locked = SignInFailures(consecutive: 5, lockedUntil: startDate)
             #expect(try store.updateFailures(uid: "uid-1") { failures in
                 defer { failures = locked }
@@ -29,7 +29,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func concurrentFailuresAreAllCounted(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
-            let stores = try (0..<2).map { _ in try BackendOptions.accountChangeStore(at: url) }
+            let stores = try (0..<2).map { _ in try backend.accountChangeStore(at: url) }
             onThreads(12) { index in _ = try? stores[index % 2].updateFailures(uid: "uid-1") { $0.consecutive += 1 } }
             #expect(try stores[0].updateFailures(uid: "uid-1") { $0.consecutive } == 12)
         }
@@ -37,7 +37,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func passwordAndCodeFailuresAreCountedApart(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let locked = SignInFailures(consecutive: 100, lockedUntil: .distantFuture)
             try store.updateFailures(uid: "uid-1", of: .code) { $0 = locked }
             #expect(try store.updateFailures(uid: "uid-1", of: .password) { $0 } == SignInFailures())
@@ -48,7 +48,7 @@ import Testing
     /// A rehash verified against one hash must not overwrite a password changed meanwhile.
     @Test(arguments: StoreBackend.allCases)
     func replacePasswordHashIsACompareAndSwap(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let uid = try store.register(email: "ada@example.com")
             let verified = try #require(try store.account(uid: uid)?.passwordHash)
             #expect(try store.replacePasswordHash(uid: uid, from: verified, to: "changed-hash"))
@@ -59,7 +59,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func beginRecordsTheChangeWithItsUpdate(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let (uid, change) = try store.beginChangingEmail()
             #expect(try store.change(requestId: "c1") == change)
             #expect(try store.account(email: "lovelace@example.com")?.uid == uid)
@@ -69,7 +69,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func beginOfAKnownRequestWritesNothing(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let (uid, change) = try store.beginChangingEmail()
             let again = emailChange("c1", uid: uid, to: "other@example.com")
             #expect(try store.begin(again, applying: AccountUpdate(email: "other@example.com")) == .existing(change))
@@ -79,7 +79,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func beginWithATakenEmailWritesNothing(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let uid = try store.register(email: "ada@example.com")
             _ = try store.register(email: "lovelace@example.com")
             let change = emailChange("c1", uid: uid, to: "lovelace@example.com")
@@ -93,7 +93,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func concurrentChangesToOneEmailStartOne(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
-            let stores = try (0..<2).map { _ in try BackendOptions.accountChangeStore(at: url) }
+            let stores = try (0..<2).map { _ in try backend.accountChangeStore(at: url) }
             let uids = try (0..<8).map { try stores[0].register(email: "user\($0)@example.com") }
             let results = Mutex<[AccountChangeStart]>([])
             onThreads(8) { index in
@@ -112,15 +112,14 @@ import Testing
     /// not commit over the operator's change.
     @Test(arguments: StoreBackend.allCases)
     func beginAfterTheAuthenticatedCredentialsChangedWritesNothing(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let uid = try store.register(email: "ada@example.com")
             let authenticated = try #require(try store.account(uid: uid)?.passwordHash)
             let update = AccountUpdate(passwordHash: "new-hash", email: "lovelace@example.com", authenticatedAgainst: authenticated)
             #expect(try store.replacePasswordHash(uid: uid, from: authenticated, to: "operator-hash"))
             #expect(try store.begin(emailChange("c1", uid: uid, to: "lovelace@example.com"), applying: update) == .credentialsChanged)
             #expect(try store.replacePasswordHash(uid: uid, from: "operator-hash", to: authenticated))
-            let disabled = AccountEvent(.accountDisabled, uid: uid, at: startDate)
-            #expect(try store.apply(.disable(endingSessionsAt: startDate), to: uid, announcing: disabled))
+            try store.disableAsAnOperator(uid)
             #expect(try store.begin(emailChange("c2", uid: uid, to: "lovelace@example.com"), applying: update) == .credentialsChanged)
             #expect(try store.change(requestId: "c1") == nil && store.change(requestId: "c2") == nil)
             let account = try #require(try store.account(uid: uid))
@@ -130,7 +129,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func saveReplacesTheRecordWithItsUpdate(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let (uid, change) = try store.beginChangingEmail()
             var undone = change
             undone.stage = .failed
@@ -150,7 +149,7 @@ import Testing
     /// proves its mailbox once; each stage of an email change that sends a command takes the next revision.
     @Test(arguments: StoreBackend.allCases)
     func updatesEndSessionsProveTheMailboxAndTakeRevisions(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let (uid, change) = try store.beginChangingEmail()
             let proven = startDate.addingTimeInterval(60)
             _ = try store.save(change, applying: AccountUpdate(endsSessionsAt: proven, provesMailboxAt: proven))
@@ -170,7 +169,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func changesAreFoundByStageAndLastUpdate(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
+        try backend.withAccountChangeStore { (store) throws in
             let stages: [AccountChangeStage] = [.awaitingProfile, .completed, .awaitingProfile, .awaitingProfile]
             for (index, stage) in stages.enumerated() {
                 var change = emailChange("c\(index)", uid: try store.register(email: "owner\(index)@example.com"), to: "user\(index)@example.com")
@@ -191,6 +190,18 @@ private func emailChange(_ requestId: String, uid: String, to email: String) -> 
 }
 
 private extension AccountChangeStore {
+    /// Disables `uid` as an operator does: through the operator's port of a SQL store; the fake, which has none, as
+    /// the unit tests' operator does.
+    func disableAsAnOperator(_ uid: String) throws {
+        if let store = self as? any OperatorStore {
+            let disabled = AccountEvent(.accountDisabled, uid: uid, at: startDate)
+            #expect(try store.apply(.disable(endingSessionsAt: startDate), to: uid, announcing: disabled))
+        } else {
+            let fake = try #require(self as? InMemoryAccountStore)
+            fake.setStatus(.disabled, of: uid)
+        }
+    }
+
     /// Registers an account with `email`, started and completed; its uid.
     func register(email: String) throws -> String {
         try registered("r-\(email)", email: email).uid

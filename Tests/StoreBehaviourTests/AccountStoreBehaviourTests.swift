@@ -7,7 +7,8 @@ import Synchronization
 @testable import TestSupport
 import Testing
 
-/// What every `AccountStore` must do, checked against each implementation.
+/// What every `AccountStore` must do, checked against each implementation, the unit tests' fake (`InMemoryAccountStore`)
+/// included.
 @Suite(.tags(.production)) struct AccountStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func startInsertsThePendingAccountAndTheSaga(backend: StoreBackend) throws {
@@ -46,11 +47,25 @@ import Testing
         }
     }
 
+    /// A uid is one account's: a registration whose uid is taken starts nothing, as one whose email is.
+    @Test(arguments: StoreBackend.allCases)
+    func startWithATakenUidInsertsNothing(backend: StoreBackend) throws {
+        try backend.withAccountStore { (store) throws in
+            let first = sagaRecord("r1")
+            _ = try store.start(first, account: pendingAccount(for: first))
+            var second = sagaRecord("r2", email: "other@example.com")
+            second.uid = first.uid
+            #expect(try store.start(second, account: pendingAccount(for: second)) == .emailTaken)
+            #expect(try store.saga("r2") == nil)
+            #expect(try store.accounts() == [pendingAccount(for: first)])
+        }
+    }
+
     /// Several stores on one location stand for several worker processes.
     @Test(arguments: StoreBackend.allCases)
     func concurrentStartsOfOneEmailStartExactlyOne(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
-            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let stores = try (0..<2).map { _ in try backend.accountStore(at: url) }
             let results = Mutex<[Result<SagaStart, StoreError>]>([])
             onThreads(16) { index in
                 let saga = sagaRecord("r\(index)")
@@ -70,7 +85,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func concurrentStartsOfOneRegistrationStartItOnce(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
-            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let stores = try (0..<2).map { _ in try backend.accountStore(at: url) }
             let results = Mutex<[SagaStart]>([])
             let saga = sagaRecord("r1")
             onThreads(8) { index in
@@ -106,7 +121,7 @@ import Testing
     @Test(arguments: StoreBackend.allCases)
     func concurrentSavesOfOneVersionLetOneWin(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
-            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let stores = try (0..<2).map { _ in try backend.accountStore(at: url) }
             let saga = sagaRecord("r1")
             _ = try stores[0].start(saga, account: pendingAccount(for: saga))
             let wins = Mutex(0)

@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aRedeliveredRequestGetsItsFirstAnswerAgain(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let step = FickleStep()
@@ -39,7 +39,7 @@ import Testing
     }
 
     /// Several memos on one location stand for several replicas of one worker.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func theFirstKeptAnswerWinsAcrossMemos(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let one = try answerMemo(at: url, of: "worker")
@@ -51,7 +51,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func concurrentKeepersAllGetTheOneKeptAnswer(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let memos = try (0..<2).map { _ in try answerMemo(at: url, of: "worker") }
@@ -70,7 +70,7 @@ import Testing
     }
 
     /// Each worker has answers of its own, kept side by side in one account database.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func workersKeepTheirAnswersApart(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let accounts = try answerMemo(at: url, of: "account-worker")
@@ -82,7 +82,7 @@ import Testing
     }
 
     /// One id on two request topics is two requests, each with its own answer.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func anIdOnAnotherTopicIsAnotherRequest(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let memo = try answerMemo(at: url, of: "account-worker")
@@ -94,7 +94,7 @@ import Testing
     }
 
     /// The sweep forgets a worker's answers older than their retention, and only those.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func answersOlderThanTheRetentionAreForgotten(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -113,7 +113,7 @@ import Testing
     }
 
     /// The memo shares the account database with the account store, in either order of opening.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func theMemoLivesInTheAccountDatabase(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let memo = try answerMemo(at: url, of: "worker")

@@ -9,7 +9,7 @@ import Verification
 
 /// What every `CodeStore` must do, checked against each implementation.
 @Suite(.tags(.production)) struct CodeStoreBehaviourTests {
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func updateSavesWhatTheBodyLeaves(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.codeStore(at:)) { (store) throws in
             let issued = codeRecord()
@@ -29,7 +29,7 @@ import Verification
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aThrowingBodySavesNothingAndItsErrorPassesUnchanged(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.codeStore(at:)) { (store) throws in
             let issued = codeRecord()
@@ -46,7 +46,7 @@ import Verification
     }
 
     /// Several stores on one location stand for several worker processes.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func concurrentUpdatesOfOneCodeSeeEachOthersWrites(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let stores = try (0..<2).map { _ in try BackendOptions.codeStore(at: url) }
@@ -69,7 +69,7 @@ import Verification
 
 extension CodeStoreBehaviourTests {
     /// The sweep forgets the codes (used or not) that expired before its cut-off, and no other.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func codesExpiredBeforeTheCutoffAreForgotten(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.codeStore(at:)) { (store) throws in
             var expired = codeRecord()

@@ -12,11 +12,11 @@ import Testing
         registrationId: "r1", email: "ada@example.com", name: "Ada", sealedPassword: "c2VhbGVk", sealedCode: nil, replyKey: "a2V5", avatar: nil,
         isMapLocationEnabled: false))
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func theFailureIsRecordedAndAReplayIsAnsweredTheSame(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in
-            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()),
-                                                      mailbox: NoMailbox())
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(),
+                                                      seals: SealOpener(vault: NoVault(), ledger: TemporarySealLedger()), mailbox: NoMailbox())
             #expect(try coordinator.answer(deadLettered: Self.failure) == [Self.failure])
             #expect(try coordinator.handle(Self.request) == [Self.failure], "a replay starts no registration")
             #expect(try store.accounts().isEmpty)
@@ -24,13 +24,13 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aRegistrationThatHasAnOutcomeKeepsIt(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in
             let saga = sagaRecord("r1", stage: .completed)
             _ = try store.start(saga, account: pendingAccount(for: saga))
-            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(), seals: SealOpener(vault: NoVault(), ledger: NoLedger()),
-                                                      mailbox: NoMailbox())
+            let coordinator = RegistrationCoordinator(accounts: store, vault: NoVault(),
+                                                      seals: SealOpener(vault: NoVault(), ledger: TemporarySealLedger()), mailbox: NoMailbox())
             let answer = try coordinator.answer(deadLettered: Self.failure)
             #expect(answer.map(\.kind) == [.registrationCompleted])
         }
@@ -48,11 +48,5 @@ import Testing
         func digest(_ bytes: [UInt8]) -> String { "" }
         func seal(_ plaintext: String, to publicKey: String) -> String? { nil }
         func isPublicKey(_ publicKey: String) -> Bool { false }
-    }
-
-    /// Claims nothing: these tests never open a seal.
-    struct NoLedger: SealLedger {
-        func claim(requestId: String, digest: String, at date: Date) throws(StoreError) -> Bool { false }
-        func forget(claimedBefore date: Date) throws(StoreError) -> Int { 0 }
     }
 }

@@ -12,7 +12,7 @@ import Testing
 /// account and ends its sessions; each command it sends is newer than any other of the account; once completed, the
 /// account and the rows naming it are gone and the address is free.
 @Suite(.tags(.production)) struct DeletionStoreBehaviourTests {
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aDeletionRunsForwardAndLeavesNothingNamingTheAccount(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
             let saga = try store.registered("r-leaver", email: "leaver@example.com")

@@ -14,7 +14,7 @@ import Testing
 /// What every `OperatorStore` must do, checked against each implementation: an operator's change applies only to an
 /// account in the state it needs, and commits with its announcement in the account outbox, or neither is written.
 @Suite(.tags(.production)) struct OperatorStoreBehaviourTests {
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func eachChangeAppliesInItsStateWithItsAnnouncementOnly(backend: StoreBackend) throws {
         try backend.withNewLocation { url in
             let store = try BackendOptions.accountChangeStore(at: url)

@@ -12,7 +12,7 @@ import Testing
 /// it replaces; each save takes the account's next revision; once switched, its avatar is the account's (and the one a
 /// deletion erases), and a deletion waits while an update is in flight.
 @Suite(.tags(.production)) struct ProfileUpdateStoreBehaviourTests {
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func updatesRunOneAtATimeAndTheirAvatarBecomesTheAccounts(backend: StoreBackend) throws {
         try backend.withStore(BackendOptions.accountChangeStore(at:)) { (store) throws in
             let saga = try store.registered("r-editor", email: "editor@example.com")

@@ -9,7 +9,7 @@ import Testing
 /// A request id uses one set of seals, on every implementation and across replicas: the same seals again
 /// (a redelivery) are accepted, other seals under the same id are refused.
 @Suite(.tags(.production)) struct SealLedgerBehaviourTests {
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aRequestIdClaimsOneSetOfSeals(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let ledger = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").sealLedger()
@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func forgettingFreesOnlyTheClaimsBeforeTheDate(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let ledger = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").sealLedger()

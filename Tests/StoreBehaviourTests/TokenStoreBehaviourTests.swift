@@ -7,11 +7,12 @@ import Synchronization
 @testable import TestSupport
 import Testing
 
-/// What every `TokenStore` must do, checked against each implementation.
+/// What every `TokenStore` must do, checked against each implementation, the unit tests' fake (`InMemoryTokenStore`)
+/// included.
 @Suite(.tags(.production)) struct TokenStoreBehaviourTests {
     @Test(arguments: StoreBackend.allCases)
     func storedTokensAreFoundByDigest(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             let token = refreshToken("d1")
             try store.store(token)
             #expect(try store.token(digest: "d1") == token)
@@ -21,7 +22,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func rotationReplacesTheTokenAndAReuseRevokesTheFamily(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             try store.store(refreshToken("d1"))
             let next = refreshToken("d2", issuedBy: "q1")
             #expect(try store.refresh("d1", to: next) == .rotate)
@@ -40,11 +41,41 @@ import Testing
         }
     }
 
+    /// Storing a token again (a retry after a lost commit) changes nothing: a rotation it went through stays.
+    @Test(arguments: StoreBackend.allCases)
+    func storingATokenAgainChangesNothing(backend: StoreBackend) throws {
+        try backend.withTokenStore { (store) throws in
+            try store.store(refreshToken("d1"))
+            #expect(try store.refresh("d1", to: refreshToken("d2", issuedBy: "q1")) == .rotate)
+            try store.store(refreshToken("d1"))
+            #expect(try store.token(digest: "d1")?.replacedBy == "q1")
+        }
+    }
+
+    /// A family is its first token's: its account, client and start stay those of the first token stored, whatever the
+    /// issue times of those stored after it.
+    @Test(arguments: StoreBackend.allCases)
+    func aFamilyIsItsFirstStoredTokens(backend: StoreBackend) throws {
+        try backend.withTokenStore { (store) throws in
+            var first = refreshToken("a1", family: "phone")
+            first.clientId = "ios-app"
+            first.issuedAt = startDate.addingTimeInterval(60)
+            try store.store(first)
+            var earlier = refreshToken("a2", family: "phone", uid: "uid-2")
+            earlier.clientId = "web"
+            try store.store(earlier)
+            let family = try #require(try store.family("phone"))
+            #expect(family.uid == "uid-1" && family.clientId == "ios-app")
+            #expect(family.createdAt == first.issuedAt && family.lastUsedAt == first.issuedAt)
+            #expect(try store.token(digest: "a2")?.clientId == "ios-app")
+        }
+    }
+
     /// Several stores on one location stand for several worker processes.
     @Test(arguments: StoreBackend.allCases)
     func concurrentRefreshesWithOneTokenRotateItOnce(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
-            let stores = try (0..<2).map { _ in try BackendOptions.tokenStore(at: url) }
+            let stores = try (0..<2).map { _ in try backend.tokenStore(at: url) }
             try stores[0].store(refreshToken("d1"))
             let decisions = Mutex<[RotationDecision]>([])
             onThreads(8) { index in
@@ -59,7 +90,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func revokeAllRevokesEveryFamilyOfTheAccount(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             try store.store(refreshToken("d1", family: "f1"))
             try store.store(refreshToken("d2", family: "f2"))
             try store.store(refreshToken("d3", family: "f3", uid: "uid-2"))
@@ -72,7 +103,7 @@ import Testing
     /// an account's live ones are listed, newest first; an account revokes only its own.
     @Test(arguments: StoreBackend.allCases)
     func familiesAreSessionsTheirAccountListsAndEnds(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             var first = refreshToken("a1", family: "phone")
             first.clientId = "ios-app"
             try store.store(first)
@@ -106,7 +137,7 @@ import Testing
     /// token still valid stays whole, however old its rotated-away tokens are.
     @Test(arguments: StoreBackend.allCases)
     func familiesWhoseTokensHaveAllExpiredAreForgottenWithTheirTokens(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             let day = 86_400.0
             try store.store(refreshToken("old-1", family: "old", expiresIn: day))
             try store.store(refreshToken("old-2", family: "old", expiresIn: 2 * day))
@@ -130,7 +161,7 @@ import Testing
 
     @Test(arguments: StoreBackend.allCases)
     func aPendingSignInIsRecordedOnceByRequestAndByRegistration(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             let signIn = PendingSignIn(requestId: "r1", registrationId: "g1", email: "a@example.com", replyKey: "client-1", createdAt: startDate)
             #expect(try store.recordPending(signIn) == signIn)
             let again = PendingSignIn(requestId: "r1", registrationId: "g2", email: "b@example.com", replyKey: "client-2", createdAt: startDate)
@@ -147,7 +178,7 @@ import Testing
     /// A deleted account's address leaves no pending sign-in; the sweep forgets those recorded before its cut-off.
     @Test(arguments: StoreBackend.allCases)
     func pendingSignInsAreForgottenByAddressAndByAge(backend: StoreBackend) throws {
-        try backend.withStore(BackendOptions.tokenStore(at:)) { (store) throws in
+        try backend.withTokenStore { (store) throws in
             let leaver = PendingSignIn(requestId: "r1", registrationId: "g1", email: "leaver@example.com", replyKey: "k1", createdAt: startDate)
             let old = PendingSignIn(requestId: "r2", registrationId: "g2", email: "old@example.com", replyKey: "k2",
                                     createdAt: startDate.addingTimeInterval(-3_600))

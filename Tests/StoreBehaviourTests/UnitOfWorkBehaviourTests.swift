@@ -31,7 +31,7 @@ import Verification
 
     static let request = Event.codeRequested(CodeRequested(requestId: "req-1", email: "ada@example.com", purpose: .login))
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func theWritesAndTheAnswerCommitTogether(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let (memo, accounts) = try stores(at: url)
@@ -45,7 +45,7 @@ import Verification
         }
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aFailureInsideRollsBackTheWritesAndTheAnswer(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let (memo, accounts) = try stores(at: url)
@@ -62,7 +62,7 @@ import Verification
 
     /// The crash "after the step's commit, before the memo's" cannot happen: when the memo's write
     /// fails, the step's write is undone with it, and the request is not answered.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aMemoWriteThatFailsRollsTheStepsWritesBack(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let (memo, accounts) = try stores(at: url)
@@ -75,7 +75,7 @@ import Verification
 
     /// A replica answered the request after this run found no answer: this run's writes are undone
     /// and it gives the replica's answer.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aRunThatFindsItsRequestAnsweredMeanwhileIsUndoneAndGivesThatAnswer(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let (memo, accounts) = try stores(at: url)
@@ -91,7 +91,7 @@ import Verification
     }
 
     /// A store transaction that fails inside the unit undoes its own writes only, as it would alone.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aFailedStoreTransactionInsideUndoesOnlyItsOwnWrites(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let (memo, accounts) = try stores(at: url)
@@ -108,7 +108,7 @@ import Verification
 
     /// The code and token stores are in the account database (on SQLite, the embedded defaults of a
     /// data directory): a code used and a token rotated inside the unit roll back with its answer.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func aCodeUsedAndATokenRotatedRollBackWithTheAnswer(backend: StoreBackend) throws {
         try backend.withWorkerStores { (options) throws in
             let (memo, codes, tokens) = (try options.answerMemo(of: "worker"), try options.codeStore(), try options.tokenStore())

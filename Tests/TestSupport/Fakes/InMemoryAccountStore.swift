@@ -6,7 +6,7 @@ import SignIn
 import Synchronization
 
 /// Accounts, sagas, sign-in failures and account changes in memory, with the SQL stores' semantics:
-/// unique emails, compare-and-set saga saves, and an account change committed with its account update.
+/// unique uids and emails, compare-and-set saga saves, and an account change committed with its account update.
 public final class InMemoryAccountStore: AccountChangeStore {
     private struct FailureKey: Hashable {
         var uid: String
@@ -33,7 +33,9 @@ public final class InMemoryAccountStore: AccountChangeStore {
         try writes.check()
         return state.withLock { state in
             if let existing = state.sagas[saga.registrationId] { return .existing(existing) }
-            guard !state.accounts.values.contains(where: { $0.email == account.email }) else { return .emailTaken }
+            guard state.accounts[account.uid] == nil, !state.accounts.values.contains(where: { $0.email == account.email }) else {
+                return .emailTaken
+            }
             state.accounts[account.uid] = account
             state.sagas[saga.registrationId] = saga
             return .started
@@ -83,7 +85,8 @@ public final class InMemoryAccountStore: AccountChangeStore {
 
     public func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] {
         state.withLock { state in
-            state.sagas.values.filter { stages.contains($0.stage) && $0.updatedAt < date }.sorted { $0.updatedAt < $1.updatedAt }
+            state.sagas.values.filter { stages.contains($0.stage) && $0.updatedAt < date }
+                .sorted { ($0.updatedAt, $0.registrationId) < ($1.updatedAt, $1.registrationId) }
         }
     }
 
@@ -132,7 +135,9 @@ public final class InMemoryAccountStore: AccountChangeStore {
                state.accounts[record.uid].map({ ($0.status, $0.passwordHash) == (.active, authenticated) }) != true {
                 return .credentialsChanged
             }
-            if let email = update.email, state.accounts.values.contains(where: { $0.email == email }) { return .emailTaken }
+            if let email = update.email, state.accounts.values.contains(where: { $0.email == email && $0.uid != record.uid }) {
+                return .emailTaken
+            }
             try Self.apply(update, to: record.uid, in: &state)
             var stored = record
             if record.sendsCommand { stored.revision = Self.nextRevision(of: record.uid, in: &state) }
@@ -156,7 +161,8 @@ public final class InMemoryAccountStore: AccountChangeStore {
 
     public func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord] {
         state.withLock { state in
-            state.changes.values.filter { $0.stage == stage && $0.updatedAt < date }.sorted { $0.updatedAt < $1.updatedAt }
+            state.changes.values.filter { $0.stage == stage && $0.updatedAt < date }
+                .sorted { ($0.updatedAt, $0.requestId) < ($1.updatedAt, $1.requestId) }
         }
     }
 

@@ -3,11 +3,13 @@ import Foundation
 import SignIn
 import Synchronization
 
-/// Refresh tokens, their families and pending sign-ins in memory.
+/// Refresh tokens, their families and pending sign-ins in memory, as the SQL token store keeps them: a family is
+/// recorded by its first token stored (its account, client and start) and follows its newest (its last use and expiry);
+/// a token or a pending sign-in stored again changes nothing.
 public final class InMemoryTokenStore: TokenStore {
     private struct State {
         var tokens: [String: RefreshToken] = [:]
-        var revokedFamilies: Set<String> = []
+        var families: [String: TokenFamily] = [:]
         var pending: [String: PendingSignIn] = [:]
     }
 
@@ -16,7 +18,7 @@ public final class InMemoryTokenStore: TokenStore {
     public init() {}
 
     public func store(_ token: RefreshToken) throws(StoreError) {
-        state.withLock { $0.tokens[token.digest] = token }
+        state.withLock { Self.insert(token, in: &$0) }
     }
 
     public func token(digest: String) throws(StoreError) -> RefreshToken? {
@@ -32,9 +34,9 @@ public final class InMemoryTokenStore: TokenStore {
             case .rotate:
                 state.tokens[digest]?.replacedBy = next.issuedBy
                 state.tokens[digest]?.replacedWith = replyKey
-                state.tokens[next.digest] = next
+                Self.insert(next, in: &state)
             case .revokeFamily:
-                if let presented { state.revokedFamilies.insert(presented.family) }
+                if let presented { state.families[presented.family]?.revoked = true }
             case .refuse:
                 break
             }
@@ -44,54 +46,45 @@ public final class InMemoryTokenStore: TokenStore {
 
     public func revokeAll(uid: String) throws(StoreError) {
         state.withLock { state in
-            state.revokedFamilies.formUnion(state.tokens.values.filter { $0.uid == uid }.map(\.family))
+            for (id, family) in state.families where family.uid == uid { state.families[id]?.revoked = true }
         }
     }
 
     public func family(_ id: String) throws(StoreError) -> TokenFamily? {
-        state.withLock { Self.family(id, in: $0) }
+        state.withLock { $0.families[id] }
     }
 
     public func liveFamilies(uid: String, at now: Date) throws(StoreError) -> [TokenFamily] {
         state.withLock { state in
-            Set(state.tokens.values.filter { $0.uid == uid }.map(\.family)).compactMap { Self.family($0, in: state) }
-                .filter { $0.isLive(at: now) }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+            state.families.values.filter { $0.uid == uid && !$0.revoked && $0.expiresAt > now }
+                .sorted { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.id < $1.id }
         }
     }
 
     @discardableResult
     public func revoke(family id: String, of uid: String) throws(StoreError) -> Bool {
         state.withLock { state in
-            guard Self.family(id, in: state)?.uid == uid else { return false }
-            state.revokedFamilies.insert(id)
+            guard state.families[id]?.uid == uid else { return false }
+            state.families[id]?.revoked = true
             return true
         }
-    }
-
-    /// The family `id` as its tokens make it up: the first token's uid and client, the first and latest issue times.
-    private static func family(_ id: String, in state: State) -> TokenFamily? {
-        let members = state.tokens.values.filter { $0.family == id }.sorted { $0.issuedAt < $1.issuedAt }
-        guard let first = members.first, let last = members.last else { return nil }
-        return TokenFamily(id: id, uid: first.uid, clientId: first.clientId, createdAt: first.issuedAt, lastUsedAt: last.issuedAt,
-                           expiresAt: members.map(\.expiresAt).max()!, revoked: state.revokedFamilies.contains(id))
     }
 
     @discardableResult
     public func forgetExpiredFamilies(expiredBefore cutoff: Date, limit: Int) throws(StoreError) -> Int {
         state.withLock { state in
-            let newest = Dictionary(state.tokens.values.map { ($0.family, $0.expiresAt) }, uniquingKeysWith: max)
-            let expired = Set(newest.filter { $0.value < cutoff }.keys.sorted().prefix(limit))
+            let expired = Set(state.families.values.filter { $0.expiresAt < cutoff }.sorted { ($0.expiresAt, $0.id) < ($1.expiresAt, $1.id) }
+                .prefix(limit).map(\.id))
             state.tokens = state.tokens.filter { !expired.contains($0.value.family) }
-            state.revokedFamilies.subtract(expired)
+            state.families = state.families.filter { !expired.contains($0.key) }
             return expired.count
         }
     }
 
     public func forget(uid: String) throws(StoreError) {
         state.withLock { state in
-            let families = Set(state.tokens.values.filter { $0.uid == uid }.map(\.family))
             state.tokens = state.tokens.filter { $0.value.uid != uid }
-            state.revokedFamilies.subtract(families)
+            state.families = state.families.filter { $0.value.uid != uid }
         }
     }
 
@@ -125,13 +118,32 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
-    /// Every token stored.
-    public var tokens: [RefreshToken] { state.withLock { state in state.tokens.values.map { Self.token($0.digest, in: state)! } } }
+    /// Every token stored, by digest.
+    public var tokens: [RefreshToken] {
+        state.withLock { state in state.tokens.keys.sorted().compactMap { Self.token($0, in: state) } }
+    }
 
+    /// Stores `token` unless its digest is stored already: its family is recorded by its first token, and takes the
+    /// latest issue and expiry of its tokens.
+    private static func insert(_ token: RefreshToken, in state: inout State) {
+        var family = state.families[token.family] ?? TokenFamily(
+            id: token.family, uid: token.uid, clientId: token.clientId, createdAt: token.issuedAt, lastUsedAt: token.issuedAt,
+            expiresAt: token.expiresAt, revoked: false)
+        family.expiresAt = max(family.expiresAt, token.expiresAt)
+        family.lastUsedAt = max(family.lastUsedAt, token.issuedAt)
+        state.families[token.family] = family
+        guard state.tokens[token.digest] == nil else { return }
+        var stored = token
+        stored.familyRevoked = false
+        stored.clientId = nil
+        state.tokens[token.digest] = stored
+    }
+
+    /// The token `digest` as read with its family: revoked with it, and of its client.
     private static func token(_ digest: String, in state: State) -> RefreshToken? {
-        guard var token = state.tokens[digest] else { return nil }
-        token.familyRevoked = state.revokedFamilies.contains(token.family)
-        token.clientId = family(token.family, in: state)?.clientId
+        guard var token = state.tokens[digest], let family = state.families[token.family] else { return nil }
+        token.familyRevoked = family.revoked
+        token.clientId = family.clientId
         return token
     }
 }
