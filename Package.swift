@@ -7,7 +7,8 @@ import PackageDescription
 /// - C system libraries (`CRDKafka`, `CSodium`, `CSQLite`, `CVips` + `VipsShim`, `CPostgres`, `CCurl` + `CurlShim`,
 ///   `CPwquality`, `CZxcvbn`, `CMicroHTTPD` + `MicroHTTPDShim`):
 ///   thin wrappers, nothing else.
-/// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions.
+/// - `Support`: command-line conventions, JSON logs, signals, back-off, `Duration` conversions, and the metrics registry
+///   (`MetricsRegistry`: counters, gauges, histograms in the Prometheus text format).
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
 /// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway.
@@ -88,11 +89,10 @@ let package = Package(
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
-        .target(name: "Metrics"),
         .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD"]),
-        .target(name: "Operations", dependencies: ["HTTPServer", "Metrics", "Support", "Domain"]),
+        .target(name: "Operations", dependencies: ["HTTPServer", "Support", "Domain"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
-        .target(name: "Crypto", dependencies: ["CSodium", "Support", "Metrics"]),
+        .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
@@ -113,12 +113,12 @@ let package = Package(
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
         .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
-        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto", "Metrics"]),
+        .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support", "Backends", "EmbeddedStores"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support", "Backends", "EmbeddedStores"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Accounts", "EventTransport", "Support"]),
         .target(name: "Gateway", dependencies: [
-            "HTTPServer", "Metrics", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport", "Operations",
+            "HTTPServer", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport", "Operations",
             "S3Store",
         ]),
         .target(name: "Console", dependencies: [
@@ -140,11 +140,11 @@ let package = Package(
         // only its role's C libraries).
         .target(name: "WorkerAssembly", dependencies: [
             "Support", "Crypto", "Domain", "Accounts", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "Operations", "Metrics",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "Operations",
         ]),
         .target(name: "AccountAssembly", dependencies: [
             "WorkerAssembly", "Backends", "SQLBackends", "SMTPCourier", "PasswordQuality", "AccountChanges", "Accounts", "Courier", "Crypto",
-            "CryptoAdapters", "Domain", "Metrics", "Registration", "SignIn", "Support", "Verification",
+            "CryptoAdapters", "Domain", "Registration", "SignIn", "Support", "Verification",
         ]),
         .target(name: "ImageAssembly", dependencies: [
             "WorkerAssembly", "Backends", "S3Store", "Crypto", "Domain", "Imaging", "ImagingAdapters", "Registration", "Support",
@@ -177,7 +177,6 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaCommands", "Support", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Support", "TestSupport"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Support", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "TestSupport"]),
@@ -194,7 +193,7 @@ let package = Package(
         // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).
         .target(name: "TestSupport", dependencies: [
             "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
-            "Kafka", "KafkaCommands", "Metrics", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
+            "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
             "WorkerRuntime", "SQLBackends", "S3Store", "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
         ], path: "Tests/TestSupport"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
