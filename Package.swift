@@ -40,7 +40,6 @@ import PackageDescription
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl); opens the mailer, SMTP or the file outbox.
 /// - `EventTransport`: how every Registrar process reaches Kafka — the connection options, an event as a Kafka message
 ///   with the standard headers and back, topic snapshots (workers, clients and tools alike).
-/// - `TopicProvisioning`: creates and checks a cluster's topics from `Domain`'s table (Kafka Admin API).
 /// - `WorkerRuntime`: the consume → handle → produce → commit loop with dead letters.
 /// - `WorkerAssembly`: what the workers share and the system knows of each (`WorkerKind`: role, options, steps, letters;
 ///   the ACLs, the key distribution), their keys and how a worker process runs its stack. Links no store.
@@ -53,7 +52,8 @@ import PackageDescription
 ///   `RegistrarClient`, and its composition from the command line. Testable in process (`Gateway.handle`).
 /// - `Console`: the operators' view (`registrar console`, `status`'s saga paths, `dlq`, `audit`): reads Kafka and
 ///   the stores, serves escaped pages and a CSRF-guarded replay. Testable in process (`Console.handle`).
-/// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests).
+/// - `Installation`: a broker and the workers as processes in one data directory (demo, chaos, live tests), the keys
+///   they share, and a cluster's topics created and checked from `Domain`'s table (Kafka Admin API, `registrar topics`).
 /// - `DevTools`: `registrar-dev`'s commands — the local broker, the demo, chaos runs and the benchmarks; not the product.
 /// - Executables, whose `main` only wires the above together: `registrar` (product commands only), `registrar-dev`,
 ///   the four workers (each its role's assembly alone: `WorkerLinkageTests`), `kafka-tool`.
@@ -112,7 +112,6 @@ let package = Package(
         .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
         .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
-        .target(name: "TopicProvisioning", dependencies: ["Kafka", "Domain"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support", "Backends", "EmbeddedStores"]),
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support", "Backends", "EmbeddedStores"]),
@@ -165,7 +164,7 @@ let package = Package(
         .executableTarget(name: "relay-baseline", dependencies: ["CRDKafka"],
                           cSettings: [.define("REGISTRAR_VERSION", to: "\"0.9.0\"")]),  // RegistrarVersion.current; VersionTests compares
         .executableTarget(name: "registrar", dependencies: [
-            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "SignIn", "EventTransport", "TopicProvisioning",
+            "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "SignIn", "EventTransport",
             "RegistrarClient", "Installation", "WorkerAssembly", "Gateway", "Console", "S3Store", "SQLBackends",
         ]),
         .executableTarget(name: "registrar-dev", dependencies: ["DevTools", "Support"]),
