@@ -28,14 +28,14 @@ import PackageDescription
 /// - `CryptoAdapters`: the libsodium implementations of the core's crypto ports.
 /// - `ImagingAdapters`: the libvips implementation of the core's `AvatarImaging` port.
 /// - `PasswordQuality`: the libpwquality and zxcvbn implementations of `Domain`'s `PasswordBlocklist` port.
-/// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
-///   over the `SQLDatabase` seam and its `SQLDialect`; `SQLiteDriver` and `PostgresDriver` implement the seam.
 /// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
 /// - `Backends`: where an installation keeps its stores (`BackendOptions`: a URL per store, else the data directory)
 ///   and its key files. No I/O library: each store is opened by the module that implements it, so that a process
 ///   links only the libraries of the stores it opens.
-/// - `SQLBackends`: opens the account and profile databases (and the codes, tokens and answers kept in the
-///   account database), SQLite or PostgreSQL by URL; sets up their schemas and roles.
+/// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
+///   over the `SQLDatabase` seam and its `SQLDialect`, which SQLite (`SQLite/`) and libpq (`Postgres/`) implement; and
+///   how an installation opens its account and profile databases (and the codes, tokens and answers kept in the
+///   account database), SQLite or PostgreSQL by URL, and sets up their schemas and roles (`Opening/`).
 /// - `S3Store`: the production object store (libcurl); opens the object store, S3 or files by URL.
 /// - `SMTPCourier`: the production `Mailer`, over SMTP (libcurl); opens the mailer, SMTP or the file outbox.
 /// - `EventTransport`: how every Registrar process reaches Kafka — the connection options, an event as a Kafka message
@@ -107,10 +107,6 @@ let package = Package(
         .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Accounts"]),
         .target(name: "PasswordQuality", dependencies: ["CPwquality", "CZxcvbn", "Domain"]),
         .target(name: "EmbeddedStores", dependencies: ["Domain", "Accounts", "Courier", "Support"]),
-        // SQL stores, written once over a driver seam; one thin driver per database.
-        .target(name: "SQLStores", dependencies: ["Domain", "Accounts"]),
-        .target(name: "SQLiteDriver", dependencies: ["CSQLite", "Domain", "SQLStores", "Support"]),
-        .target(name: "PostgresDriver", dependencies: ["CPostgres", "Domain", "SQLStores", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
         .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support", "Backends", "EmbeddedStores"]),
@@ -121,19 +117,18 @@ let package = Package(
             "S3Store",
         ]),
         .target(name: "Console", dependencies: [
-            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "S3Store", "SQLBackends", "Support",
+            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "S3Store", "SQLStores", "Support",
             "WorkerAssembly",
         ]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
         // Development tools (`registrar-dev`): the local broker, the demo, chaos runs and benchmarks.
         .target(name: "DevTools", dependencies: [
             "Backends", "Console", "Crypto", "CryptoAdapters", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
-            "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "S3Store", "SignIn", "SQLBackends", "Support",
+            "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "S3Store", "SignIn", "SQLStores", "Support",
         ]),
         .target(name: "Backends", dependencies: ["EmbeddedStores", "Crypto", "Support"]),
-        .target(name: "SQLBackends", dependencies: [
-            "Backends", "EmbeddedStores", "SQLStores", "SQLiteDriver", "PostgresDriver", "Domain", "Accounts", "Support",
-        ]),
+        // The SQL stores, written once over a dialect seam, its two implementations (SQLite, libpq), and their opening.
+        .target(name: "SQLStores", dependencies: ["CSQLite", "CPostgres", "Backends", "EmbeddedStores", "Domain", "Accounts", "Support"]),
 
         // The workers' composition: what they share, then each role's (`WorkerLinkageTests`: each executable links
         // only its role's C libraries).
@@ -142,15 +137,15 @@ let package = Package(
             "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "Operations",
         ]),
         .target(name: "AccountAssembly", dependencies: [
-            "WorkerAssembly", "Backends", "SQLBackends", "SMTPCourier", "PasswordQuality", "AccountChanges", "Accounts", "Courier", "Crypto",
+            "WorkerAssembly", "Backends", "SQLStores", "SMTPCourier", "PasswordQuality", "AccountChanges", "Accounts", "Courier", "Crypto",
             "CryptoAdapters", "Domain", "Registration", "SignIn", "Support", "Verification",
         ]),
         .target(name: "ImageAssembly", dependencies: [
             "WorkerAssembly", "Backends", "S3Store", "Crypto", "Domain", "Imaging", "ImagingAdapters", "Registration", "Support",
         ]),
-        .target(name: "ProfileAssembly", dependencies: ["WorkerAssembly", "Backends", "SQLBackends", "AccountChanges", "Domain", "Registration", "Support"]),
+        .target(name: "ProfileAssembly", dependencies: ["WorkerAssembly", "Backends", "SQLStores", "AccountChanges", "Domain", "Registration", "Support"]),
         .target(name: "CodeDispatchAssembly", dependencies: [
-            "WorkerAssembly", "Backends", "SQLBackends", "SMTPCourier", "Courier", "CryptoAdapters", "Domain", "Support", "Verification",
+            "WorkerAssembly", "Backends", "SQLStores", "SMTPCourier", "Courier", "CryptoAdapters", "Domain", "Support", "Verification",
         ]),
 
         // MARK: Build tools
@@ -165,7 +160,7 @@ let package = Package(
                           cSettings: [.define("REGISTRAR_VERSION", to: "\"0.9.0\"")]),  // RegistrarVersion.current; VersionTests compares
         .executableTarget(name: "registrar", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "SignIn", "EventTransport",
-            "RegistrarClient", "Installation", "WorkerAssembly", "Gateway", "Console", "S3Store", "SQLBackends",
+            "RegistrarClient", "Installation", "WorkerAssembly", "Gateway", "Console", "S3Store", "SQLStores",
         ]),
         .executableTarget(name: "registrar-dev", dependencies: ["DevTools", "Support"]),
         .executableTarget(name: "account-worker", dependencies: ["AccountAssembly", "WorkerAssembly"]),
@@ -193,16 +188,16 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
             "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "SignIn", "Support", "Verification", "WorkerAssembly",
-            "WorkerRuntime", "SQLBackends", "S3Store", "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
+            "WorkerRuntime", "SQLStores", "S3Store", "AccountAssembly", "ImageAssembly", "ProfileAssembly", "CodeDispatchAssembly",
         ], path: "Tests/TestSupport"),
         // The store behaviour suites, each run on SQLite and on PostgreSQL; then each driver's own tests.
         .testTarget(name: "StoreBehaviourTests", dependencies: [
             "Backends", "TestSupport", "Domain", "Registration", "Verification", "SignIn", "AccountChanges", "Courier",
-            "CryptoAdapters", "SQLiteDriver", "PostgresDriver", "WorkerAssembly", "Installation", "Crypto",
-            "RegistrarClient", "Support", "SQLStores", "SQLBackends", "SMTPCourier", "AccountAssembly",
+            "CryptoAdapters", "SQLStores", "WorkerAssembly", "Installation", "Crypto",
+            "RegistrarClient", "Support", "SMTPCourier", "AccountAssembly",
         ]),
         .testTarget(name: "SQLDriverTests", dependencies: [
-            "SQLStores", "SQLiteDriver", "PostgresDriver", "CSQLite", "TestSupport", "Domain", "Registration", "SignIn",
+            "SQLStores", "CSQLite", "TestSupport", "Domain", "Registration", "SignIn",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
             "S3Store", "Curl", "EmbeddedStores", "TestSupport", "Backends", "Crypto", "Domain", "Registration",
@@ -211,10 +206,10 @@ let package = Package(
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "TestSupport", "Courier", "Domain"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "TestSupport", "SignIn",
-            "EventTransport", "RegistrarClient", "Installation", "SQLBackends",
+            "EventTransport", "RegistrarClient", "Installation", "SQLStores",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "SQLiteDriver", "CryptoAdapters", "TestSupport", "Support",
+            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "CryptoAdapters", "TestSupport", "Support",
         ]),
         .testTarget(name: "SignInTests", dependencies: [
             "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges", "TestSupport",
@@ -232,7 +227,7 @@ let package = Package(
         .testTarget(name: "InProcessTests", dependencies: [
             "Kafka", "Support", "Crypto", "Domain", "Registration", "Backends", "WorkerRuntime", "SignIn", "TestSupport",
             "EventTransport", "WorkerAssembly", "RegistrarClient", "Installation", "CryptoAdapters", "Gateway", "Console", "HTTPServer",
-            "SQLBackends", "S3Store",
+            "SQLStores", "S3Store",
         ]),
     ]
 )

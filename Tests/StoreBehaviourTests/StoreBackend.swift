@@ -1,9 +1,7 @@
 import Backends
 import Domain
-import PostgresDriver
 import Registration
-import SQLBackends
-import SQLiteDriver
+import SQLStores
 @testable import TestSupport
 
 /// An implementation of the stores, to run one behaviour suite against each.

@@ -4,7 +4,6 @@ import Domain
 import EmbeddedStores
 import Foundation
 import SQLStores
-import SQLiteDriver
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -3,8 +3,6 @@ import Backends
 import Foundation
 import Domain
 import EmbeddedStores
-import SQLiteDriver
-import SQLStores
 import Support
 
 /// The stores of sign-in: the account store with sign-in failures and account changes, and the code

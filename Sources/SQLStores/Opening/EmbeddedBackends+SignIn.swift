@@ -3,8 +3,6 @@ import Backends
 import Domain
 import Foundation
 import EmbeddedStores
-import SQLiteDriver
-import SQLStores
 
 /// The embedded stores of codes and sign-in.
 extension EmbeddedBackends {
