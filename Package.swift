@@ -14,7 +14,7 @@ import PackageDescription
 /// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway.
 /// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP (and the chaos run's apps).
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
-///   `ContractLimits`).
+///   `ContractLimits`; it implements the core's `AvatarImaging` port too, refusals typed as reason codes).
 /// - `Domain`: the topic contract (events, codec, reason codes), shared rules and the step protocol. No I/O library.
 /// - `Accounts`: the account core every flow shares — the account aggregate and its store ports (with the records of
 ///   the sagas that change it), the other ports (profiles, objects, seals, tokens, codes, crypto), the rules of seals,
@@ -26,7 +26,6 @@ import PackageDescription
 ///   requests and account changes: their steps and sagas, side by side on `Accounts` (and `Courier`); no flow imports
 ///   another, and the composition root (a role's assembly) wires one to another's port. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of the core's crypto ports.
-/// - `ImagingAdapters`: the libvips implementation of the core's `AvatarImaging` port.
 /// - `PasswordQuality`: the libpwquality and zxcvbn implementations of `Domain`'s `PasswordBlocklist` port.
 /// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
 /// - `Backends`: where an installation keeps its stores (`BackendOptions`: a URL per store, else the data directory)
@@ -93,7 +92,7 @@ let package = Package(
         .target(name: "Operations", dependencies: ["HTTPServer", "Support", "Domain"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
-        .target(name: "Imaging", dependencies: ["VipsShim", "Domain"]),
+        .target(name: "Imaging", dependencies: ["VipsShim", "Domain", "Accounts"]),
         .target(name: "Curl", dependencies: ["CurlShim", "Support"]),
         .target(name: "Domain", dependencies: ["Support"]),
         .target(name: "Accounts", dependencies: ["Domain", "Support"]),
@@ -104,7 +103,6 @@ let package = Package(
         .target(name: "SignIn", dependencies: ["Domain", "Accounts", "Courier"]),
         .target(name: "AccountChanges", dependencies: ["Domain", "Accounts", "Courier"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Accounts"]),
-        .target(name: "ImagingAdapters", dependencies: ["Imaging", "Domain", "Accounts"]),
         .target(name: "PasswordQuality", dependencies: ["CPwquality", "CZxcvbn", "Domain"]),
         .target(name: "EmbeddedStores", dependencies: ["Domain", "Accounts", "Courier", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
@@ -141,7 +139,7 @@ let package = Package(
             "CryptoAdapters", "Domain", "Registration", "SignIn", "Support", "Verification",
         ]),
         .target(name: "ImageAssembly", dependencies: [
-            "WorkerAssembly", "Backends", "S3Store", "Crypto", "Domain", "Imaging", "ImagingAdapters", "Registration", "Support",
+            "WorkerAssembly", "Backends", "S3Store", "Crypto", "Domain", "Imaging", "Registration", "Support",
         ]),
         .target(name: "ProfileAssembly", dependencies: ["WorkerAssembly", "Backends", "SQLStores", "AccountChanges", "Domain", "Registration", "Support"]),
         .target(name: "CodeDispatchAssembly", dependencies: [
@@ -178,7 +176,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Support", "TestSupport"]),
         .testTarget(name: "EventTransportTests", dependencies: ["EventTransport", "Crypto", "Domain", "Kafka", "TestSupport"]),
         .testTarget(name: "PasswordQualityTests", dependencies: ["PasswordQuality", "Domain", "TestSupport"], exclude: ["reference_verdicts.py"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingAdapters", "Domain", "Support", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Domain", "Support", "TestSupport"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Support", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Domain", "Support", "TestSupport", "WorkerAssembly"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "TestSupport"]),
