@@ -11,7 +11,8 @@ import PackageDescription
 ///   (`MetricsRegistry`: counters, gauges, histograms in the Prometheus text format).
 /// - `Kafka`: a Swift Kafka client over librdkafka that knows nothing of registration.
 /// - `KafkaCommands`: `kafka-tool`'s commands, and the mock broker with its control socket.
-/// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway.
+/// - `HTTPServer`: libmicrohttpd (TLS by GnuTLS) behind an async handler, for the gateway and the console; and every
+///   process's operations endpoint (`/metrics`, `/healthz`, `/readyz`) and the HTTP edges' TLS options (`Operations/`).
 /// - `Curl`: libcurl's easy interface behind a Swift type, for S3 and SMTP (and the chaos run's apps).
 /// - `Crypto`, `Imaging`: libsodium and libvips behind Swift value types (`Imaging`'s default limits are `Domain`'s
 ///   `ContractLimits`; it implements the core's `AvatarImaging` port too, refusals typed as reason codes).
@@ -30,7 +31,8 @@ import PackageDescription
 /// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
 /// - `Backends`: where an installation keeps its stores (`BackendOptions`: a URL per store, else the data directory)
 ///   and its key files. No I/O library: each store is opened by the module that implements it, so that a process
-///   links only the libraries of the stores it opens.
+///   links only the libraries of the stores it opens. And how a process waits out the outage of its stores at start
+///   (`StartupWait`).
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`, which SQLite (`SQLite/`) and libpq (`Postgres/`) implement; and
 ///   how an installation opens its account and profile databases (and the codes, tokens and answers kept in the
@@ -46,7 +48,6 @@ import PackageDescription
 ///   options build its stack (`RunnableWorker`), linking only its role's stores and C libraries; each depended on by its
 ///   executable and the tests alone.
 /// - `RegistrarClient`: publish a request and await its outcome, seal secrets (the CLI, demo, chaos and tests).
-/// - `Operations`: a process's `/metrics`, `/healthz` and `/readyz` endpoint, and the TLS options of the HTTP edges.
 /// - `Gateway`: the HTTPS edge the apps call (`registrar gateway`): endpoints over `HTTPServer`, requests through
 ///   `RegistrarClient`, and its composition from the command line. Testable in process (`Gateway.handle`).
 /// - `Console`: the operators' view (`registrar console`, `status`'s saga paths, `dlq`, `audit`): reads Kafka and
@@ -88,8 +89,7 @@ let package = Package(
         // MARK: Libraries
         .target(name: "Kafka", dependencies: ["CRDKafka", "Support"]),
         .target(name: "Support"),
-        .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD"]),
-        .target(name: "Operations", dependencies: ["HTTPServer", "Support", "Domain"]),
+        .target(name: "HTTPServer", dependencies: ["MicroHTTPDShim", "CMicroHTTPD", "Support"]),
         .target(name: "KafkaCommands", dependencies: ["Kafka", "Support"]),
         .target(name: "Crypto", dependencies: ["CSodium", "Support"]),
         .target(name: "Imaging", dependencies: ["VipsShim", "Domain", "Accounts"]),
@@ -111,11 +111,11 @@ let package = Package(
         .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support", "Backends", "EmbeddedStores"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Accounts", "EventTransport", "Support"]),
         .target(name: "Gateway", dependencies: [
-            "HTTPServer", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport", "Operations",
+            "HTTPServer", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport",
             "S3Store",
         ]),
         .target(name: "Console", dependencies: [
-            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "Operations", "S3Store", "SQLStores", "Support",
+            "Accounts", "Backends", "Crypto", "Domain", "EventTransport", "HTTPServer", "Kafka", "S3Store", "SQLStores", "Support",
             "WorkerAssembly",
         ]),
         .target(name: "Installation", dependencies: ["Backends", "Crypto", "Domain", "EventTransport", "Kafka", "Support", "RegistrarClient"]),
@@ -124,7 +124,7 @@ let package = Package(
             "Backends", "Console", "Crypto", "CryptoAdapters", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
             "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "S3Store", "SignIn", "SQLStores", "Support",
         ]),
-        .target(name: "Backends", dependencies: ["EmbeddedStores", "Crypto", "Support"]),
+        .target(name: "Backends", dependencies: ["EmbeddedStores", "Crypto", "Domain", "Support"]),
         // The SQL stores, written once over a dialect seam, its two implementations (SQLite, libpq), and their opening.
         .target(name: "SQLStores", dependencies: ["CSQLite", "CPostgres", "Backends", "EmbeddedStores", "Domain", "Accounts", "Support"]),
 
@@ -132,7 +132,7 @@ let package = Package(
         // only its role's C libraries).
         .target(name: "WorkerAssembly", dependencies: [
             "Support", "Crypto", "Domain", "Accounts", "Registration", "Backends", "WorkerRuntime", "Kafka", "EventTransport",
-            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "Operations",
+            "Courier", "Verification", "SignIn", "AccountChanges", "CryptoAdapters", "HTTPServer",
         ]),
         .target(name: "AccountAssembly", dependencies: [
             "WorkerAssembly", "Backends", "SQLStores", "SMTPCourier", "PasswordQuality", "AccountChanges", "Accounts", "Courier", "Crypto",

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPServer
 import Support
 
 /// What a process says of itself on `/healthz` and `/readyz`.
