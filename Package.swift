@@ -28,10 +28,10 @@ import PackageDescription
 ///   another, and the composition root (a role's assembly) wires one to another's port. No I/O library.
 /// - `CryptoAdapters`: the libsodium implementations of the core's crypto ports.
 /// - `PasswordQuality`: the libpwquality and zxcvbn implementations of `Domain`'s `PasswordBlocklist` port.
-/// - `EmbeddedStores`: the file implementations (objects, outbox) and the data directory's layout.
 /// - `Backends`: where an installation keeps its stores (`BackendOptions`: a URL per store, else the data directory)
-///   and its key files. No I/O library: each store is opened by the module that implements it, so that a process
-///   links only the libraries of the stores it opens. And how a process waits out the outage of its stores at start
+///   and its key files; the data directory's layout and the file stores kept there (objects, outbox: `Embedded/`). No
+///   I/O library: each other store is opened by the module that implements it, so that a process links only the
+///   libraries of the stores it opens. And how a process waits out the outage of its stores at start
 ///   (`StartupWait`).
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`, which SQLite (`SQLite/`) and libpq (`Postgres/`) implement; and
@@ -104,11 +104,10 @@ let package = Package(
         .target(name: "AccountChanges", dependencies: ["Domain", "Accounts", "Courier"]),
         .target(name: "CryptoAdapters", dependencies: ["Crypto", "Domain", "Accounts"]),
         .target(name: "PasswordQuality", dependencies: ["CPwquality", "CZxcvbn", "Domain"]),
-        .target(name: "EmbeddedStores", dependencies: ["Domain", "Accounts", "Courier", "Support"]),
         .target(name: "EventTransport", dependencies: ["Kafka", "Domain", "Crypto", "Support"]),
         .target(name: "WorkerRuntime", dependencies: ["Kafka", "Support", "Domain", "EventTransport", "Crypto"]),
-        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support", "Backends", "EmbeddedStores"]),
-        .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support", "Backends", "EmbeddedStores"]),
+        .target(name: "S3Store", dependencies: ["Curl", "Crypto", "Domain", "Accounts", "Support", "Backends"]),
+        .target(name: "SMTPCourier", dependencies: ["Curl", "Courier", "Domain", "Support", "Backends"]),
         .target(name: "RegistrarClient", dependencies: ["Kafka", "Crypto", "Domain", "Accounts", "EventTransport", "Support"]),
         .target(name: "Gateway", dependencies: [
             "HTTPServer", "RegistrarClient", "Domain", "Accounts", "Crypto", "Support", "Backends", "EventTransport",
@@ -124,9 +123,9 @@ let package = Package(
             "Backends", "Console", "Crypto", "CryptoAdapters", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Imaging", "Installation",
             "Kafka", "KafkaCommands", "RegistrarClient", "Registration", "S3Store", "SignIn", "SQLStores", "Support",
         ]),
-        .target(name: "Backends", dependencies: ["EmbeddedStores", "Crypto", "Domain", "Support"]),
+        .target(name: "Backends", dependencies: ["Crypto", "Domain", "Accounts", "Courier", "Support"]),
         // The SQL stores, written once over a dialect seam, its two implementations (SQLite, libpq), and their opening.
-        .target(name: "SQLStores", dependencies: ["CSQLite", "CPostgres", "Backends", "EmbeddedStores", "Domain", "Accounts", "Support"]),
+        .target(name: "SQLStores", dependencies: ["CSQLite", "CPostgres", "Backends", "Domain", "Accounts", "Support"]),
 
         // The workers' composition: what they share, then each role's (`WorkerLinkageTests`: each executable links
         // only its role's C libraries).
@@ -181,7 +180,7 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: ["Domain", "Support", "TestSupport", "WorkerAssembly"]),
         .testTarget(name: "RegistrationTests", dependencies: ["Domain", "Registration", "TestSupport"]),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools", "AccountChanges", "Domain", "Registration", "TestSupport"]),
-        .testTarget(name: "EmbeddedStoresTests", dependencies: ["EmbeddedStores", "TestSupport", "Domain", "Registration", "Courier"]),
+        .testTarget(name: "BackendsTests", dependencies: ["Backends", "TestSupport", "Domain", "Registration", "Courier"]),
         // What every test tier shares: the tags, the test servers, the fakes, and the systems (in process, live).
         .target(name: "TestSupport", dependencies: [
             "AccountChanges", "Backends", "Console", "Courier", "Crypto", "Curl", "Domain", "EventTransport", "Gateway", "HTTPServer", "Installation",
@@ -198,7 +197,7 @@ let package = Package(
             "SQLStores", "CSQLite", "TestSupport", "Domain", "Registration", "SignIn",
         ]),
         .testTarget(name: "S3StoreTests", dependencies: [
-            "S3Store", "Curl", "EmbeddedStores", "TestSupport", "Backends", "Crypto", "Domain", "Registration",
+            "S3Store", "Curl", "Backends", "TestSupport", "Crypto", "Domain", "Registration",
         ]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "Domain", "TestSupport", "Support"]),
         .testTarget(name: "SMTPCourierTests", dependencies: ["SMTPCourier", "TestSupport", "Courier", "Domain"]),
@@ -207,7 +206,7 @@ let package = Package(
             "EventTransport", "RegistrarClient", "Installation", "SQLStores",
         ]),
         .testTarget(name: "VerificationTests", dependencies: [
-            "Domain", "Courier", "Verification", "EmbeddedStores", "SQLStores", "CryptoAdapters", "TestSupport", "Support",
+            "Domain", "Courier", "Verification", "Backends", "SQLStores", "CryptoAdapters", "TestSupport", "Support",
         ]),
         .testTarget(name: "SignInTests", dependencies: [
             "Domain", "Registration", "Courier", "Verification", "SignIn", "AccountChanges", "TestSupport",

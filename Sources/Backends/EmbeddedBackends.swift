@@ -1,4 +1,3 @@
-import EmbeddedStores
 
 /// The stores of one installation on the embedded defaults: SQLite databases and files, all in one
 /// data directory, and its key files. Each accessor opens the store (`SQLStores` the databases, `S3Store` the

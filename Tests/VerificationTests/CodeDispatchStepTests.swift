@@ -1,7 +1,7 @@
+import Backends
 import Courier
 import CryptoAdapters
 import Domain
-import EmbeddedStores
 import Foundation
 import SQLStores
 import Synchronization

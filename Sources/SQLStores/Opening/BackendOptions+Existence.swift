@@ -1,5 +1,4 @@
 import Backends
-import EmbeddedStores
 import Foundation
 
 extension BackendOptions {

@@ -2,7 +2,6 @@ import Accounts
 import Backends
 import Domain
 import Foundation
-import EmbeddedStores
 
 /// The embedded stores of codes and sign-in.
 extension EmbeddedBackends {
