@@ -31,8 +31,7 @@ import PackageDescription
 /// - `Backends`: where an installation keeps its stores (`BackendOptions`: a URL per store, else the data directory)
 ///   and its key files; the data directory's layout and the file stores kept there (objects, outbox: `Embedded/`). No
 ///   I/O library: each other store is opened by the module that implements it, so that a process links only the
-///   libraries of the stores it opens. And how a process waits out the outage of its stores at start
-///   (`StartupWait`).
+///   libraries of the stores it opens. `StartupWait`: how a process waits out the outage of its stores at start.
 /// - `SQLStores`: the SQL stores (accounts and sagas, changes, profiles, codes, tokens, answers), written once
 ///   over the `SQLDatabase` seam and its `SQLDialect`, which SQLite (`SQLite/`) and libpq (`Postgres/`) implement; and
 ///   how an installation opens its account and profile databases (and the codes, tokens and answers kept in the
