@@ -9,7 +9,7 @@ import PasswordQuality
 import Registration
 import SignIn
 import SMTPCourier
-import SQLBackends
+import SQLStores
 import Support
 import Verification
 import WorkerAssembly

@@ -1,5 +1,5 @@
-import Metrics
 import SignIn
+import Support
 
 /// `registrar_lockouts_total`: the locks accounts earned, by the kind of failures that earned them.
 enum LockoutCounter {

@@ -1,7 +1,7 @@
 import AccountChanges
 import Foundation
-import Metrics
 import Registration
+import Support
 
 /// The sagas in flight, read from the accounts store at each scrape: `registrar_sagas`, the registrations by
 /// stage, and `registrar_saga_oldest_age_seconds`, the age of the oldest registration, email change, deletion and profile

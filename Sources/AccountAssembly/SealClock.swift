@@ -1,4 +1,3 @@
-import Metrics
 import Support
 
 /// A seal refused for its time alone: logged as a clock problem with the measured skew, and counted in

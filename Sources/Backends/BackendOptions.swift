@@ -3,7 +3,7 @@ import Support
 /// Where an installation keeps its accounts, profiles and images: each store is given by a URL whose
 /// scheme picks the implementation, and defaults to the embedded one in the data directory. The stores are opened
 /// by the modules that implement them, so that a process links only the libraries of the stores it opens:
-/// `SQLBackends` the accounts and profiles (SQLite, libpq), `S3Store` the images (S3 or files), `SMTPCourier` the
+/// `SQLStores` the accounts and profiles (SQLite, libpq), `S3Store` the images (S3 or files), `SMTPCourier` the
 /// mail (SMTP or the file outbox).
 ///
 /// - Accounts and profiles: `postgres://user:password@host:5432/name` (any libpq connection URI;

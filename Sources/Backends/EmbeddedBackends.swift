@@ -1,7 +1,6 @@
-import EmbeddedStores
 
 /// The stores of one installation on the embedded defaults: SQLite databases and files, all in one
-/// data directory, and its key files. Each accessor opens the store (`SQLBackends` the databases, `S3Store` the
+/// data directory, and its key files. Each accessor opens the store (`SQLStores` the databases, `S3Store` the
 /// objects, `SMTPCourier` the outbox); callers keep what they open.
 public struct EmbeddedBackends: Sendable {
     public let directory: String

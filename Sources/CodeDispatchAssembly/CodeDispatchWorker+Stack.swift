@@ -4,7 +4,7 @@ import CryptoAdapters
 import Domain
 import Foundation
 import SMTPCourier
-import SQLBackends
+import SQLStores
 import Support
 import Verification
 import WorkerAssembly

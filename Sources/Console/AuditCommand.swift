@@ -3,7 +3,7 @@ import Backends
 import Domain
 import EventTransport
 import S3Store
-import SQLBackends
+import SQLStores
 import Support
 
 /// `registrar audit`: checks every store for half-registered users and counts the accounts by state (naming the disabled

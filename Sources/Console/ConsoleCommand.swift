@@ -2,7 +2,6 @@ import Backends
 import EventTransport
 import Foundation
 import HTTPServer
-import Operations
 import Support
 import Synchronization
 

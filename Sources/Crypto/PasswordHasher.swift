@@ -1,7 +1,7 @@
 internal import CSodium
 import Dispatch
 import Foundation
-import Metrics
+import Support
 
 /// Argon2id password hashing (`crypto_pwhash_str_alg`), with OWASP's default cost: 19 MiB, 2 passes, 1 lane.
 ///

@@ -5,7 +5,7 @@ import Domain
 import Foundation
 import Registration
 import SignIn
-import SQLBackends
+import SQLStores
 import Support
 
 /// `registrar-dev bench sign-in`: the time a password sign-in takes to be refused, for an unknown email, an

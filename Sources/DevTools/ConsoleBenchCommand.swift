@@ -8,7 +8,7 @@ import HTTPServer
 import Kafka
 import Registration
 import S3Store
-import SQLBackends
+import SQLStores
 import Support
 
 /// `registrar-dev bench console`: the operator console on a topic of a million messages (`--messages`), on a mock

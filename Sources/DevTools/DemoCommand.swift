@@ -8,7 +8,7 @@ import Installation
 import RegistrarClient
 import Registration
 import S3Store
-import SQLBackends
+import SQLStores
 import Support
 
 /// `registrar-dev demo`: the whole system on the embedded defaults — a local broker and the four

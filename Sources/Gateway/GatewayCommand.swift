@@ -4,7 +4,6 @@ import EventTransport
 import Foundation
 import HTTPServer
 import Kafka
-import Operations
 import RegistrarClient
 import S3Store
 import Support

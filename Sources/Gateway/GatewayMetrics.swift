@@ -1,5 +1,5 @@
 import HTTPServer
-import Metrics
+import Support
 
 /// What the edge counts (`MetricsRegistry.shared`): requests by endpoint and status, their durations, those in
 /// flight, and the rate limiters' refusals.

@@ -3,7 +3,6 @@ import Crypto
 import Domain
 import Foundation
 import Imaging
-import ImagingAdapters
 import Registration
 import S3Store
 import Support

@@ -3,7 +3,7 @@ import Backends
 import Domain
 import Foundation
 import Registration
-import SQLBackends
+import SQLStores
 import Support
 import WorkerAssembly
 

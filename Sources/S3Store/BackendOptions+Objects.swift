@@ -1,6 +1,5 @@
 import Accounts
 import Backends
-import EmbeddedStores
 
 /// The object store an installation is configured with: S3 or a directory by its URL, else the data directory's.
 extension BackendOptions {

@@ -1,6 +1,5 @@
 import Backends
 import Courier
-import EmbeddedStores
 
 /// The mailer an installation is configured with: its SMTP server by URL, else the data directory's file outbox.
 extension BackendOptions {

@@ -1,6 +1,6 @@
 import Courier
 import Domain
-import Metrics
+import Support
 
 /// A mailer that counts its sends by result (`registrar_mail_sends_total`).
 package struct MeteredMailer: Mailer {

@@ -3,8 +3,8 @@ import Courier
 import Domain
 import EventTransport
 import Foundation
+import HTTPServer
 import Kafka
-import Operations
 import Support
 import WorkerRuntime
 

@@ -1,6 +1,5 @@
 import Domain
 import Kafka
-import Metrics
 import Support
 
 /// What the worker loop counts, in `MetricsRegistry.shared`, each series labelled with the worker's name.

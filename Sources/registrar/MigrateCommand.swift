@@ -1,5 +1,4 @@
 import Backends
-import SQLBackends
 import SQLStores
 import Support
 

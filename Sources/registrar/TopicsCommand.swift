@@ -1,9 +1,9 @@
 import Console
 import Domain
 import EventTransport
+import Installation
 import Kafka
 import Support
-import TopicProvisioning
 
 /// `registrar topics create|check`: every topic and dead-letter topic of `Topic.all` on a real cluster.
 enum TopicsCommand {

@@ -1,6 +1,5 @@
 import Backends
 import Foundation
-import SQLBackends
 import SQLStores
 import Support
 @testable import TestSupport

@@ -1,6 +1,5 @@
 import Domain
 import Imaging
-import ImagingAdapters
 @testable import TestSupport
 import Testing
 

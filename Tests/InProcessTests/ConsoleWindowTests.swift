@@ -6,7 +6,7 @@ import HTTPServer
 import Kafka
 import Registration
 import S3Store
-import SQLBackends
+import SQLStores
 @testable import TestSupport
 import Testing
 

@@ -9,7 +9,7 @@ import Testing
 @Suite(.tags(.unit)) struct FlowBoundaryTests {
     static let flows: Set<String> = ["Registration", "Verification", "SignIn", "AccountChanges"]
     static let adapters = [
-        "SQLStores", "SQLiteDriver", "PostgresDriver", "S3Store", "EmbeddedStores", "SMTPCourier", "CryptoAdapters", "ImagingAdapters",
+        "SQLStores", "S3Store", "SMTPCourier", "CryptoAdapters", "Imaging",
         "RegistrarClient", "Gateway", "Console", "Backends", "Accounts",
     ]
 

@@ -1,6 +1,6 @@
+import Backends
 import Curl
 import Domain
-import EmbeddedStores
 import Foundation
 import Registration
 @testable import S3Store

@@ -1,11 +1,8 @@
 import Domain
 import Foundation
-import PostgresDriver
 import Registration
 import SignIn
-import SQLiteDriver
 @testable import SQLStores
-import SQLiteDriver
 @testable import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import PostgresDriver
+@testable import SQLStores
 @testable import TestSupport
 import Testing
 

@@ -1,8 +1,7 @@
 import Domain
 import Foundation
-@testable import PostgresDriver
 import Registration
-import SQLStores
+@testable import SQLStores
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import PostgresDriver
 import Registration
 import SQLStores
 import Synchronization

@@ -3,7 +3,6 @@ import Domain
 import Foundation
 import Registration
 @testable import SQLStores
-@testable import SQLiteDriver
 import Synchronization
 @testable import TestSupport
 import Testing

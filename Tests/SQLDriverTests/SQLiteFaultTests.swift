@@ -1,7 +1,6 @@
 import Domain
 import Foundation
 @testable import SQLStores
-@testable import SQLiteDriver
 @testable import TestSupport
 import Testing
 

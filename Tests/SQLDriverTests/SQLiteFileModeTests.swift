@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-@testable import SQLiteDriver
+@testable import SQLStores
 @testable import TestSupport
 import Testing
 

@@ -2,7 +2,6 @@ import Domain
 import Foundation
 import Registration
 import SQLStores
-import SQLiteDriver
 @testable import TestSupport
 import Testing
 

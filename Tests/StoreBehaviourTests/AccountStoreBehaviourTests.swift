@@ -2,7 +2,7 @@ import Backends
 import Domain
 import Foundation
 import Registration
-import SQLBackends
+import SQLStores
 import Synchronization
 @testable import TestSupport
 import Testing

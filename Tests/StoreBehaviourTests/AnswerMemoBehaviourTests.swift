@@ -1,7 +1,7 @@
 import Backends
 import Domain
 import Foundation
-import SQLBackends
+import SQLStores
 import Synchronization
 @testable import TestSupport
 import Testing

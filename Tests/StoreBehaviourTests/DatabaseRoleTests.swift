@@ -1,8 +1,6 @@
 import Backends
 import Domain
 import Foundation
-import PostgresDriver
-import SQLBackends
 import SQLStores
 @testable import TestSupport
 import Testing

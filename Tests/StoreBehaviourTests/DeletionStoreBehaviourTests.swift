@@ -4,7 +4,7 @@ import Domain
 import Foundation
 import Registration
 import SignIn
-import SQLBackends
+import SQLStores
 @testable import TestSupport
 import Testing
 

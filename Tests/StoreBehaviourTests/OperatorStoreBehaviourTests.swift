@@ -2,11 +2,8 @@ import AccountChanges
 import Backends
 import Domain
 import Foundation
-import PostgresDriver
 import Registration
 import SignIn
-import SQLBackends
-import SQLiteDriver
 import SQLStores
 @testable import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Backends
 import Domain
 import Registration
-import SQLBackends
+import SQLStores
 @testable import TestSupport
 import Testing
 

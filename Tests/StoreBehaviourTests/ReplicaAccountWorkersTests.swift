@@ -4,10 +4,8 @@ import Crypto
 import Domain
 import Foundation
 import Installation
-import PostgresDriver
 import RegistrarClient
 import Registration
-import SQLBackends
 import SQLStores
 import Support
 import Synchronization

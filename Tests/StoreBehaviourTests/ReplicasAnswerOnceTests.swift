@@ -3,9 +3,8 @@ import Courier
 import CryptoAdapters
 import Domain
 import Foundation
-import PostgresDriver
 import SMTPCourier
-import SQLBackends
+import SQLStores
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -2,10 +2,8 @@ import Backends
 import Domain
 import Foundation
 import Registration
-import SQLBackends
-import SQLStores
-import SQLiteDriver
 import SignIn
+import SQLStores
 @testable import TestSupport
 import Testing
 import Verification

@@ -1,11 +1,9 @@
 import Backends
 import Domain
 import Foundation
-import PostgresDriver
 import Registration
 import SignIn
-import SQLBackends
-import SQLiteDriver
+import SQLStores
 import Synchronization
 @testable import TestSupport
 

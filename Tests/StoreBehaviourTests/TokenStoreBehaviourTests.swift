@@ -2,7 +2,7 @@ import Backends
 import Domain
 import Foundation
 import SignIn
-import SQLBackends
+import SQLStores
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -3,7 +3,7 @@ import Domain
 import Foundation
 import Registration
 import SignIn
-import SQLBackends
+import SQLStores
 @testable import TestSupport
 import Testing
 import Verification

@@ -1,10 +1,9 @@
+import Backends
 import Courier
 import CryptoAdapters
 import Domain
-import EmbeddedStores
 import Foundation
 import SQLStores
-import SQLiteDriver
 import Synchronization
 @testable import TestSupport
 import Testing

@@ -5,7 +5,7 @@ import EventTransport
 import Foundation
 import Registration
 import S3Store
-import SQLBackends
+import SQLStores
 
 /// The checks of the run's profile updates and deletions (`LifecycleChecks`), on the owners' answers over the topics and
 /// through the gateway and on what every store holds after.

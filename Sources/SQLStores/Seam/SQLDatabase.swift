@@ -1,6 +1,6 @@
 import Domain
 
-/// One SQL database as a driver opens it (SQLite in `SQLiteDriver`, PostgreSQL in `PostgresDriver`):
+/// One SQL database as a driver opens it (SQLite in `SQLite/`, PostgreSQL in `Postgres/`):
 /// the seam the stores are written once over, with the `dialect` of its SQL.
 public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }

@@ -1,9 +1,8 @@
 import Backends
 import Domain
-import EmbeddedStores
 import Foundation
 import Registration
-import SQLBackends
+import SQLStores
 import Synchronization
 import Verification
 

@@ -6,7 +6,7 @@ import Installation
 import Kafka
 import RegistrarClient
 import Registration
-import SQLBackends
+import SQLStores
 import Support
 import WorkerRuntime
 

@@ -1,4 +1,4 @@
-import Metrics
+import Support
 
 /// The value of one series in this process's metrics (`MetricsRegistry.shared`, which the in-process workers and
 /// gateways record into), as Prometheus would scrape it; 0 while it is not exported.

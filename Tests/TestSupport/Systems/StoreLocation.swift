@@ -4,7 +4,7 @@ import Domain
 import Foundation
 import Registration
 import S3Store
-import SQLBackends
+import SQLStores
 import Support
 
 /// Where a `LiveSystem`'s stores live. The embedded defaults (SQLite and files in the data

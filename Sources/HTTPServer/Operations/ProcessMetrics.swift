@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import Support
 
 /// The families every process exports besides its own: the `process_*` ones Prometheus's client libraries

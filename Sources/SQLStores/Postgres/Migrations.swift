@@ -1,5 +1,4 @@
 import Domain
-import SQLStores
 
 extension PostgresDatabase {
     /// The key of the advisory lock every migration holds: "Registra" in ASCII.

@@ -1,6 +1,5 @@
 internal import CPostgres
 import Domain
-import SQLStores
 
 #if canImport(Glibc)
 import Glibc

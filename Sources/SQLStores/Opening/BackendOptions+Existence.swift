@@ -1,8 +1,5 @@
 import Backends
-import EmbeddedStores
 import Foundation
-import PostgresDriver
-import SQLStores
 
 extension BackendOptions {
     /// The stores of accounts, profiles and images that do not exist, each said in a line: what a command that

@@ -1,5 +1,4 @@
 import Domain
-import SQLStores
 
 extension PostgresDatabase {
     /// Whether a role named `role` exists on the server.

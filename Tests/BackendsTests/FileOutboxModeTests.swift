@@ -1,6 +1,6 @@
+@testable import Backends
 import Courier
 import Domain
-@testable import EmbeddedStores
 import Foundation
 @testable import TestSupport
 import Testing

@@ -1,6 +1,4 @@
 import Foundation
-import HTTPServer
-import Metrics
 import Support
 
 /// What a process says of itself on `/healthz` and `/readyz`.

@@ -1,8 +1,7 @@
 import Accounts
 import Domain
-import Imaging
 
-/// The registration flow's `AvatarImaging` over libvips (the `Imaging` module), each refusal
+/// The registration flow's `AvatarImaging` over libvips (`AvatarProcessor`), each refusal
 /// reported with its contract reason code.
 public struct VipsAvatarImaging: AvatarImaging {
     public var processor: AvatarProcessor

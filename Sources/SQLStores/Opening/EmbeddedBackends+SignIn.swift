@@ -2,9 +2,6 @@ import Accounts
 import Backends
 import Domain
 import Foundation
-import EmbeddedStores
-import SQLiteDriver
-import SQLStores
 
 /// The embedded stores of codes and sign-in.
 extension EmbeddedBackends {

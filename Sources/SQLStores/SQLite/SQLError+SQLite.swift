@@ -1,6 +1,5 @@
 internal import CSQLite
 import Domain
-import SQLStores
 
 extension SQLError {
     /// The error for SQLite result `code` (primary or extended), with SQLite's message.

@@ -1,5 +1,5 @@
+@testable import Backends
 import Domain
-@testable import EmbeddedStores
 import Foundation
 import Registration
 import Synchronization

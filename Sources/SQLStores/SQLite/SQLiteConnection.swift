@@ -1,7 +1,6 @@
 internal import CSQLite
 import Domain
 import Foundation
-import SQLStores
 import Support
 
 /// The one owner of an open `sqlite3` handle, which it closes with its prepared statements.

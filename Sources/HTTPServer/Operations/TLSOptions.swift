@@ -1,4 +1,3 @@
-import HTTPServer
 import Support
 
 /// `--tls-cert` and `--tls-key`, which the gateway and the console share: without them, plain HTTP (on loopback only).

@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import Support
 @testable import TestSupport
 import Testing

@@ -1,6 +1,5 @@
 internal import CPostgres
 import Domain
-import SQLStores
 
 extension SQLError {
     /// The error of a failed command's `result`, its message ending in its SQLSTATE.

@@ -1,7 +1,5 @@
 import Backends
 import Domain
-import PostgresDriver
-import SQLStores
 
 /// What `registrar migrate` does with the schema owner's credentials: creates or migrates every schema of the
 /// account and profile databases, then gives each worker's PostgreSQL role exactly its `DatabaseAccess`.

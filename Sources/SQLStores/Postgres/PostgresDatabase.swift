@@ -1,5 +1,4 @@
 import Domain
-import SQLStores
 
 /// One PostgreSQL database, reached through a bounded pool of connections.
 ///

@@ -1,6 +1,5 @@
 import Dispatch
 import Domain
-import SQLStores
 import Synchronization
 import Support
 

@@ -1,9 +1,6 @@
 import Accounts
 import Backends
 import Domain
-import PostgresDriver
-import SQLiteDriver
-import SQLStores
 
 /// The account and profile stores an installation is configured with: PostgreSQL or SQLite by their URL, else the
 /// embedded SQLite databases of the data directory.

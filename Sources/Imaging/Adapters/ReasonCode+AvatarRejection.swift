@@ -1,5 +1,4 @@
 import Domain
-import Imaging
 
 extension ReasonCode {
     /// The contract's reason code for an image refused as an avatar.

@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import SQLStores
 
 extension SQLiteDatabase {
     /// Moves the rows of the SQLite file at `path` — stores once kept in a file of their own — into this

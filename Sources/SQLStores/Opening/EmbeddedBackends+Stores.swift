@@ -1,8 +1,6 @@
 import Accounts
 import Backends
 import Domain
-import SQLiteDriver
-import SQLStores
 
 /// The embedded account and profile stores: SQLite databases in the data directory.
 extension EmbeddedBackends {

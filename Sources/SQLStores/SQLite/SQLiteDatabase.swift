@@ -1,6 +1,5 @@
 internal import CSQLite
 import Domain
-import SQLStores
 import Support
 import Synchronization
 

@@ -2,9 +2,6 @@ import Accounts
 import Backends
 import Foundation
 import Domain
-import EmbeddedStores
-import SQLiteDriver
-import SQLStores
 import Support
 
 /// The stores of sign-in: the account store with sign-in failures and account changes, and the code
