@@ -95,7 +95,7 @@ final class MemoryAccounts: CredentialStore {
     func recordFailed(_ saga: SagaRecord) throws(StoreError) -> SagaRecord { saga }
     func forgetRefusals(recordedBefore date: Date) throws(StoreError) -> Int { 0 }
     func saga(_ registrationId: String) throws(StoreError) -> SagaRecord? { nil }
-    func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool { false }
+    func save(_ saga: SagaRecord, applying change: AccountChange?, keeping effects: [OutboxMessage]) throws(StoreError) -> Bool { false }
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord] { [] }
     func update(uid: String, applying update: AccountUpdate) throws(StoreError) {}
 }
