@@ -117,6 +117,7 @@ extension AccountWorker: RunnableWorker {
             },
             hearing: { hears in for watch in [registrations.progress, changes.progress, deletion.progress, updates.progress] { watch.canSee(hears) } },
             outbox: try stores.accountOutbox(),
-            effects: SideEffects(outbox: try stores.effectOutbox(), performers: [EmailMessage.effectTopic: { (effect) throws(StoreError) in try mailer.perform(effect) }]))
+            effects: SideEffects(outbox: try stores.effectOutbox(),
+                                 performers: [EmailMessage.effectTopic: { (effect) throws(StoreError) in try mailer.perform(effect) }]))
     }
 }

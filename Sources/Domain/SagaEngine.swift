@@ -32,9 +32,10 @@ public protocol SagaLog<Record, Change>: Sendable {
 /// The one driver of every saga (registration, email change, and the sagas to come): it loads the record an event
 /// is for, hands both to the saga's pure transition, commits the move's record, its change and its side effects in one
 /// unit of work (again, on the fresh record, when another writer moved the saga first), runs the after-commit hooks,
-/// and returns the move's events to publish. Its deadline sweep does the same with the saga's expiry, for the sagas that have made no
-/// progress (no move, no heartbeat of a worker waiting at their step) for the deadline, as its `ProgressWatch` measures
-/// on the monotonic clock: a wall-clock step ages no saga, and a worker retrying a failing store keeps its sagas alive.
+/// and returns the move's events to publish. Its deadline sweep does the same with the saga's expiry, for the sagas
+/// that have made no progress (no move, no heartbeat of a worker waiting at their step) for the deadline, as its
+/// `ProgressWatch` measures on the monotonic clock: a wall-clock step ages no saga, and a worker retrying a failing
+/// store keeps its sagas alive.
 public struct SagaEngine<Move: SagaMove>: Sendable {
     /// The side effects of a move (a welcome mail), from the record about to be saved and the event handled (nil for
     /// the deadline sweep): kept in the side-effect outbox in the move's own unit of work, so exactly when the move
@@ -51,7 +52,9 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
     public var clock: @Sendable () -> Date
     /// How long each waiting saga has made no progress: kept by the step across its engine's uses.
     public var progress: ProgressWatch
+    /// What each move keeps to be done after its commit (`Effect`).
     public var effects: [Effect]
+    /// What runs after each commit, and again on a redelivery (`Hook`).
     public var afterCommit: [Hook]
 
     public init(log: any SagaLog<Move.Record, Move.Change>, clock: @escaping @Sendable () -> Date, progress: ProgressWatch,
