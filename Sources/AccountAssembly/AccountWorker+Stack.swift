@@ -14,9 +14,9 @@ import Support
 import Verification
 import WorkerAssembly
 
-/// The account worker's stack: the account database (SQLite or PostgreSQL) with its codes, tokens, answers and outbox,
-/// the profile store it reads and updates, the mailer (SMTP or the outbox), and the password blocklist (libpwquality
-/// and zxcvbn), wired into every flow it serves.
+/// The account worker's stack: the account database (SQLite or PostgreSQL) with its codes, tokens, answers, outbox and
+/// side-effect outbox (the welcome mails it sends), the profile store it reads and updates, the mailer (SMTP or the
+/// outbox), and the password blocklist (libpwquality and zxcvbn), wired into every flow it serves.
 extension AccountWorker: RunnableWorker {
     /// How long a refresh-token family is kept after its last token expired (an hour: replicas' clocks may differ).
     static let expiredTokenGrace: TimeInterval = 3_600
@@ -50,7 +50,7 @@ extension AccountWorker: RunnableWorker {
         let mailer = MeteredMailer(mailer: try stores.mailer())
         let registrations = RegistrationCoordinator(accounts: accounts, vault: vault, seals: seals, mailbox: RegisterCodes(codes: codes),
                                                     rules: rules, clock: clock,
-                                                    afterCommit: [Welcome.hook(mailer: mailer, mail: mail, clock: clock)])
+                                                    effects: [Welcome.effect(mail: mail)])
         let changes = AccountChangeStep(accounts: accounts, passwords: passwords, codes: codes, tokens: tokens,
                                         mailer: mailer, mail: mail, seals: seals, rules: rules, clock: clock)
         let profiles = try stores.profileStore()
@@ -116,6 +116,8 @@ extension AccountWorker: RunnableWorker {
                 }
             },
             hearing: { hears in for watch in [registrations.progress, changes.progress, deletion.progress, updates.progress] { watch.canSee(hears) } },
-            outbox: try stores.accountOutbox())
+            outbox: try stores.accountOutbox(),
+            effects: SideEffects(outbox: try stores.effectOutbox(),
+                                 performers: [EmailMessage.effectTopic: { (effect) throws(StoreError) in try mailer.perform(effect) }]))
     }
 }

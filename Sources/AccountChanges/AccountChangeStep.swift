@@ -94,7 +94,7 @@ public struct AccountChangeStep: EventHandler {
     private var emailChanges: SagaEngine<EmailChangeSaga> {
         let log = StoreSagaLog<AccountChangeRecord, AccountUpdate>(
             record: { [accounts] key throws(StoreError) in try accounts.change(requestId: key) },
-            save: { [accounts] record, update throws(StoreError) in try accounts.save(record, applying: update) },
+            save: { [accounts] record, update, effects throws(StoreError) in try accounts.save(record, applying: update, keeping: effects) },
             waiting: { [accounts] () throws(StoreError) in try accounts.changes(in: .awaitingProfile, updatedBefore: .distantFuture) },
             mark: { ($0.requestId, "\($0.updatedAt.timeIntervalSince1970)", $0.stage.rawValue) })
         return SagaEngine(log: log, clock: clock, progress: progress)

@@ -82,7 +82,7 @@ public struct DeletionStep: EventHandler {
     private var deletions: SagaEngine<DeletionSaga> {
         let log = StoreSagaLog<DeletionRecord, Never>(
             record: { [accounts] key throws(StoreError) in try accounts.deletion(requestId: key) },
-            save: { [accounts] record, _ throws(StoreError) in try accounts.save(record) },
+            save: { [accounts] record, _, effects throws(StoreError) in try accounts.save(record, keeping: effects) },
             waiting: { [accounts] () throws(StoreError) in try accounts.deletions(in: DeletionStage.waiting, updatedBefore: .distantFuture) },
             mark: { ($0.requestId, String($0.revision), $0.stage.rawValue) })
         return SagaEngine(log: log, clock: clock, progress: progress, afterCommit: [{ [tokens] deletion, _ in

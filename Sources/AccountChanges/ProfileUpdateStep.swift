@@ -61,7 +61,7 @@ public struct ProfileUpdateStep: EventHandler {
     private var updates: SagaEngine<ProfileUpdateSaga> {
         let log = StoreSagaLog<ProfileUpdateRecord, Never>(
             record: { [accounts] key throws(StoreError) in try accounts.profileUpdate(requestId: key) },
-            save: { [accounts] record, _ throws(StoreError) in try accounts.save(record) },
+            save: { [accounts] record, _, effects throws(StoreError) in try accounts.save(record, keeping: effects) },
             waiting: { [accounts] () throws(StoreError) in
                 try accounts.profileUpdates(in: ProfileUpdateStage.waiting, updatedBefore: .distantFuture)
             },

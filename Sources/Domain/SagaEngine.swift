@@ -18,9 +18,10 @@ public protocol SagaLog<Record, Change>: Sendable {
     associatedtype Change: Sendable
     /// The record of the saga keyed `key` (its flow id).
     func record(_ key: String) throws(StoreError) -> Record?
-    /// Atomically saves `record` and applies `change`; the record as stored, or nil, writing nothing, when another
-    /// writer moved the saga first.
-    func save(_ record: Record, applying change: Change?) throws(StoreError) -> Record?
+    /// Atomically saves `record`, applies `change` and keeps `effects` in the store's side-effect outbox
+    /// (``SideEffects``); the record as stored, or nil, writing and keeping nothing, when another writer moved the saga
+    /// first.
+    func save(_ record: Record, applying change: Change?, keeping effects: [OutboxMessage]) throws(StoreError) -> Record?
     /// The sagas waiting for a reply, which the deadline sweep undoes when they make no progress.
     func waiting() throws(StoreError) -> [Record]
     /// How the deadline's `ProgressWatch` knows `record`: its key, a marker each of its moves rewrites, and the step
@@ -29,29 +30,39 @@ public protocol SagaLog<Record, Change>: Sendable {
 }
 
 /// The one driver of every saga (registration, email change, and the sagas to come): it loads the record an event
-/// is for, hands both to the saga's pure transition, commits the move's record and change in one unit of work (again,
-/// on the fresh record, when another writer moved the saga first), runs the after-commit hooks, and returns the
-/// move's events to publish. Its deadline sweep does the same with the saga's expiry, for the sagas that have made no
-/// progress (no move, no heartbeat of a worker waiting at their step) for the deadline, as its `ProgressWatch` measures
-/// on the monotonic clock: a wall-clock step ages no saga, and a worker retrying a failing store keeps its sagas alive.
+/// is for, hands both to the saga's pure transition, commits the move's record, its change and its side effects in one
+/// unit of work (again, on the fresh record, when another writer moved the saga first), runs the after-commit hooks,
+/// and returns the move's events to publish. Its deadline sweep does the same with the saga's expiry, for the sagas
+/// that have made no progress (no move, no heartbeat of a worker waiting at their step) for the deadline, as its
+/// `ProgressWatch` measures on the monotonic clock: a wall-clock step ages no saga, and a worker retrying a failing
+/// store keeps its sagas alive.
 public struct SagaEngine<Move: SagaMove>: Sendable {
-    /// A side effect of a committed move (a mail): run after the commit with the saga's record as it now stands and
-    /// the event handled (nil for the deadline sweep) — again when a redelivered event finds the saga already past it,
-    /// since a crash may have come between the commit and the hook: at least once, so each must be idempotent (a
-    /// mail keeps its Message-ID).
+    /// The side effects of a move (a welcome mail), from the record about to be saved and the event handled (nil for
+    /// the deadline sweep): kept in the side-effect outbox in the move's own unit of work, so exactly when the move
+    /// commits — once per committed move; a redelivered event that moves nothing keeps nothing — and performed from
+    /// there after the commit by the worker owning the store (``SideEffects``), however long their receiver is down.
+    public typealias Effect = @Sendable (_ record: Move.Record, _ event: Event?) throws -> [OutboxMessage]
+    /// Work after the commit of a move that must repeat safely (forgetting a deleted account's tokens): run with the
+    /// saga's record as it now stands and the event handled — again when a redelivered event finds the saga already
+    /// past it, since a crash may have come between the commit and the hook: at least once. What must happen once (a
+    /// mail) is an `Effect`.
     public typealias Hook = @Sendable (_ record: Move.Record, _ event: Event?) throws -> Void
 
     public var log: any SagaLog<Move.Record, Move.Change>
     public var clock: @Sendable () -> Date
     /// How long each waiting saga has made no progress: kept by the step across its engine's uses.
     public var progress: ProgressWatch
+    /// What each move keeps to be done after its commit (`Effect`).
+    public var effects: [Effect]
+    /// What runs after each commit, and again on a redelivery (`Hook`).
     public var afterCommit: [Hook]
 
     public init(log: any SagaLog<Move.Record, Move.Change>, clock: @escaping @Sendable () -> Date, progress: ProgressWatch,
-                afterCommit: [Hook] = []) {
+                effects: [Effect] = [], afterCommit: [Hook] = []) {
         self.log = log
         self.clock = clock
         self.progress = progress
+        self.effects = effects
         self.afterCommit = afterCommit
     }
 
@@ -64,7 +75,9 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
             try check(record)
             let move = transition(record, clock())
             guard let next = move.record else { return try committed(record, move, event) }
-            if let saved = try log.save(next, applying: move.change) { return try committed(saved, move, event) }
+            if let saved = try log.save(next, applying: move.change, keeping: try sideEffects(of: next, event)) {
+                return try committed(saved, move, event)
+            }
         }
         throw StoreError(.transient, "saga \(key) kept changing under concurrent writers")
     }
@@ -99,11 +112,17 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
                 continue
             }
             guard let move = expiry(record, clock()), let next = move.record else { continue }
-            if let saved = try log.save(next, applying: move.change) { events += try committed(saved, move, nil) }
+            if let saved = try log.save(next, applying: move.change, keeping: try sideEffects(of: next, nil)) {
+                events += try committed(saved, move, nil)
+            }
         }
         // Only once the sweep has nothing left to fail: a failure publishes none of its events, the retries among them.
         progress.giveSecondChance(to: retried)
         return events
+    }
+
+    private func sideEffects(of record: Move.Record, _ event: Event?) throws -> [OutboxMessage] {
+        try effects.flatMap { try $0(record, event) }
     }
 
     private func committed(_ record: Move.Record, _ move: Move, _ event: Event?) throws -> [Event] {

@@ -3,7 +3,8 @@ import Domain
 
 /// The account database's schema: accounts and sagas, sign-in failures (wrong passwords; wrong codes in
 /// `code_failures`), account changes and deletions, the answers given to requests (by request topic and id, with their time),
-/// the request ids whose seals were used, and the outbox of the account events its changes announce. PostgreSQL keys and emails compare and sort bytewise
+/// the request ids whose seals were used, the outbox of the account events its changes announce, and the outbox of the
+/// side effects its sagas' moves keep (`effect_outbox`: the welcome mail). PostgreSQL keys and emails compare and sort bytewise
 /// (`COLLATE "C"`), as SQLite's do; dates are Unix seconds in both. Profile updates (``ProfileUpdateRecord``) too.
 let accountSchema = SQLSchema(
     name: "accounts",
@@ -86,6 +87,7 @@ let accountSchema = SQLSchema(
         deletions(table: "STRICT", real: "REAL", integer: "INTEGER", collation: ""),
         profileUpdates(table: "STRICT", real: "REAL", integer: "INTEGER", boolean: "INTEGER", collation: ""),
         SQLOutbox.migration(table: SQLOutbox.accountsTable, postgres: false),
+        SQLOutbox.migration(table: SQLOutbox.effectsTable, postgres: false),
     ],
     postgres: [
         """
@@ -166,6 +168,7 @@ let accountSchema = SQLSchema(
         deletions(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", collation: #" COLLATE "C""#),
         profileUpdates(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", boolean: "BOOLEAN", collation: #" COLLATE "C""#),
         SQLOutbox.migration(table: SQLOutbox.accountsTable, postgres: true),
+        SQLOutbox.migration(table: SQLOutbox.effectsTable, postgres: true),
     ])
 
 /// Migration 11: profile updates, by request id (``ProfileUpdateRecord``): the fields set (null: kept), the profile before,

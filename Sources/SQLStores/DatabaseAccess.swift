@@ -55,7 +55,8 @@ public enum DatabaseAccess {
     /// The tables of each database, the migrations ledger included (which every worker reads to know the schema is current).
     public static let tables: [Database: [String]] = [
         .accounts: ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "profile_updates", "code_failures", "used_seals", "answers",
-                    "codes", "token_families", "refresh_tokens", "pending_sign_ins", SQLOutbox.accountsTable, migrationsTable],
+                    "codes", "token_families", "refresh_tokens", "pending_sign_ins", SQLOutbox.accountsTable, SQLOutbox.effectsTable,
+                    migrationsTable],
         .profiles: ["profiles", "profile_revisions", SQLOutbox.profilesTable, migrationsTable],
     ]
 
@@ -69,7 +70,8 @@ public enum DatabaseAccess {
         switch worker {
         case .accountWorker:
             return ["accounts", "sagas", "sign_in_failures", "account_changes", "deletions", "profile_updates", "code_failures", "used_seals", "codes",
-                    "token_families", "refresh_tokens", "pending_sign_ins", SQLOutbox.accountsTable].map { Grant(table: $0, database: .accounts, privileges: all) }
+                    "token_families", "refresh_tokens", "pending_sign_ins", SQLOutbox.accountsTable, SQLOutbox.effectsTable]
+                .map { Grant(table: $0, database: .accounts, privileges: all) }
                 + [Grant(table: "answers", database: .accounts, privileges: [.select, .insert, .delete], ownRowsColumn: "worker"),
                    Grant(table: "profiles", database: .profiles, privileges: [.select])] + ledgers
         case .codeDispatchWorker:

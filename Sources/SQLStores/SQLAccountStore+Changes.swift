@@ -66,8 +66,10 @@ extension SQLAccountStore: AccountChangeStore {
         }
     }
 
-    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?, keeping effects: [OutboxMessage]) throws(StoreError)
+        -> AccountChangeRecord {
         try database.inTransaction { (db) throws(SQLError) -> AccountChangeRecord in
+            try SQLOutbox.keep(effects: effects, db)
             var stored = record
             let previous = try Self.change(record.requestId, in: db)?.stage
             if record.sendsCommand, previous != record.stage {

@@ -38,8 +38,9 @@ extension SQLAccountStore: DeletionStore {
         }
     }
 
-    public func save(_ record: DeletionRecord) throws(StoreError) -> DeletionRecord {
+    public func save(_ record: DeletionRecord, keeping effects: [OutboxMessage]) throws(StoreError) -> DeletionRecord {
         try database.inTransaction { (db) throws(SQLError) -> DeletionRecord in
+            try SQLOutbox.keep(effects: effects, db)
             var stored = record
             if DeletionStage.waiting.contains(record.stage) { stored.revision = try Self.nextRevision(of: record.uid, in: db) }
             let previous = try Self.deletion(record.requestId, in: db)?.stage

@@ -30,8 +30,9 @@ extension SQLAccountStore: ProfileUpdateStore {
         }
     }
 
-    public func save(_ record: ProfileUpdateRecord) throws(StoreError) -> ProfileUpdateRecord {
+    public func save(_ record: ProfileUpdateRecord, keeping effects: [OutboxMessage]) throws(StoreError) -> ProfileUpdateRecord {
         try database.inTransaction { (db) throws(SQLError) -> ProfileUpdateRecord in
+            try SQLOutbox.keep(effects: effects, db)
             var stored = record
             stored.revision = try Self.nextRevision(of: record.uid, in: db)
             try db.execute(ProfileUpdateRecord.upsert, stored.values)

@@ -7,6 +7,7 @@ import Domain
 /// database; the same database keeps sign-in failures, account changes and the answer memo, and the outbox
 /// (`account_outbox`) where each change keeps the ``AccountEvent`` announcing it, in its own transaction: a
 /// registration completed, a first proof of the mailbox, a password set, an email change completed, a deletion completed.
+/// A saga's move keeps its side effects (`effect_outbox`) in its transaction too.
 public struct SQLAccountStore: AccountStore {
     let database: any SQLDatabase
 
@@ -55,10 +56,11 @@ public struct SQLAccountStore: AccountStore {
 
     /// Fails with a permanent error, changing nothing, when the account to activate does not exist:
     /// a completed registration must leave an account that can sign in.
-    public func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool {
+    public func save(_ saga: SagaRecord, applying change: AccountChange?, keeping effects: [OutboxMessage]) throws(StoreError) -> Bool {
         try database.inTransaction { (db) throws(SQLError) -> Bool in
             let values = Array(saga.values.dropFirst()) + [saga.registrationId, saga.version - 1]
             guard try db.execute(SagaRecord.compareAndSet, values) == 1 else { return false }
+            try SQLOutbox.keep(effects: effects, db)
             switch change {
             case .activate(let uid):
                 // The account's revision continues from its registration's last step (each of its commands carried one).

@@ -3,7 +3,8 @@ import Domain
 /// The transactional outbox of one SQL store (``Outbox``): a table of messages, numbered in the order kept, that the
 /// store's writes add in their own transaction (`keep`) and the worker owning the store publishes and removes. The
 /// account database's is `account_outbox`, the profile database's `profile_outbox` (two names, since one database
-/// may hold both schemas).
+/// may hold both schemas). The account database keeps a second one, `effect_outbox`, of the side effects its sagas'
+/// moves keep (``SideEffects``: a welcome mail), which the account worker performs instead of publishing.
 public struct SQLOutbox: Outbox {
     private let database: any SQLDatabase
     private let table: String
@@ -20,7 +21,14 @@ public struct SQLOutbox: Outbox {
         return SQLOutbox(database: database, table: profilesTable)
     }
 
+    /// The side-effect outbox of the account database, whose schema is created or migrated first.
+    public static func effects(database: any SQLDatabase) throws(StoreError) -> SQLOutbox {
+        try database.migrate(accountSchema)
+        return SQLOutbox(database: database, table: effectsTable)
+    }
+
     static let accountsTable = "account_outbox"
+    static let effectsTable = "effect_outbox"
     static let profilesTable = "profile_outbox"
 
     public func pending(limit: Int) throws(StoreError) -> [OutboxMessage] {
@@ -45,6 +53,12 @@ public struct SQLOutbox: Outbox {
     static func keep(_ message: OutboxMessage, in table: String, _ db: SQLSession) throws(SQLError) {
         try db.execute("INSERT INTO \(table) (topic, message_key, type, payload) VALUES (?, ?, ?, ?)",
                        [message.topic, message.key, message.type, String(decoding: message.payload, as: UTF8.self)])
+    }
+
+    /// Keeps the side effects `effects` in the account database's side-effect outbox, in `db`'s transaction (that of the
+    /// saga's move causing them).
+    static func keep(effects: [OutboxMessage], _ db: SQLSession) throws(SQLError) {
+        for effect in effects { try keep(effect, in: effectsTable, db) }
     }
 
     /// The migration creating the outbox `table`, in SQLite's spelling or PostgreSQL's.

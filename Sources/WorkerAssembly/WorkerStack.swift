@@ -5,8 +5,9 @@ import Support
 import WorkerRuntime
 
 /// One worker as its options configure it: its name (also its consumer group), its steps by route,
-/// the work it runs periodically beside the consumer (e.g. the stuck-saga sweep), and the outbox of its store
-/// that it publishes (the announcements its store's changes keep).
+/// the work it runs periodically beside the consumer (e.g. the stuck-saga sweep), the outbox of its store
+/// that it publishes (the announcements its store's changes keep), and the side effects its store keeps that it
+/// performs (the welcome mails its sagas' moves keep).
 public struct WorkerStack: Sendable {
     public var name: String
     public var routing: RoutingTable
@@ -15,14 +16,16 @@ public struct WorkerStack: Sendable {
     /// the time it does not).
     public var hearing: (@Sendable (Bool) -> Void)?
     public var outbox: (any Outbox)?
+    public var effects: SideEffects?
 
     public init(name: String, routing: RoutingTable, periodic: (@Sendable () throws -> [Event])? = nil,
-                hearing: (@Sendable (Bool) -> Void)? = nil, outbox: (any Outbox)? = nil) {
+                hearing: (@Sendable (Bool) -> Void)? = nil, outbox: (any Outbox)? = nil, effects: SideEffects? = nil) {
         self.name = name
         self.routing = routing
         self.periodic = periodic
         self.hearing = hearing
         self.outbox = outbox
+        self.effects = effects
     }
 
     /// Runs the stack's `Worker` on `configuration`'s broker until `shutdown`, the periodic work every `interval`,
@@ -38,6 +41,7 @@ public struct WorkerStack: Sendable {
                                 retry: retry, grace: grace, heartbeat: heartbeat)
         board?.show(worker)
         defer { board?.show(nil) }
-        try await worker.run(until: shutdown, abandoningIf: gone, every: interval, periodic: periodic, hearing: hearing, outbox: outbox)
+        try await worker.run(until: shutdown, abandoningIf: gone, every: interval, periodic: periodic, hearing: hearing, outbox: outbox,
+                             effects: effects)
     }
 }

@@ -89,10 +89,11 @@ public final class Worker: Sendable {
     /// transient failures are retried like a step's, and any other failure is logged and tried again at
     /// the next interval, never stopping the worker; `hearing`, when given, is told before each round whether the worker
     /// hears its broker. `outbox`, when given, is relayed every `relayInterval` (or
-    /// `interval`, if shorter): its messages published, signed, then removed.
+    /// `interval`, if shorter): its messages published, signed, then removed. `effects`, when given, are performed as
+    /// often (`perform(_:)`).
     public func run(until shutdown: ShutdownSignal, abandoningIf gone: ShutdownSignal? = nil, every interval: Duration = .seconds(5),
                     periodic: (@Sendable () throws -> [Event])? = nil, hearing: (@Sendable (Bool) -> Void)? = nil, outbox: (any Outbox)? = nil,
-                    relayInterval: Duration = .seconds(1)) async throws {
+                    effects: SideEffects? = nil, relayInterval: Duration = .seconds(1)) async throws {
         logger.info("started")
         metrics.watch(consumer, producer)
         let lanes = LaneTable()
@@ -114,9 +115,23 @@ public final class Worker: Sendable {
                 }
             }
         }
+        // Beside the loop too, and not part of readiness nor of what the worker hears: a mail server that is down holds
+        // up its effects alone, never a step, a saga's deadline or the worker's readiness.
+        let performing = effects.map { effects in
+            Task { [logger] in
+                do {
+                    try await self.repeatedly(every: min(interval, relayInterval), waiting: PeriodicWait("the side effects")) {
+                        try await self.perform(effects)
+                    }
+                } catch {
+                    logger.error("the side effects stopped", ["error": "\(error)"])
+                }
+            }
+        }
         defer {
             measuring.cancel()
             relaying?.cancel()
+            performing?.cancel()
             metrics.stopWatching()
             session.ended()
         }
@@ -137,6 +152,7 @@ public final class Worker: Sendable {
             logger.error("stopping after a failure", ["error": "\(error)"])
         }
         relaying?.cancel()
+        performing?.cancel()
         if gone?.hasFired == true {
             logger.info("abandoning the session: its broker is gone with its data (nothing there to finish, commit or leave)")
             await lanes.stop(grace: .zero, sleep: sleep)
@@ -244,6 +260,25 @@ public final class Worker: Sendable {
             try await retrying(WorkerMetrics.outboxRelay, lane: wait) { try outbox.remove(batch) }
             metrics.relayed(batch)
         }
+    }
+
+    /// Performs the side effects `effects` keeps, oldest first, until none is left, removing each once performed. A
+    /// performer failing for a while (the mail server down) is waited out with capped back-off, for as long as it
+    /// fails, the effect kept: never dropped, never dead-lettered. One refused for good (a mail server refusing the
+    /// recipient) is logged, counted and removed. A crash between an effect and its removal performs it again.
+    private func perform(_ effects: SideEffects) async throws {
+        let (logger, metrics) = (logger, metrics)
+        var removed = 0
+        repeat {
+            removed = try await retrying(WorkerMetrics.sideEffects) {
+                try effects.performPending(limit: Self.relayBatch, performed: { metrics.performed($0, result: "performed") },
+                                           refused: { effect, error in
+                    logger.error("a side effect was refused for good; it is not performed",
+                                 ["topic": effect.topic, "type": effect.type, "key": effect.key, "error": error.message])
+                    metrics.performed(effect, result: "refused")
+                })
+            }
+        } while removed > 0
     }
 
     /// How many outbox messages one round of the relay publishes before removing them.

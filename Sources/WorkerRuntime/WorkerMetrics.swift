@@ -22,6 +22,11 @@ struct WorkerMetrics: Sendable {
         "registrar_announcements_total", "Messages published from the worker's store outbox (account.events), by type",
         labels: ["worker", "type"])
 
+    private static let effects = registry.counter(
+        "registrar_side_effects_total",
+        "Side effects performed from the worker's side-effect outbox (the welcome mail), by topic, type and result (performed, refused)",
+        labels: ["worker", "topic", "type", "result"])
+
     private static let storeErrors = registry.counter(
         "registrar_store_errors_total", "Store failures met by steps, by kind (transient: waited out; permanent: the step failed)",
         labels: ["worker", "kind"])
@@ -40,6 +45,7 @@ struct WorkerMetrics: Sendable {
     static let periodicStep = "periodic"
     static let deadLetterAnswer = "answer to a dead letter"
     static let outboxRelay = "outbox relay"
+    static let sideEffects = "side effects"
 
     /// Exports every series the worker can record at zero, so that a fresh worker serves its families before any
     /// event: each route's messages and retries, each input topic's durations and dead letters by reason, the
@@ -54,7 +60,7 @@ struct WorkerMetrics: Sendable {
             Self.handling.declare(worker, topic)
             for reason in DeadLetterReason.all { Self.deadLetters.declare(worker, topic, reason.rawValue) }
         }
-        for step in [Self.periodicStep, Self.deadLetterAnswer, Self.outboxRelay] { Self.retries.declare(worker, step) }
+        for step in [Self.periodicStep, Self.deadLetterAnswer, Self.outboxRelay, Self.sideEffects] { Self.retries.declare(worker, step) }
         for announcements in Announcements.all {
             for (kind, producer) in announcements.producers where producer == role { Self.announcements.declare(worker, kind.rawValue) }
         }
@@ -124,6 +130,11 @@ struct WorkerMetrics: Sendable {
     /// Counts the messages relayed from the outbox.
     func relayed(_ messages: [OutboxMessage]) {
         for message in messages { Self.announcements.increment(worker, message.type) }
+    }
+
+    /// Counts a side effect performed, or refused for good.
+    func performed(_ effect: OutboxMessage, result: String) {
+        Self.effects.increment(worker, effect.topic, effect.type, result)
     }
 
     /// Counts the outcomes among `events` (those on a public outcome topic).

@@ -134,6 +134,41 @@ import Testing
         }
     }
 
+    /// The side effects a save keeps (`SagaEngine.Effect`: the welcome mail) are written in its transaction, to the
+    /// side-effect outbox: kept exactly when the save commits. A save whose change fails keeps nothing; of writers
+    /// racing with one version, only the winner's are kept; a stale writer's after it, none.
+    @Test(arguments: StoreBackend.allCases)
+    func theSideEffectsOfASaveAreKeptExactlyWhenItCommits(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }
+            let effects = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").effectOutbox()
+            let saga = sagaRecord("r1")
+            _ = try stores[0].start(saga, account: pendingAccount(for: saga))
+            let welcome = OutboxMessage(topic: "mail", key: "welcome.r1@registrar.local", type: "welcome",
+                                        payload: Array(#"{"to":"ada@example.com","subject":"Welcome, Ada ✓"}"#.utf8))
+            #expect(throws: StoreError.self) {
+                try stores[0].save(saga.next(.completed), applying: .activate(uid: "no-such-uid"), keeping: [welcome])
+            }
+            #expect(try effects.pending(limit: 10).isEmpty, "a save that failed kept its effects")
+
+            let wins = Mutex(0)
+            onThreads(8) { index in
+                if (try? stores[index % 2].save(saga.next(.completed), applying: .activate(uid: saga.uid), keeping: [welcome])) == true {
+                    wins.withLock { $0 += 1 }
+                }
+            }
+            #expect(wins.withLock { $0 } == 1)
+            let kept = try effects.pending(limit: 10)
+            #expect(kept.count == 1, "one committed save, one set of effects: \(kept.map(\.key))")
+            #expect(kept.first.map { [$0.topic, $0.key, $0.type] } == ["mail", welcome.key, "welcome"] && kept.first?.payload == welcome.payload)
+
+            #expect(try stores[1].save(saga.next(.failed), applying: nil, keeping: [welcome]) == false)
+            #expect(try effects.pending(limit: 10).count == 1, "a stale writer kept its effects")
+            try effects.remove(kept)
+            #expect(try effects.pending(limit: 10).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func saveActivatesTheAccountWithTheSaga(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in

@@ -64,12 +64,22 @@ public protocol AccountChangeStore: CredentialStore {
     /// Atomically inserts `record` and applies `update` to the account `record.uid`; a record that sends a command
     /// takes the account's next revision as its `revision`.
     func begin(_ record: AccountChangeRecord, applying update: AccountUpdate) throws(StoreError) -> AccountChangeStart
-    /// Atomically replaces the stored record and applies `update`, if any; a record that sends a command in a new
-    /// stage takes the account's next revision as its `revision`. Returns the record as stored.
+    /// Atomically replaces the stored record, applies `update`, if any, and keeps `effects` in the side-effect outbox; a
+    /// record that sends a command in a new stage takes the account's next revision as its `revision`. Returns the record
+    /// as stored.
     @discardableResult
-    func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord
+    func save(_ record: AccountChangeRecord, applying update: AccountUpdate?, keeping effects: [OutboxMessage]) throws(StoreError)
+        -> AccountChangeRecord
     /// Changes in `stage` last updated before `date` (stuck sagas).
     func changes(in stage: AccountChangeStage, updatedBefore date: Date) throws(StoreError) -> [AccountChangeRecord]
     /// The changes of the account `uid`, oldest first (its export).
     func changes(uid: String) throws(StoreError) -> [AccountChangeRecord]
+}
+
+extension AccountChangeStore {
+    /// Saves `record` and applies `update`, keeping no side effect (`save(_:applying:keeping:)`).
+    @discardableResult
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
+        try save(record, applying: update, keeping: [])
+    }
 }

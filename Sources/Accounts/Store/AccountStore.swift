@@ -33,9 +33,9 @@ public protocol AccountStore: Sendable {
     /// The saga with this registration id.
     func saga(_ registrationId: String) throws(StoreError) -> SagaRecord?
 
-    /// Atomically saves `saga` and applies `change`, if the stored version is `saga.version - 1`.
-    /// Returns false (and changes nothing) when another writer moved the saga first.
-    func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool
+    /// Atomically saves `saga`, applies `change` and keeps `effects` in the side-effect outbox, if the stored version is
+    /// `saga.version - 1`. Returns false (and changes and keeps nothing) when another writer moved the saga first.
+    func save(_ saga: SagaRecord, applying change: AccountChange?, keeping effects: [OutboxMessage]) throws(StoreError) -> Bool
 
     /// Sagas in one of `stages` last updated before `date` (stuck sagas, audits).
     func sagas(in stages: Set<SagaStage>, updatedBefore date: Date) throws(StoreError) -> [SagaRecord]
@@ -47,4 +47,11 @@ public protocol AccountStore: Sendable {
     func account(email: String) throws(StoreError) -> Account?
     /// Every account (audits).
     func accounts() throws(StoreError) -> [Account]
+}
+
+extension AccountStore {
+    /// Saves `saga` and applies `change`, keeping no side effect (`save(_:applying:keeping:)`).
+    public func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool {
+        try save(saga, applying: change, keeping: [])
+    }
 }

@@ -62,8 +62,14 @@ public protocol DeletionStore: ProfileUpdateStore {
     /// Atomically replaces the stored record (one that sends a command takes the account's next revision as its
     /// `revision`, also when it sends its stage's command again: newer than any command of another saga meanwhile); a
     /// `completed` record erases, in the same transaction, the account `record.uid` and every row naming it: its
-    /// registration's details, account changes and failure counts. Returns the record as stored.
-    func save(_ record: DeletionRecord) throws(StoreError) -> DeletionRecord
+    /// registration's details, account changes and failure counts; `effects` are kept in the side-effect outbox.
+    /// Returns the record as stored.
+    func save(_ record: DeletionRecord, keeping effects: [OutboxMessage]) throws(StoreError) -> DeletionRecord
     /// Deletions in one of `stages` last updated before `date` (stuck sagas).
     func deletions(in stages: Set<DeletionStage>, updatedBefore date: Date) throws(StoreError) -> [DeletionRecord]
+}
+
+extension DeletionStore {
+    /// Saves `record`, keeping no side effect (`save(_:keeping:)`).
+    public func save(_ record: DeletionRecord) throws(StoreError) -> DeletionRecord { try save(record, keeping: []) }
 }

@@ -89,12 +89,18 @@ public protocol ProfileUpdateStore: AccountChangeStore {
     /// account's next revision and, as its `oldImageId`, the avatar its latest completed update stored (else the one given:
     /// the registration's).
     func begin(_ record: ProfileUpdateRecord, atRevision revision: Int) throws(StoreError) -> ProfileUpdateStart
-    /// Atomically replaces the stored record, which takes the account's next revision. Returns the record as stored.
-    func save(_ record: ProfileUpdateRecord) throws(StoreError) -> ProfileUpdateRecord
+    /// Atomically replaces the stored record, which takes the account's next revision, and keeps `effects` in the
+    /// side-effect outbox. Returns the record as stored.
+    func save(_ record: ProfileUpdateRecord, keeping effects: [OutboxMessage]) throws(StoreError) -> ProfileUpdateRecord
     /// Profile updates in one of `stages` last updated before `date`.
     func profileUpdates(in stages: Set<ProfileUpdateStage>, updatedBefore date: Date) throws(StoreError) -> [ProfileUpdateRecord]
     /// The avatar the profile of `account` names: the one its latest switched update stored, else its registration's.
     func avatar(of account: Account) throws(StoreError) -> String?
     /// The profile updates of the account `uid`, oldest first (its export).
     func profileUpdates(uid: String) throws(StoreError) -> [ProfileUpdateRecord]
+}
+
+extension ProfileUpdateStore {
+    /// Saves `record`, keeping no side effect (`save(_:keeping:)`).
+    public func save(_ record: ProfileUpdateRecord) throws(StoreError) -> ProfileUpdateRecord { try save(record, keeping: []) }
 }

@@ -14,12 +14,12 @@ public struct RegistrationCoordinator: EventHandler {
     public var clock: @Sendable () -> Date
     /// How long each saga in flight has made no progress (the deadline sweep's measure).
     public var progress: ProgressWatch
-    /// Side effects of the saga's committed moves (a welcome mail once it completes), see `SagaEngine.Hook`.
-    public var afterCommit: [SagaEngine<SagaTransition>.Hook]
+    /// Side effects of the saga's moves (a welcome mail once it completes), kept with each move: `SagaEngine.Effect`.
+    public var effects: [SagaEngine<SagaTransition>.Effect]
 
     public init(accounts: any AccountStore, vault: any PasswordVault, seals: SealOpener, mailbox: any MailboxProof,
                 rules: RegistrationRules = .init(), clock: @escaping @Sendable () -> Date = Date.init,
-                progress: ProgressWatch = ProgressWatch(), afterCommit: [SagaEngine<SagaTransition>.Hook] = []) {
+                progress: ProgressWatch = ProgressWatch(), effects: [SagaEngine<SagaTransition>.Effect] = []) {
         self.accounts = accounts
         self.progress = progress
         self.vault = vault
@@ -27,18 +27,20 @@ public struct RegistrationCoordinator: EventHandler {
         self.mailbox = mailbox
         self.rules = rules
         self.clock = clock
-        self.afterCommit = afterCommit
+        self.effects = effects
     }
 
-    /// The engine driving the saga over the account store: a record and its account change commit together, guarded by
-    /// the record's version.
+    /// The engine driving the saga over the account store: a record, its account change and its side effects commit
+    /// together, guarded by the record's version.
     private var sagas: SagaEngine<SagaTransition> {
         let log = StoreSagaLog<SagaRecord, AccountChange>(
             record: { [accounts] key throws(StoreError) in try accounts.saga(key) },
-            save: { [accounts] record, change throws(StoreError) in try accounts.save(record, applying: change) ? record : nil },
+            save: { [accounts] record, change, effects throws(StoreError) in
+                try accounts.save(record, applying: change, keeping: effects) ? record : nil
+            },
             waiting: { [accounts] () throws(StoreError) in try accounts.sagas(in: SagaStage.waiting, updatedBefore: .distantFuture) },
             mark: { ($0.registrationId, String($0.version), $0.stage.rawValue) })
-        return SagaEngine(log: log, clock: clock, progress: progress, afterCommit: afterCommit)
+        return SagaEngine(log: log, clock: clock, progress: progress, effects: effects)
     }
 
     public static let routes = StepRoutes.registration

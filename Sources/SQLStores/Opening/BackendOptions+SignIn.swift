@@ -39,6 +39,12 @@ extension BackendOptions {
         try SQLOutbox.accounts(database: accountDatabase())
     }
 
+    /// The side-effect outbox of the account database: what its sagas' moves keep to be done after their commit (the
+    /// welcome mail), which the account worker performs.
+    public func effectOutbox() throws -> any Outbox {
+        try SQLOutbox.effects(database: accountDatabase())
+    }
+
     /// The outbox of the profile database: the profile changes it announces, which the profile worker publishes.
     public func profileOutbox() throws -> any Outbox {
         try SQLOutbox.profiles(database: profiles.map(Self.database(at:)) ?? EmbeddedBackends(dataDirectory).profilesDatabase())

@@ -18,6 +18,7 @@ public final class InMemoryAccountStore: AccountChangeStore {
         var sagas: [String: SagaRecord] = [:]
         var failures: [FailureKey: SignInFailures] = [:]
         var changes: [String: AccountChangeRecord] = [:]
+        var effects: [OutboxMessage] = []
     }
 
     private let state = Mutex(State())
@@ -64,7 +65,10 @@ public final class InMemoryAccountStore: AccountChangeStore {
         state.withLock { $0.sagas[registrationId] }
     }
 
-    public func save(_ saga: SagaRecord, applying change: AccountChange?) throws(StoreError) -> Bool {
+    /// The side effects the saves kept, oldest first.
+    public var effects: [OutboxMessage] { state.withLock { $0.effects } }
+
+    public func save(_ saga: SagaRecord, applying change: AccountChange?, keeping effects: [OutboxMessage]) throws(StoreError) -> Bool {
         try writes.check()
         return try state.withLock { (state) throws(StoreError) -> Bool in
             guard state.sagas[saga.registrationId]?.version == saga.version - 1 else { return false }
@@ -79,6 +83,7 @@ public final class InMemoryAccountStore: AccountChangeStore {
                 break
             }
             state.sagas[saga.registrationId] = saga
+            state.effects += effects
             return true
         }
     }
@@ -146,7 +151,8 @@ public final class InMemoryAccountStore: AccountChangeStore {
         }
     }
 
-    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?) throws(StoreError) -> AccountChangeRecord {
+    public func save(_ record: AccountChangeRecord, applying update: AccountUpdate?, keeping effects: [OutboxMessage]) throws(StoreError)
+        -> AccountChangeRecord {
         try writes.check()
         return try state.withLock { (state) throws(StoreError) -> AccountChangeRecord in
             var stored = record
@@ -155,6 +161,7 @@ public final class InMemoryAccountStore: AccountChangeStore {
             }
             if let update { try Self.apply(update, to: record.uid, in: &state) }
             state.changes[record.requestId] = stored
+            state.effects += effects
             return stored
         }
     }

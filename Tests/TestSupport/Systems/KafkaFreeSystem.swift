@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import Installation
 import RegistrarClient
+import SQLStores
 import Support
 import Synchronization
 import WorkerAssembly
@@ -11,7 +12,9 @@ import WorkerAssembly
 /// embedded stores of a fresh data directory (or the production stores, see `StoreLocation`), driven without Kafka:
 /// an event goes to the step its route names in the stacks' routing tables, and what that step returns goes on, one
 /// event at a time, until nothing is left. The flows over the real steps and stores in milliseconds; what the
-/// runtime adds (signatures, dead-letter topics, retries, partitions, consumer groups) is the in-process tier's.
+/// runtime adds (signatures, dead-letter topics, retries, partitions, consumer groups) is the in-process tier's. The side
+/// effects the stores keep (the welcome mails) are performed once every event is delivered, as each worker's relay would
+/// (`performEffects`).
 final class KafkaFreeSystem: FlowSystem {
     let directory: String
     let backends: StoreLocation
@@ -21,6 +24,8 @@ final class KafkaFreeSystem: FlowSystem {
     var now: Date { max(Date(), clock.now) }
     private let stacks: [WorkerStack]
     private let log = Mutex<(published: [Event], refused: [(event: Event, error: any Error)])>(([], []))
+    /// Whether the side effects are held (a worker stopped between its commit and its relay) and whether the mailer fails.
+    private let effects = Mutex<(held: Bool, mailFails: Bool)>((false, false))
 
     /// Runs `body` with the four stacks built with `extraArguments[name]` on their command lines, and removes the data
     /// directory afterwards (keeping it when `body` throws).
@@ -50,7 +55,68 @@ final class KafkaFreeSystem: FlowSystem {
     /// The events a step refused with an error (a worker would dead-letter them), with the error.
     var refused: [(event: Event, error: any Error)] { log.withLock { $0.refused } }
 
-    func publish(_ event: Event) async throws { try await offload { self.deliver(event) } }
+    func publish(_ event: Event) async throws {
+        try await offload {
+            self.deliver(event)
+            try self.performEffects()
+        }
+    }
+
+    /// Holds the side effects the stores keep unperformed (`held`), as a worker stopped after its commit and before its
+    /// relay ran; `performEffects(anew:)` performs them as a new worker's relay would.
+    func holdEffects(_ held: Bool) { effects.withLock { $0.held = held } }
+
+    /// Makes the mail server fail (`down`) or take mail again: on the production stores the SMTP server defers every
+    /// recipient (451), else the stacks' mailer fails as a server that cannot be reached.
+    func setMailDown(_ down: Bool) throws {
+        if let server = backends.mailServer {
+            if down {
+                _ = FileManager.default.createFile(atPath: server.deferralFlag, contents: nil)
+            } else if FileManager.default.fileExists(atPath: server.deferralFlag) {
+                try FileManager.default.removeItem(atPath: server.deferralFlag)
+            }
+        }
+        effects.withLock { $0.mailFails = down && backends.mailServer == nil }
+    }
+
+    /// A mailer whose server cannot be reached.
+    private static let unreachable: @Sendable (OutboxMessage) throws(StoreError) -> Void = { _ throws(StoreError) in
+        throw StoreError(.transient, "the mail server cannot be reached")
+    }
+
+    /// The side effects kept and not yet performed, oldest first.
+    func keptEffects() throws -> [OutboxMessage] { try backends.options.effectOutbox().pending(limit: 1_000) }
+
+    /// Runs each stack's side-effect relay once (unless held), as its worker does every second: a failing mailer leaves
+    /// its effects kept, for the next round. With `anew`, a relay over a newly opened outbox runs instead, as a worker
+    /// started again would (held or not).
+    func performEffects(anew: Bool = false) throws {
+        let (held, mailFails) = effects.withLock { $0 }
+        var relays = stacks.compactMap(\.effects)
+        if anew {
+            let outbox = try backends.options.effectOutbox()
+            relays = relays.map { SideEffects(outbox: outbox, performers: $0.performers) }
+        } else if held {
+            return
+        }
+        for var relay in relays {
+            if mailFails { relay.performers = relay.performers.mapValues { _ in Self.unreachable } }
+            try Self.drain(relay)
+        }
+    }
+
+    /// Performs what `relay` keeps until nothing is left or a performer fails for a while (kept: the next round begins
+    /// with it).
+    private static func drain(_ relay: SideEffects) throws(StoreError) {
+        while true {
+            do {
+                guard try relay.performPending() > 0 else { return }
+            } catch {
+                if error.kind == .transient { return }
+                throw error
+            }
+        }
+    }
 
     func send(_ request: Event, timeout: Duration) async throws -> Event {
         let before = published.count
@@ -72,6 +138,7 @@ final class KafkaFreeSystem: FlowSystem {
             for stack in self.stacks {
                 for event in try stack.periodic?() ?? [] { self.deliver(event) }
             }
+            try self.performEffects()
         }
     }
 

@@ -1,0 +1,128 @@
+import Domain
+import Foundation
+import Synchronization
+import Testing
+
+/// The side-effect hook point of `SagaEngine`: effects are kept with the move that causes them, once per committed
+/// move, and performed from their outbox (`SideEffects`): kept while their performer fails, performed again after a
+/// crash between the performance and the removal (the same key), removed when refused for good.
+@Suite(.tags(.unit)) struct SideEffectsTests {
+    /// A saga counting up to `done`; its store refuses the next save once `refuseNext` (another writer moved it first).
+    struct Count: SagaMove {
+        var record: Int?
+        var change: Never?
+        func events(after saved: Int) -> [Event] { [] }
+    }
+
+    final class Log: SagaLog, @unchecked Sendable {
+        let state = Mutex<(record: Int, kept: [OutboxMessage], refuseNext: Bool)>((0, [], false))
+        func record(_ key: String) throws(StoreError) -> Int? { state.withLock { $0.record } }
+        func save(_ record: Int, applying change: Never?, keeping effects: [OutboxMessage]) throws(StoreError) -> Int? {
+            state.withLock { state in
+                if state.refuseNext {
+                    state.refuseNext = false
+                    state.record += 1
+                    return nil
+                }
+                state.record = record
+                state.kept += effects
+                return record
+            }
+        }
+        func waiting() throws(StoreError) -> [Int] { [] }
+        func mark(_ record: Int) -> ProgressWatch.Mark { ("k", String(record), "counting") }
+    }
+
+    static let event = Event.avatarDeleted(AvatarDeleted(registrationId: "k", imageId: "i"))
+
+    func counting(_ log: Log) -> SagaEngine<Count> {
+        SagaEngine(log: log, clock: Date.init, progress: ProgressWatch(), effects: [{ record, _ in
+            record == 2 ? [OutboxMessage(topic: "mail", key: "done.k", type: "done", payload: Array("\(record)".utf8))] : []
+        }])
+    }
+
+    /// Counting up to 2 keeps the effect of the move to 2, once; a redelivered event finding the saga at 2 moves nothing
+    /// and keeps nothing; a save lost to another writer keeps nothing, and the move on the fresh record keeps its own.
+    @Test func effectsAreKeptOncePerCommittedMove() throws {
+        let log = Log()
+        let engine = counting(log)
+        let step: (Int, Date) -> Count = { record, _ in Count(record: record < 2 ? record + 1 : nil) }
+        for _ in 0..<4 { _ = try engine.advance("k", on: Self.event, missing: { StoreError(.permanent, "none") }, step) }
+        #expect(log.state.withLock { $0.kept.map(\.key) } == ["done.k"])
+
+        let raced = Log()
+        raced.state.withLock { $0 = (1, [], true) }
+        _ = try counting(raced).advance("k", on: Self.event, missing: { StoreError(.permanent, "none") }, step)
+        #expect(raced.state.withLock { $0.kept.isEmpty && $0.record == 2 }, "the refused save kept its effect")
+    }
+
+    final class Outbox: Domain.Outbox, @unchecked Sendable {
+        let state = Mutex<(messages: [OutboxMessage], failRemovals: Int)>(([], 0))
+        func pending(limit: Int) throws(StoreError) -> [OutboxMessage] { state.withLock { Array($0.messages.prefix(limit)) } }
+        func remove(_ messages: [OutboxMessage]) throws(StoreError) {
+            try state.withLock { (state) throws(StoreError) in
+                if state.failRemovals > 0 {
+                    state.failRemovals -= 1
+                    throw StoreError(.transient, "the store is down")
+                }
+                state.messages.removeAll { kept in messages.contains { $0.sequence == kept.sequence } }
+            }
+        }
+    }
+
+    /// What a performer did, and whether it fails (its server down).
+    final class Performer: Sendable {
+        let sent = Mutex<[String]>([])
+        let down = Mutex(false)
+        let refusing: String?
+
+        init(refusing: String? = nil) { self.refusing = refusing }
+
+        var performers: [String: @Sendable (OutboxMessage) throws(StoreError) -> Void] {
+            ["mail": { [self] (effect) throws(StoreError) in
+                if down.withLock({ $0 }) { throw StoreError(.transient, "the mail server is down") }
+                if effect.key == refusing { throw StoreError(.permanent, "550 no such user") }
+                sent.withLock { $0.append(effect.key) }
+            }]
+        }
+    }
+
+    static func effect(_ sequence: Int, _ key: String, topic: String = "mail") -> OutboxMessage {
+        OutboxMessage(sequence: sequence, topic: topic, key: key, type: "welcome", payload: [])
+    }
+
+    @Test func aFailingPerformerKeepsItsEffectsInOrderUntilItIsBack() throws {
+        let outbox = Outbox()
+        outbox.state.withLock { $0.messages = [Self.effect(1, "a"), Self.effect(2, "b")] }
+        let performer = Performer()
+        performer.down.withLock { $0 = true }
+        let effects = SideEffects(outbox: outbox, performers: performer.performers)
+        #expect(throws: StoreError.self) { try effects.performPending() }
+        #expect(outbox.state.withLock { $0.messages.count } == 2 && performer.sent.withLock { $0 }.isEmpty)
+        performer.down.withLock { $0 = false }
+        #expect(try effects.performPending() == 2)
+        #expect(performer.sent.withLock { $0 } == ["a", "b"] && outbox.state.withLock { $0.messages.isEmpty })
+    }
+
+    /// A crash (here: the outbox failing) between the send and the removal sends it again, with the same key (Message-ID).
+    @Test func aFailureBetweenThePerformanceAndTheRemovalPerformsItAgainWithTheSameKey() throws {
+        let outbox = Outbox()
+        outbox.state.withLock { $0 = ([Self.effect(1, "welcome.r1@registrar.local")], 1) }
+        let performer = Performer()
+        let effects = SideEffects(outbox: outbox, performers: performer.performers)
+        #expect(throws: StoreError.self) { try effects.performPending() }
+        try effects.performPending()
+        #expect(performer.sent.withLock { $0 } == ["welcome.r1@registrar.local", "welcome.r1@registrar.local"])
+        #expect(outbox.state.withLock { $0.messages.isEmpty })
+    }
+
+    @Test func anEffectRefusedForGoodIsReportedAndRemovedAndTheOthersGoOn() throws {
+        let outbox = Outbox()
+        outbox.state.withLock { $0.messages = [Self.effect(1, "refused"), Self.effect(2, "nobody", topic: "sms"), Self.effect(3, "sent")] }
+        let performer = Performer(refusing: "refused")
+        let effects = SideEffects(outbox: outbox, performers: performer.performers)
+        var refused: [String] = []
+        try effects.performPending(refused: { effect, _ in refused.append(effect.key) })
+        #expect(refused == ["refused", "nobody"] && performer.sent.withLock { $0 } == ["sent"] && outbox.state.withLock { $0.messages.isEmpty })
+    }
+}
