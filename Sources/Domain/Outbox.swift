@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A message a store keeps with the change it announces, written in the change's transaction, until the worker
 /// owning the store has published it (`sequence` orders it in its outbox; 0 before it is kept).
 public struct OutboxMessage: Sendable, Equatable {
@@ -30,41 +32,96 @@ public protocol Outbox: Sendable {
 /// registration, kept with the saga's move: `SagaEngine.effects`), performed after the commit from their own outbox by
 /// the worker owning the store: each committed change keeps its effects once, a crash after the commit leaves them kept
 /// for the next round, and a performer that fails for a while (the mail server down) holds up no step, only this
-/// outbox. An effect is removed once performed, so a crash in between performs it again: exactly once into the outbox,
-/// at least once on the wire, each effect carrying the key its receiver drops a copy by (a mail's Message-ID, its
-/// `key`). Each effect's `topic` names who performs it (`"mail"`), its `type` what it is (`"welcome"`).
+/// outbox. An effect is removed once performed, and only then: one that fails (its server down, refusing it, no
+/// performer for its topic) stays kept and is tried again later, however long that takes. A crash between the
+/// performance and the removal performs it again: exactly once into the outbox, at least once on the wire (a mail
+/// keeps its Message-ID, which its reader's mail system can drop a copy by). Each effect's `topic` names who performs
+/// it (`"mail"`), its `type` what it is (`"welcome"`), its `key` the account it concerns (an account's erasure removes
+/// its kept effects).
 public struct SideEffects: Sendable {
     public var outbox: any Outbox
-    /// The performer of each topic's effects: throws a transient error while it cannot (kept, tried again), a permanent
-    /// one when it refuses the effect for good (then removed, and reported).
+    /// The performer of each topic's effects: throws while it cannot perform one (the effect stays kept).
     public var performers: [String: @Sendable (OutboxMessage) throws(StoreError) -> Void]
+    /// What this relay performed but could not yet remove, and when each failed effect is next tried: in memory, so a
+    /// relay started anew (a worker restarted) tries every kept effect at once.
+    private let memory = RelayMemory()
 
     public init(outbox: any Outbox, performers: [String: @Sendable (OutboxMessage) throws(StoreError) -> Void]) {
         self.outbox = outbox
         self.performers = performers
     }
 
-    /// Performs the kept effects, oldest first, at most `limit`, removing each once performed (`performed` is told of
-    /// each) or refused for good (`refused` is told of each; an effect of a topic with no performer is one); returns
-    /// how many it removed. A transient failure ends the round there, thrown, that effect and those after it kept: the
-    /// next round begins with it.
+    /// One round. First removes what an earlier round performed but could not remove (never performed twice by this
+    /// relay); then performs the kept effects that are due, oldest first, of the `limit` oldest, and removes those
+    /// performed (`performed` is told of each). An effect that fails (`failed` is told) stays kept and waits its own
+    /// back-off (doubling from 1 s to 5 min) while the others go on, so one mailbox refusing its mail holds up no other;
+    /// a transient failure before anything was performed ends the round there (the server is likely down for all).
+    /// Returns how many it performed; throws a transient error when something failed and nothing was performed (the
+    /// caller backs off), and the outbox's own failures. `now` is the instant at which effects are due (a later one
+    /// stands for time passed); a failure's back-off runs from the present instant.
     @discardableResult
-    public func performPending(limit: Int = 100, performed: (OutboxMessage) -> Void = { _ in },
-                               refused: (OutboxMessage, StoreError) -> Void = { _, _ in }) throws(StoreError) -> Int {
-        let pending = try outbox.pending(limit: limit)
-        for effect in pending {
-            var refusal: StoreError?
+    public func performPending(limit: Int = 1000, now: ContinuousClock.Instant = .now,
+                               performed: (OutboxMessage) -> Void = { _ in },
+                               failed: (OutboxMessage, StoreError) -> Void = { _, _ in }) throws(StoreError) -> Int {
+        try removeOwed()
+        var done: [OutboxMessage] = []
+        var failure: StoreError?
+        for effect in try outbox.pending(limit: limit) where memory.isDue(effect.sequence, at: now) {
             do throws(StoreError) {
                 guard let perform = performers[effect.topic] else {
                     throw StoreError(.permanent, "no performer of \(effect.topic) effects")
                 }
                 try perform(effect)
-            } catch where error.kind != .transient {
-                refusal = error
+                memory.performed(effect)
+                done.append(effect)
+                performed(effect)
+            } catch {
+                memory.failed(effect.sequence)
+                failed(effect, error)
+                failure = failure ?? error
+                if error.kind == .transient, done.isEmpty { break }
             }
-            try outbox.remove([effect])
-            if let refusal { refused(effect, refusal) } else { performed(effect) }
         }
-        return pending.count
+        try removeOwed()
+        if done.isEmpty, let failure { throw StoreError(.transient, failure.message) }
+        return done.count
+    }
+
+    private func removeOwed() throws(StoreError) {
+        let owed = memory.owed()
+        guard !owed.isEmpty else { return }
+        try outbox.remove(owed)
+        memory.removed(owed)
+    }
+}
+
+/// A side-effect relay's memory: the effects performed and not yet removed, and each failed effect's next attempt.
+private final class RelayMemory: Sendable {
+    private let state = Mutex<(owed: [OutboxMessage], retries: [Int: (failures: Int, due: ContinuousClock.Instant)])>(([], [:]))
+
+    func isDue(_ sequence: Int, at now: ContinuousClock.Instant) -> Bool {
+        state.withLock { $0.retries[sequence].map { $0.due <= now } ?? true }
+    }
+
+    func performed(_ effect: OutboxMessage) {
+        state.withLock { state in
+            state.retries[effect.sequence] = nil
+            state.owed.append(effect)
+        }
+    }
+
+    /// Schedules the next attempt of a failed effect from the present instant.
+    func failed(_ sequence: Int) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            let failures = (state.retries[sequence]?.failures ?? 0) + 1
+            state.retries[sequence] = (failures, now + .seconds(min(300, 1 << min(failures - 1, 9))))
+        }
+    }
+
+    func owed() -> [OutboxMessage] { state.withLock { $0.owed } }
+
+    func removed(_ effects: [OutboxMessage]) {
+        state.withLock { state in state.owed.removeAll { owed in effects.contains { $0.sequence == owed.sequence } } }
     }
 }

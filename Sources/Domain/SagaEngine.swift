@@ -41,6 +41,9 @@ public struct SagaEngine<Move: SagaMove>: Sendable {
     /// the deadline sweep): kept in the side-effect outbox in the move's own unit of work, so exactly when the move
     /// commits — once per committed move; a redelivered event that moves nothing keeps nothing — and performed from
     /// there after the commit by the worker owning the store (``SideEffects``), however long their receiver is down.
+    /// Once per move only where the saga's log refuses a stale save (the registration's, by its record's version); the
+    /// email-change, deletion and profile-update logs save without that check, so an effect given to their sagas must
+    /// look at the stage it is about, not at the move alone.
     public typealias Effect = @Sendable (_ record: Move.Record, _ event: Event?) throws -> [OutboxMessage]
     /// Work after the commit of a move that must repeat safely (forgetting a deleted account's tokens): run with the
     /// saga's record as it now stands and the event handled — again when a redelivered event finds the saga already

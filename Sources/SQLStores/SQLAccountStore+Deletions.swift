@@ -57,7 +57,8 @@ extension SQLAccountStore: DeletionStore {
         try records(in: stages, updatedBefore: date)
     }
 
-    /// Deletes the account `uid` and every row naming it; its registration's record keeps only its ids and stage, so that
+    /// Deletes the account `uid` and every row naming it (its side effects not yet performed too: a welcome kept while
+    /// the mail server was down is not sent after the erasure); its registration's record keeps only its ids and stage, so that
     /// a replay of the registration request is answered completed (without its sealed result, which named the account) and
     /// starts nothing.
     private static func erase(uid: String, in db: SQLSession) throws(SQLError) {
@@ -66,6 +67,7 @@ extension SQLAccountStore: DeletionStore {
         for table in ["account_changes", "profile_updates", "sign_in_failures", "code_failures"] {
             try db.execute("DELETE FROM \(table) WHERE uid = ?", [uid])
         }
+        try db.execute("DELETE FROM \(SQLOutbox.effectsTable) WHERE message_key = ?", [uid])
     }
 
     private static func deletion(_ requestId: String, in db: SQLSession) throws(SQLError) -> DeletionRecord? {

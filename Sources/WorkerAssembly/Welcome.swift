@@ -16,7 +16,7 @@ package enum Welcome {
         { saga, _ in
             guard saga.stage == .completed else { return [] }
             return [try mail.message(letter, values: ["name": saga.name], locale: nil, to: saga.email, requestId: saga.registrationId,
-                                     date: saga.updatedAt).effect(kind: letter.kind)]
+                                     date: saga.updatedAt).effect(kind: letter.kind, about: saga.uid)]
         }
     }
 }

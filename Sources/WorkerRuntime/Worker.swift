@@ -262,23 +262,23 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Performs the side effects `effects` keeps, oldest first, until none is left, removing each once performed. A
-    /// performer failing for a while (the mail server down) is waited out with capped back-off, for as long as it
-    /// fails, the effect kept: never dropped, never dead-lettered. One refused for good (a mail server refusing the
-    /// recipient) is logged, counted and removed. A crash between an effect and its removal performs it again.
+    /// Performs the side effects `effects` keeps, oldest first, until none is due, removing each once performed
+    /// (`SideEffects.performPending`). While nothing can be performed (the mail server down) it waits with capped
+    /// back-off for as long as that lasts; an effect that fails stays kept, is logged and counted, and is tried again on
+    /// its own back-off: never dropped, never dead-lettered. A removal that fails after a performance is retried
+    /// alone, without performing again; a crash in between performs it again.
     private func perform(_ effects: SideEffects) async throws {
         let (logger, metrics) = (logger, metrics)
-        var removed = 0
+        var performed = 0
         repeat {
-            removed = try await retrying(WorkerMetrics.sideEffects) {
-                try effects.performPending(limit: Self.relayBatch, performed: { metrics.performed($0, result: "performed") },
-                                           refused: { effect, error in
-                    logger.error("a side effect was refused for good; it is not performed",
-                                 ["topic": effect.topic, "type": effect.type, "key": effect.key, "error": error.message])
-                    metrics.performed(effect, result: "refused")
+            performed = try await retrying(WorkerMetrics.sideEffects) {
+                try effects.performPending(performed: { metrics.performed($0, result: "performed") }, failed: { effect, error in
+                    logger.warning("a side effect failed; it stays kept and is tried again later",
+                                   ["topic": effect.topic, "type": effect.type, "error": error.message])
+                    metrics.performed(effect, result: "failed")
                 })
             }
-        } while removed > 0
+        } while performed > 0
     }
 
     /// How many outbox messages one round of the relay publishes before removing them.

@@ -24,7 +24,7 @@ struct WorkerMetrics: Sendable {
 
     private static let effects = registry.counter(
         "registrar_side_effects_total",
-        "Side effects performed from the worker's side-effect outbox (the welcome mail), by topic, type and result (performed, refused)",
+        "Side effects performed from the worker's side-effect outbox (the welcome mail), by topic, type and result (performed; failed: kept, tried again later)",
         labels: ["worker", "topic", "type", "result"])
 
     private static let storeErrors = registry.counter(

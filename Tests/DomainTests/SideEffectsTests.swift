@@ -4,8 +4,9 @@ import Synchronization
 import Testing
 
 /// The side-effect hook point of `SagaEngine`: effects are kept with the move that causes them, once per committed
-/// move, and performed from their outbox (`SideEffects`): kept while their performer fails, performed again after a
-/// crash between the performance and the removal (the same key), removed when refused for good.
+/// move, and performed from their outbox (`SideEffects`): kept while their performer fails or refuses them, each on its
+/// own back-off while the others go on, removed only once performed, never performed twice by one relay, and again
+/// (the same key) only by a relay started anew after a crash between the performance and the removal.
 @Suite(.tags(.unit)) struct SideEffectsTests {
     /// A saga counting up to `done`; its store refuses the next save once `refuseNext` (another writer moved it first).
     struct Count: SagaMove {
@@ -97,32 +98,46 @@ import Testing
         let performer = Performer()
         performer.down.withLock { $0 = true }
         let effects = SideEffects(outbox: outbox, performers: performer.performers)
-        #expect(throws: StoreError.self) { try effects.performPending() }
+        var failed: [String] = []
+        #expect(throws: StoreError.self) { try effects.performPending(failed: { effect, _ in failed.append(effect.key) }) }
+        #expect(failed == ["a"], "a transient failure before anything was performed ends the round")
         #expect(outbox.state.withLock { $0.messages.count } == 2 && performer.sent.withLock { $0 }.isEmpty)
         performer.down.withLock { $0 = false }
-        #expect(try effects.performPending() == 2)
+        #expect(try effects.performPending(now: .now + .seconds(2)) == 2)
         #expect(performer.sent.withLock { $0 } == ["a", "b"] && outbox.state.withLock { $0.messages.isEmpty })
     }
 
-    /// A crash (here: the outbox failing) between the send and the removal sends it again, with the same key (Message-ID).
-    @Test func aFailureBetweenThePerformanceAndTheRemovalPerformsItAgainWithTheSameKey() throws {
+    /// A removal that fails after the performance is retried alone: the relay never performs an effect twice. Only a
+    /// relay started anew (a crash between the two) performs it again, with the same key.
+    @Test func aFailedRemovalIsRetriedWithoutPerformingAgainAndOnlyARestartPerformsAgain() throws {
         let outbox = Outbox()
-        outbox.state.withLock { $0 = ([Self.effect(1, "welcome.r1@registrar.local")], 1) }
+        outbox.state.withLock { $0 = ([Self.effect(1, "u1")], 1) }
         let performer = Performer()
         let effects = SideEffects(outbox: outbox, performers: performer.performers)
         #expect(throws: StoreError.self) { try effects.performPending() }
-        try effects.performPending()
-        #expect(performer.sent.withLock { $0 } == ["welcome.r1@registrar.local", "welcome.r1@registrar.local"])
-        #expect(outbox.state.withLock { $0.messages.isEmpty })
+        #expect(try effects.performPending() == 0)
+        #expect(performer.sent.withLock { $0 } == ["u1"] && outbox.state.withLock { $0.messages.isEmpty })
+
+        outbox.state.withLock { $0 = ([Self.effect(2, "u2")], 1) }
+        #expect(throws: StoreError.self) { try effects.performPending() }
+        try SideEffects(outbox: outbox, performers: performer.performers).performPending()
+        #expect(performer.sent.withLock { $0 } == ["u1", "u2", "u2"] && outbox.state.withLock { $0.messages.isEmpty })
     }
 
-    @Test func anEffectRefusedForGoodIsReportedAndRemovedAndTheOthersGoOn() throws {
+    /// An effect refused (a mailbox that does not take the mail, a topic without a performer) stays kept and waits its
+    /// own back-off while the others are performed; it is tried again once due, never dropped.
+    @Test func anEffectThatFailsStaysKeptOnItsOwnBackOffWhileTheOthersGoOn() throws {
         let outbox = Outbox()
         outbox.state.withLock { $0.messages = [Self.effect(1, "refused"), Self.effect(2, "nobody", topic: "sms"), Self.effect(3, "sent")] }
         let performer = Performer(refusing: "refused")
         let effects = SideEffects(outbox: outbox, performers: performer.performers)
-        var refused: [String] = []
-        try effects.performPending(refused: { effect, _ in refused.append(effect.key) })
-        #expect(refused == ["refused", "nobody"] && performer.sent.withLock { $0 } == ["sent"] && outbox.state.withLock { $0.messages.isEmpty })
+        var failed: [String] = []
+        #expect(try effects.performPending(failed: { effect, _ in failed.append(effect.key) }) == 1)
+        #expect(failed == ["refused", "nobody"] && performer.sent.withLock { $0 } == ["sent"])
+        #expect(outbox.state.withLock { $0.messages.map(\.key) } == ["refused", "nobody"])
+        #expect(try effects.performPending(failed: { effect, _ in failed.append(effect.key) }) == 0)
+        #expect(failed.count == 2, "tried again before its back-off ended")
+        #expect(throws: StoreError.self) { try effects.performPending(now: .now + .seconds(2), failed: { effect, _ in failed.append(effect.key) }) }
+        #expect(failed.count == 4 && outbox.state.withLock { $0.messages.count } == 2)
     }
 }

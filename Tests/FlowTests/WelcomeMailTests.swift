@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import RegistrarClient
 @testable import TestSupport
 import Testing
 
@@ -65,7 +66,7 @@ import Testing
             #expect(ContinuousClock.now - started < .seconds(30), "the outcome waited for the mail server")
             try system.performEffects()
             #expect(try system.emails(kind: "welcome").isEmpty)
-            #expect(try system.keptEffects().map(\.key) == ["welcome.\(ada.registrationId)@registrar.local"], "the welcome is kept meanwhile")
+            #expect(try system.keptEffects().map(\.type) == ["welcome"], "the welcome is kept meanwhile")
             try system.setMailDown(false)
             try system.performEffects()
             #expect(try system.emails(kind: "welcome").count == 1)
@@ -94,6 +95,24 @@ import Testing
             try await system.sweep()
             #expect(try system.emails(kind: "welcome").count == 1, "mailed once")
             #expect(try system.keptEffects().isEmpty)
+        }
+    }
+
+    /// An account deleted while its welcome is still kept (its relay held, as while the mail server is down): the
+    /// erasure removes the kept welcome with everything else naming the account, and the erased address is mailed nothing.
+    @Test func anAccountErasedBeforeItsWelcomeWentOutIsNotMailedIt() async throws {
+        try await KafkaFreeSystem.with { system in
+            let (email, password) = ("leaver@example.com", "deleter quartz lantern 42")
+            system.holdEffects(true)
+            _ = try await system.register(email, password: password)
+            #expect(try system.keptEffects().map(\.type) == ["welcome"])
+            let tokens = try #require(try await system.signIn(.password, email: email, secret: password).1)
+            let request = system.sealing.deletion(accessToken: tokens.accessToken, proof: .password(password))
+            #expect(try await system.send(.accountDeletionRequested(request)) == .accountDeleted(AccountDeleted(requestId: request.requestId)))
+            #expect(try system.keptEffects().isEmpty, "the erasure left the welcome kept")
+            system.holdEffects(false)
+            try system.performEffects()
+            #expect(try system.emails(kind: "welcome").isEmpty)
         }
     }
 }

@@ -137,7 +137,7 @@ import Testing
     /// The side effects a save keeps (`SagaEngine.Effect`: the welcome mail) are written in its transaction, to the
     /// side-effect outbox: kept exactly when the save commits. A save whose change fails keeps nothing; of writers
     /// racing with one version, only the winner's are kept; a stale writer's after it, none.
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.databases)
     func theSideEffectsOfASaveAreKeptExactlyWhenItCommits(backend: StoreBackend) throws {
         try backend.withNewLocation { (url) throws in
             let stores = try (0..<2).map { _ in try BackendOptions.accountStore(at: url) }

@@ -105,12 +105,12 @@ final class KafkaFreeSystem: FlowSystem {
         }
     }
 
-    /// Performs what `relay` keeps until nothing is left or a performer fails for a while (kept: the next round begins
-    /// with it).
+    /// Performs what `relay` keeps until nothing is left or its performer fails (kept: the next round begins with it), as
+    /// the worker does over time: every effect that failed before counts as due again (its back-off passed).
     private static func drain(_ relay: SideEffects) throws(StoreError) {
         while true {
             do {
-                guard try relay.performPending() > 0 else { return }
+                guard try relay.performPending(now: .now + .seconds(300)) > 0 else { return }
             } catch {
                 if error.kind == .transient { return }
                 throw error
