@@ -1,3 +1,4 @@
+internal import Support
 import Synchronization
 
 /// A message a store keeps with the change it announces, written in the change's transaction, until the worker
@@ -110,12 +111,15 @@ private final class RelayMemory: Sendable {
         }
     }
 
+    /// How long a failed effect waits before it is tried again: 1 s doubling to 5 min.
+    private static let backoff = Backoff(attempts: 10, initialDelay: .seconds(1), maxDelay: .seconds(300))
+
     /// Schedules the next attempt of a failed effect from the present instant.
     func failed(_ sequence: Int) {
         let now = ContinuousClock.now
         state.withLock { state in
             let failures = (state.retries[sequence]?.failures ?? 0) + 1
-            state.retries[sequence] = (failures, now + .seconds(min(300, 1 << min(failures - 1, 9))))
+            state.retries[sequence] = (failures, now + Self.backoff.delay(after: failures))
         }
     }
 
