@@ -67,7 +67,9 @@ public struct SideEffects: Sendable {
         try removeOwed()
         var done: [OutboxMessage] = []
         var failure: StoreError?
-        for effect in try outbox.pending(limit: limit) where memory.isDue(effect.sequence, at: now) {
+        let pending = try outbox.pending(limit: limit)
+        memory.forgetAllBut(pending)
+        for effect in pending where memory.isDue(effect.sequence, at: now) {
             do throws(StoreError) {
                 guard let perform = performers[effect.topic] else {
                     throw StoreError(.permanent, "no performer of \(effect.topic) effects")
@@ -121,6 +123,12 @@ private final class RelayMemory: Sendable {
             let failures = (state.retries[sequence]?.failures ?? 0) + 1
             state.retries[sequence] = (failures, now + Self.backoff.delay(after: failures))
         }
+    }
+
+    /// Forgets the back-off of every effect no longer kept (performed by another relay, erased with its account).
+    func forgetAllBut(_ kept: [OutboxMessage]) {
+        let sequences = Set(kept.map(\.sequence))
+        state.withLock { state in state.retries = state.retries.filter { sequences.contains($0.key) } }
     }
 
     func owed() -> [OutboxMessage] { state.withLock { $0.owed } }
