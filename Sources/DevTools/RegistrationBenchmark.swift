@@ -28,7 +28,7 @@ public struct RegistrationBenchmark: Sendable {
         /// A running broker to use (Tansu, a Kafka cluster), else the local broker is started.
         public var bootstrap: String?
         /// The workers' fetch wait, when not their own choice for the broker (`ConnectionOptions.longFetchWait` on a real
-        /// broker, 10 ms on the local one).
+        /// broker, 50 ms on the local one).
         public var fetchWait: Duration?
 
         var workerArguments: [String] {

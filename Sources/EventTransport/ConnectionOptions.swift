@@ -124,7 +124,7 @@ public struct ConnectionOptions: Sendable {
 
     /// How long a worker's fetch may wait on a broker that answers as soon as data arrives (every real broker): an
     /// idle worker asks twice a second. The local broker (librdkafka's mock cluster) holds every empty fetch for the
-    /// whole wait, data or not, so its consumers keep `KafkaConfiguration`'s 10 ms.
+    /// whole wait, data or not, so its consumers keep `KafkaConfiguration`'s 50 ms.
     public static let longFetchWait = Duration.milliseconds(500)
 
     /// Whether the broker at `bootstrapServers` is the local one, librdkafka's mock cluster, which names itself in

@@ -55,8 +55,11 @@ public struct KafkaConfiguration: Sendable {
     public var socketTimeout: Duration = .seconds(60)
     /// How long the broker may hold a fetch request waiting for data.
     public var fetchWaitMax: Duration = Self.defaultFetchWait
-    /// librdkafka's mock cluster holds every empty fetch for the whole wait: a short one keeps its latency low.
-    public static let defaultFetchWait = Duration.milliseconds(10)
+    /// librdkafka's mock cluster holds every empty fetch for the whole wait and hands over what arrived meanwhile only
+    /// to the next fetch, so a hop waits half of it on average: 50 ms adds about 150 ms to a local registration's six
+    /// hops, while an idle consumer asks each broker 20 times a second, not 100 (at 10 ms, the fetches of the clients
+    /// of a test run's local brokers took about 45 % of its CPU).
+    public static let defaultFetchWait = Duration.milliseconds(50)
     public var autoOffsetReset: OffsetReset = .earliest
     /// All members of a group must use the same protocol (cooperative, or range/round-robin).
     public var assignmentStrategy: AssignmentStrategy = .cooperativeSticky
