@@ -110,15 +110,7 @@ public struct ProfileEmailRejected: RequestMessage, Equatable {
 
 /// The profile worker is alive but cannot set the profile's email yet (its store is failing) and keeps retrying: a
 /// heartbeat that keeps the email change from its deadline while the store is down.
-public struct ProfileEmailWaiting: RequestMessage, Equatable {
-    public var requestId: String
-    public var uid: String
-
-    public init(requestId: String, uid: String) {
-        self.requestId = requestId
-        self.uid = uid
-    }
-}
+public typealias ProfileEmailWaiting = RequestProfileNotice
 
 /// The account change is done (for an email change: account and profile both carry the new email). It names
 /// no account: outcome topics carry no personal data.

@@ -26,13 +26,7 @@ public struct AccountDeletionRequested: RequestMessage, Equatable {
 }
 
 /// The account of an ``AccountDeletionRequested`` is gone from every store; its address is free to register again.
-public struct AccountDeleted: RequestMessage, Equatable {
-    public var requestId: String
-
-    public init(requestId: String) {
-        self.requestId = requestId
-    }
-}
+public typealias AccountDeleted = RequestDone
 
 /// A step of an account deletion (`EraseAvatar`) or of a profile update (`DiscardAvatar`), to the image worker: delete the
 /// avatar `ProfileImages/<imageId>.jpg` for good (its tombstone keeps any older command from storing it again).
@@ -81,8 +75,9 @@ public struct EraseProfile: SagaCommand, RequestMessage, Equatable {
     }
 }
 
-/// The profile worker's answer to ``EraseProfile``: the profile is gone (or was never there).
-public struct ProfileErased: RequestMessage, Equatable {
+/// What the profile worker says of an account's profile in a request's flow when nothing more than whose: ``ProfileErased``,
+/// ``ProfileEmailWaiting``.
+public struct RequestProfileNotice: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
 
@@ -91,3 +86,6 @@ public struct ProfileErased: RequestMessage, Equatable {
         self.uid = uid
     }
 }
+
+/// The profile worker's answer to ``EraseProfile``: the profile is gone (or was never there).
+public typealias ProfileErased = RequestProfileNotice

@@ -25,15 +25,7 @@ public struct ProfileUpdateRequested: RequestMessage, Equatable {
 }
 
 /// The profile update is done everywhere: `sealedProfile` is the ``ProfileView`` it left, sealed to the request's reply key.
-public struct ProfileUpdated: RequestMessage, Equatable {
-    public var requestId: String
-    public var sealedProfile: String
-
-    public init(requestId: String, sealedProfile: String) {
-        self.requestId = requestId
-        self.sealedProfile = sealedProfile
-    }
-}
+public typealias ProfileUpdated = SealedProfile
 
 /// The fields of `users/<uid>` a profile update sets; nil: left as it is.
 public struct ProfileFields: Codable, Sendable, Equatable {

@@ -88,8 +88,9 @@ public struct AvatarRejected: Codable, Sendable, Equatable {
     }
 }
 
-/// The image worker deleted the avatar (or it was already gone).
-public struct AvatarDeleted: Codable, Sendable, Equatable {
+/// What the image worker says of a registration's avatar when nothing more than which avatar: ``AvatarDeleted``,
+/// ``AvatarWaiting``.
+public struct AvatarNotice: Codable, Sendable, Equatable {
     public var registrationId: String
     public var imageId: String
 
@@ -98,18 +99,13 @@ public struct AvatarDeleted: Codable, Sendable, Equatable {
         self.imageId = imageId
     }
 }
+
+/// The image worker deleted the avatar (or it was already gone).
+public typealias AvatarDeleted = AvatarNotice
 
 /// The image worker is alive but cannot store the avatar yet (its object store is failing) and keeps retrying: a
 /// heartbeat that keeps the saga from its deadline while the store is down.
-public struct AvatarWaiting: Codable, Sendable, Equatable {
-    public var registrationId: String
-    public var imageId: String
-
-    public init(registrationId: String, imageId: String) {
-        self.registrationId = registrationId
-        self.imageId = imageId
-    }
-}
+public typealias AvatarWaiting = AvatarNotice
 
 /// Asks the profile worker to write `users/<uid>`.
 public struct WriteProfile: SagaCommand, Codable, Sendable, Equatable {
@@ -143,8 +139,9 @@ public struct DeleteProfile: SagaCommand, Codable, Sendable, Equatable {
     }
 }
 
-/// The profile worker wrote the profile.
-public struct ProfileWritten: Codable, Sendable, Equatable {
+/// What the profile worker says of a registration's profile when nothing more than whose: ``ProfileWritten``,
+/// ``ProfileWaiting``, ``ProfileDeleted``.
+public struct ProfileNotice: Codable, Sendable, Equatable {
     public var registrationId: String
     public var uid: String
 
@@ -153,18 +150,13 @@ public struct ProfileWritten: Codable, Sendable, Equatable {
         self.uid = uid
     }
 }
+
+/// The profile worker wrote the profile.
+public typealias ProfileWritten = ProfileNotice
 
 /// The profile worker is alive but cannot write the profile yet (its store is failing) and keeps retrying: a
 /// heartbeat that keeps the saga from its deadline while the store is down.
-public struct ProfileWaiting: Codable, Sendable, Equatable {
-    public var registrationId: String
-    public var uid: String
-
-    public init(registrationId: String, uid: String) {
-        self.registrationId = registrationId
-        self.uid = uid
-    }
-}
+public typealias ProfileWaiting = ProfileNotice
 
 /// The profile worker could not write the profile; nothing was written.
 public struct ProfileRejected: Codable, Sendable, Equatable {
@@ -182,15 +174,7 @@ public struct ProfileRejected: Codable, Sendable, Equatable {
 }
 
 /// The profile worker deleted the profile (or it was already gone).
-public struct ProfileDeleted: Codable, Sendable, Equatable {
-    public var registrationId: String
-    public var uid: String
-
-    public init(registrationId: String, uid: String) {
-        self.registrationId = registrationId
-        self.uid = uid
-    }
-}
+public typealias ProfileDeleted = ProfileNotice
 
 /// The registration completed: the account is active and the profile complete. `sealedResult` is a
 /// ``RegistrationResult`` (JSON) sealed to the request's `replyKey`: no personal data travels in the clear.
@@ -247,13 +231,10 @@ extension StoreAvatar: RegistrationMessage {}
 extension DeleteAvatar: RegistrationMessage {}
 extension AvatarStored: RegistrationMessage {}
 extension AvatarRejected: RegistrationMessage {}
-extension AvatarDeleted: RegistrationMessage {}
-extension AvatarWaiting: RegistrationMessage {}
+extension AvatarNotice: RegistrationMessage {}
 extension WriteProfile: RegistrationMessage {}
 extension DeleteProfile: RegistrationMessage {}
-extension ProfileWritten: RegistrationMessage {}
+extension ProfileNotice: RegistrationMessage {}
 extension ProfileRejected: RegistrationMessage {}
-extension ProfileDeleted: RegistrationMessage {}
-extension ProfileWaiting: RegistrationMessage {}
 extension RegistrationCompleted: RegistrationMessage {}
 extension RegistrationFailed: RegistrationMessage {}

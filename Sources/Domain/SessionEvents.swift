@@ -46,15 +46,18 @@ public struct SignOutRequested: RequestMessage, Equatable {
     }
 }
 
-/// The sessions a ``SignOutRequested`` names are over (or, for a revocation, whatever the token was, nothing of it
-/// counts any more). It carries nothing but the request's id.
-public struct SignedOut: RequestMessage, Equatable {
+/// A request done, with nothing to say but that (``SignedOut``, ``AccountDeleted``).
+public struct RequestDone: RequestMessage, Equatable {
     public var requestId: String
 
     public init(requestId: String) {
         self.requestId = requestId
     }
 }
+
+/// The sessions a ``SignOutRequested`` names are over (or, for a revocation, whatever the token was, nothing of it
+/// counts any more). It carries nothing but the request's id.
+public typealias SignedOut = RequestDone
 
 /// The caller's live sessions: `sealedSessions` is a ``SessionList`` (JSON) sealed to the request's `replyKey`.
 public struct SessionsAnswered: RequestMessage, Equatable {

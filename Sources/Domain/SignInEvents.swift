@@ -88,9 +88,9 @@ public struct BearerRequest: RequestMessage, Equatable {
     }
 }
 
-/// The caller's profile: `sealedProfile` is a ``ProfileView`` (JSON) sealed to the request's `replyKey`.
-/// A token that does not verify gives `TokenRefused` `invalid_credentials`, an incomplete profile `profile_incomplete`.
-public struct ProfileAnswered: RequestMessage, Equatable {
+/// A profile answered to a request: `sealedProfile` is a ``ProfileView`` (JSON) sealed to the request's `replyKey`
+/// (``ProfileAnswered``, ``ProfileUpdated``).
+public struct SealedProfile: RequestMessage, Equatable {
     public var requestId: String
     public var sealedProfile: String
 
@@ -99,6 +99,10 @@ public struct ProfileAnswered: RequestMessage, Equatable {
         self.sealedProfile = sealedProfile
     }
 }
+
+/// The caller's profile: `sealedProfile` is a ``ProfileView`` (JSON) sealed to the request's `replyKey`.
+/// A token that does not verify gives `TokenRefused` `invalid_credentials`, an incomplete profile `profile_incomplete`.
+public typealias ProfileAnswered = SealedProfile
 
 /// What `ProfileAnswered.sealedProfile` opens to: the request it answers, the account's uid and its profile.
 public struct ProfileView: SealedAnswer, Equatable {
