@@ -1,3 +1,4 @@
+import Foundation
 internal import Support
 import Synchronization
 
@@ -29,6 +30,16 @@ public protocol Outbox: Sendable {
     func remove(_ messages: [OutboxMessage]) throws(StoreError)
 }
 
+/// An outbox whose messages the relays of several replicas perform (the side effects): before performing one, a relay
+/// claims it for a while, so that no two relays perform it at once. A claim held by a relay that stopped runs out.
+public protocol ClaimedOutbox: Outbox {
+    /// Claims `message` for `relay` until `expiry` if no other relay holds it at `now` (its claim ran out, or there was
+    /// none; a claim of `relay`'s own is renewed). Returns false if another relay holds it, or it is no longer kept.
+    func claim(_ message: OutboxMessage, for relay: String, until expiry: Date, now: Date) throws(StoreError) -> Bool
+    /// Ends `relay`'s claim on `message`, if it holds one: the others may take it at once.
+    func release(_ message: OutboxMessage, for relay: String) throws(StoreError)
+}
+
 /// The side effects a store keeps in the transaction of the change that causes them (the welcome mail of a completed
 /// registration, kept with the saga's move: `SagaEngine.effects`), performed after the commit from their own outbox by
 /// the worker owning the store: each committed change keeps its effects once, a crash after the commit leaves them kept
@@ -36,30 +47,45 @@ public protocol Outbox: Sendable {
 /// outbox. An effect is removed once performed, and only then: one that fails (its server down, refusing it, no
 /// performer for its topic) stays kept and is tried again later, however long that takes. A crash between the
 /// performance and the removal performs it again: exactly once into the outbox, at least once on the wire (a mail
-/// keeps its Message-ID, which its reader's mail system can drop a copy by). Each effect's `topic` names who performs
+/// keeps its Message-ID, which its reader's mail system can drop a copy by). The relays of several replicas share the
+/// outbox: each claims an effect before performing it (``ClaimedOutbox``), for `lease`, and removes it as soon as it is
+/// performed, so a claim need only outlast one performance (a mail's default connect and send time-outs: 70 s); one
+/// that fails is released to the others at once; a relay that stopped with an effect claimed (a crash during its
+/// performance) leaves it to the others, or to itself started again, once the claim runs out. Each effect's `topic` names who performs
 /// it (`"mail"`), its `type` what it is (`"welcome"`), its `key` the account it concerns (an account's erasure removes
 /// its kept effects).
 public struct SideEffects: Sendable {
-    public var outbox: any Outbox
+    public var outbox: any ClaimedOutbox
     /// The performer of each topic's effects: throws while it cannot perform one (the effect stays kept).
     public var performers: [String: @Sendable (OutboxMessage) throws(StoreError) -> Void]
     /// What this relay performed but could not yet remove, and when each failed effect is next tried: in memory, so a
-    /// relay started anew (a worker restarted) tries every kept effect at once.
+    /// relay started anew (a worker restarted) tries at once every kept effect no other relay holds.
     private let memory = RelayMemory()
+    /// This relay's name in its claims: its own, so that a relay started anew waits out its predecessor's claims.
+    private let relay = UUID().uuidString
+    /// How long a claim holds off the other relays.
+    public var lease: Duration
+    /// The wall clock the claims are read against, shared by the replicas.
+    public var clock: @Sendable () -> Date
 
-    public init(outbox: any Outbox, performers: [String: @Sendable (OutboxMessage) throws(StoreError) -> Void]) {
+    public init(outbox: any ClaimedOutbox, performers: [String: @Sendable (OutboxMessage) throws(StoreError) -> Void],
+                lease: Duration = .seconds(300), clock: @escaping @Sendable () -> Date = Date.init) {
         self.outbox = outbox
         self.performers = performers
+        self.lease = lease
+        self.clock = clock
     }
 
     /// One round. First removes what an earlier round performed but could not remove (never performed twice by this
-    /// relay); then performs the kept effects that are due, oldest first, of the `limit` oldest, and removes those
-    /// performed (`performed` is told of each). An effect that fails (`failed` is told) stays kept and waits its own
-    /// back-off (doubling from 1 s to 5 min) while the others go on, so one mailbox refusing its mail holds up no other;
-    /// a transient failure before anything was performed ends the round there (the server is likely down for all).
-    /// Returns how many it performed; throws a transient error when something failed and nothing was performed (the
-    /// caller backs off), and the outbox's own failures. `now` is the instant at which effects are due (a later one
-    /// stands for time passed); a failure's back-off runs from the present instant.
+    /// relay); then performs the kept effects that are due, oldest first, of the `limit` oldest, each once claimed (one
+    /// another relay holds is left to it), removing each as soon as it is performed (`performed` is told of each; a
+    /// removal that fails is tried again at the end of the round and at the start of the next). An effect that fails
+    /// (`failed` is told) is released, stays kept and waits its own back-off (doubling from 1 s to 5 min) while the others
+    /// go on, so one mailbox refusing its mail holds up no other; a transient failure before anything was performed ends
+    /// the round there (the server is likely down for all). Returns how many it performed; throws a transient error when
+    /// something failed and nothing was performed (the caller backs off), and the outbox's own failures (what was
+    /// performed before is removed, or owed to the next round). `now` is the instant at which effects are due (a later
+    /// one stands for time passed); a failure's back-off runs from the present instant.
     @discardableResult
     public func performPending(limit: Int = 1000, now: ContinuousClock.Instant = .now,
                                performed: (OutboxMessage) -> Void = { _ in },
@@ -70,6 +96,8 @@ public struct SideEffects: Sendable {
         let pending = try outbox.pending(limit: limit)
         memory.forgetAllBut(pending)
         for effect in pending where memory.isDue(effect.sequence, at: now) {
+            let wallClock = clock()
+            guard try outbox.claim(effect, for: relay, until: wallClock.addingTimeInterval(lease.seconds), now: wallClock) else { continue }
             do throws(StoreError) {
                 guard let perform = performers[effect.topic] else {
                     throw StoreError(.permanent, "no performer of \(effect.topic) effects")
@@ -78,7 +106,9 @@ public struct SideEffects: Sendable {
                 memory.performed(effect)
                 done.append(effect)
                 performed(effect)
+                try? removeOwed()
             } catch {
+                try? outbox.release(effect, for: relay)
                 memory.failed(effect.sequence)
                 failed(effect, error)
                 failure = failure ?? error

@@ -88,6 +88,7 @@ let accountSchema = SQLSchema(
         profileUpdates(table: "STRICT", real: "REAL", integer: "INTEGER", boolean: "INTEGER", collation: ""),
         SQLOutbox.migration(table: SQLOutbox.accountsTable, postgres: false),
         SQLOutbox.migration(table: SQLOutbox.effectsTable, postgres: false),
+        SQLEffectOutbox.claims(real: "REAL"),
     ],
     postgres: [
         """
@@ -169,6 +170,7 @@ let accountSchema = SQLSchema(
         profileUpdates(table: "", real: "DOUBLE PRECISION", integer: "BIGINT", boolean: "BOOLEAN", collation: #" COLLATE "C""#),
         SQLOutbox.migration(table: SQLOutbox.accountsTable, postgres: true),
         SQLOutbox.migration(table: SQLOutbox.effectsTable, postgres: true),
+        SQLEffectOutbox.claims(real: "DOUBLE PRECISION"),
     ])
 
 /// Migration 11: profile updates, by request id (``ProfileUpdateRecord``): the fields set (null: kept), the profile before,

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 /// The transactional outbox of one SQL store (``Outbox``): a table of messages, numbered in the order kept, that the
 /// store's writes add in their own transaction (`keep`) and the worker owning the store publishes and removes. The
@@ -22,9 +23,9 @@ public struct SQLOutbox: Outbox {
     }
 
     /// The side-effect outbox of the account database, whose schema is created or migrated first.
-    public static func effects(database: any SQLDatabase) throws(StoreError) -> SQLOutbox {
+    public static func effects(database: any SQLDatabase) throws(StoreError) -> SQLEffectOutbox {
         try database.migrate(accountSchema)
-        return SQLOutbox(database: database, table: effectsTable)
+        return SQLEffectOutbox(outbox: SQLOutbox(database: database, table: effectsTable), database: database)
     }
 
     static let accountsTable = "account_outbox"
@@ -73,5 +74,42 @@ public struct SQLOutbox: Outbox {
                 payload TEXT NOT NULL
             )\(postgres ? "" : " STRICT");
             """
+    }
+}
+
+/// The account database's side-effect outbox (`effect_outbox`), whose effects the account workers' relays claim before
+/// performing them (``ClaimedOutbox``): a claim is the relay's name and the instant (Unix seconds) it runs out, set only
+/// where no other relay's claim holds, in one statement (PostgreSQL re-reads the condition of a row another
+/// transaction changed meanwhile; SQLite writes one at a time).
+public struct SQLEffectOutbox: ClaimedOutbox {
+    let outbox: SQLOutbox
+    let database: any SQLDatabase
+
+    public func pending(limit: Int) throws(StoreError) -> [OutboxMessage] { try outbox.pending(limit: limit) }
+
+    public func remove(_ messages: [OutboxMessage]) throws(StoreError) { try outbox.remove(messages) }
+
+    public func claim(_ message: OutboxMessage, for relay: String, until expiry: Date, now: Date) throws(StoreError) -> Bool {
+        try database.withSession { (db) throws(SQLError) in
+            try db.execute("""
+                UPDATE \(SQLOutbox.effectsTable) SET claimed_by = ?, claimed_until = ?
+                WHERE seq = ? AND (claimed_by IS NULL OR claimed_by = ? OR claimed_until < ?)
+                """, [relay, expiry.timeIntervalSince1970, message.sequence, relay, now.timeIntervalSince1970]) == 1
+        }
+    }
+
+    public func release(_ message: OutboxMessage, for relay: String) throws(StoreError) {
+        try database.withSession { (db) throws(SQLError) in
+            _ = try db.execute("UPDATE \(SQLOutbox.effectsTable) SET claimed_by = NULL, claimed_until = NULL WHERE seq = ? AND claimed_by = ?",
+                               [message.sequence, relay])
+        }
+    }
+
+    /// The migration giving `effect_outbox` its claims, in SQLite's spelling or PostgreSQL's.
+    static func claims(real: String) -> String {
+        """
+        ALTER TABLE \(SQLOutbox.effectsTable) ADD COLUMN claimed_by TEXT;
+        ALTER TABLE \(SQLOutbox.effectsTable) ADD COLUMN claimed_until \(real);
+        """
     }
 }

@@ -5,8 +5,9 @@ import Testing
 
 /// The side-effect hook point of `SagaEngine`: effects are kept with the move that causes them, once per committed
 /// move, and performed from their outbox (`SideEffects`): kept while their performer fails or refuses them, each on its
-/// own back-off while the others go on, removed only once performed, never performed twice by one relay, and again
-/// (the same key) only by a relay started anew after a crash between the performance and the removal.
+/// own back-off while the others go on, removed only once performed, never performed twice by one relay, none claimed
+/// by another relay, and again (the same key) only by a relay started anew after a crash between the performance and
+/// the removal, once the claim of the relay before it ran out.
 @Suite(.tags(.unit)) struct SideEffectsTests {
     /// A saga counting up to `done`; its store refuses the next save once `refuseNext` (another writer moved it first).
     struct Count: SagaMove {
@@ -57,9 +58,21 @@ import Testing
         #expect(raced.state.withLock { $0.kept.isEmpty && $0.record == 2 }, "the refused save kept its effect")
     }
 
-    final class Outbox: Domain.Outbox, @unchecked Sendable {
+    final class Outbox: ClaimedOutbox, @unchecked Sendable {
         let state = Mutex<(messages: [OutboxMessage], failRemovals: Int)>(([], 0))
+        let claims = Mutex<[Int: (relay: String, expiry: Date)]>([:])
         func pending(limit: Int) throws(StoreError) -> [OutboxMessage] { state.withLock { Array($0.messages.prefix(limit)) } }
+        func claim(_ message: OutboxMessage, for relay: String, until expiry: Date, now: Date) throws(StoreError) -> Bool {
+            guard state.withLock({ $0.messages.contains { $0.sequence == message.sequence } }) else { return false }
+            return claims.withLock { claims in
+                if let held = claims[message.sequence], held.relay != relay, held.expiry >= now { return false }
+                claims[message.sequence] = (relay, expiry)
+                return true
+            }
+        }
+        func release(_ message: OutboxMessage, for relay: String) throws(StoreError) {
+            claims.withLock { claims in if claims[message.sequence]?.relay == relay { claims[message.sequence] = nil } }
+        }
         func remove(_ messages: [OutboxMessage]) throws(StoreError) {
             try state.withLock { (state) throws(StoreError) in
                 if state.failRemovals > 0 {
@@ -68,6 +81,7 @@ import Testing
                 }
                 state.messages.removeAll { kept in messages.contains { $0.sequence == kept.sequence } }
             }
+            claims.withLock { claims in for message in messages { claims[message.sequence] = nil } }
         }
     }
 
@@ -108,20 +122,55 @@ import Testing
     }
 
     /// A removal that fails after the performance is retried alone: the relay never performs an effect twice. Only a
-    /// relay started anew (a crash between the two) performs it again, with the same key.
+    /// relay started anew (a crash between the two) performs it again, with the same key, once the claim of the relay
+    /// before it ran out.
     @Test func aFailedRemovalIsRetriedWithoutPerformingAgainAndOnlyARestartPerformsAgain() throws {
         let outbox = Outbox()
-        outbox.state.withLock { $0 = ([Self.effect(1, "u1")], 1) }
+        outbox.state.withLock { $0 = ([Self.effect(1, "u1")], 2) }
         let performer = Performer()
         let effects = SideEffects(outbox: outbox, performers: performer.performers)
         #expect(throws: StoreError.self) { try effects.performPending() }
         #expect(try effects.performPending() == 0)
         #expect(performer.sent.withLock { $0 } == ["u1"] && outbox.state.withLock { $0.messages.isEmpty })
 
-        outbox.state.withLock { $0 = ([Self.effect(2, "u2")], 1) }
+        outbox.state.withLock { $0 = ([Self.effect(2, "u2")], 2) }
         #expect(throws: StoreError.self) { try effects.performPending() }
-        try SideEffects(outbox: outbox, performers: performer.performers).performPending()
+        #expect(try SideEffects(outbox: outbox, performers: performer.performers).performPending() == 0,
+                "a relay started anew performed what its predecessor's claim still holds")
+        try SideEffects(outbox: outbox, performers: performer.performers, clock: { Date() + 301 }).performPending()
         #expect(performer.sent.withLock { $0 } == ["u1", "u2", "u2"] && outbox.state.withLock { $0.messages.isEmpty })
+    }
+
+    /// An effect another relay (another replica's) claimed is left to it: not performed, not failed, still kept, until
+    /// that claim runs out (its relay stopped); then this relay performs it.
+    @Test func anEffectAnotherRelayClaimedIsLeftToItUntilItsClaimRunsOut() throws {
+        let outbox = Outbox()
+        outbox.state.withLock { $0.messages = [Self.effect(1, "theirs"), Self.effect(2, "free")] }
+        let start = Date()
+        #expect(try outbox.claim(Self.effect(1, "theirs"), for: "another replica", until: start + 300, now: start))
+        let later = Mutex(start)
+        let performer = Performer()
+        let effects = SideEffects(outbox: outbox, performers: performer.performers, lease: .seconds(300), clock: { later.withLock { $0 } })
+        var failed: [String] = []
+        #expect(try effects.performPending(failed: { effect, _ in failed.append(effect.key) }) == 1)
+        #expect(performer.sent.withLock { $0 } == ["free"] && failed.isEmpty)
+        #expect(outbox.state.withLock { $0.messages.map(\.key) } == ["theirs"])
+        later.withLock { $0 = start + 301 }
+        #expect(try effects.performPending() == 1)
+        #expect(performer.sent.withLock { $0 } == ["free", "theirs"] && outbox.state.withLock { $0.messages.isEmpty })
+    }
+
+    /// Each effect is removed as soon as it is performed, before the next is performed: a claim need only outlast one
+    /// performance, however many effects a round performs.
+    @Test func eachEffectIsRemovedOnceItIsPerformedBeforeTheNext() throws {
+        let outbox = Outbox()
+        outbox.state.withLock { $0.messages = [Self.effect(1, "a"), Self.effect(2, "b"), Self.effect(3, "c")] }
+        let keptWhenPerformed = Mutex<[[String]]>([])
+        let effects = SideEffects(outbox: outbox, performers: ["mail": { _ in
+            keptWhenPerformed.withLock { $0.append(outbox.state.withLock { $0.messages.map(\.key) }) }
+        }])
+        #expect(try effects.performPending() == 3)
+        #expect(keptWhenPerformed.withLock { $0 } == [["a", "b", "c"], ["b", "c"], ["c"]])
     }
 
     /// An effect refused (a mailbox that does not take the mail, a topic without a performer) stays kept and waits its
@@ -135,6 +184,7 @@ import Testing
         #expect(try effects.performPending(failed: { effect, _ in failed.append(effect.key) }) == 1)
         #expect(failed == ["refused", "nobody"] && performer.sent.withLock { $0 } == ["sent"])
         #expect(outbox.state.withLock { $0.messages.map(\.key) } == ["refused", "nobody"])
+        #expect(outbox.claims.withLock { $0.isEmpty }, "a failed effect stayed claimed, held from the other relays")
         #expect(try effects.performPending(failed: { effect, _ in failed.append(effect.key) }) == 0)
         #expect(failed.count == 2, "tried again before its back-off ended")
         #expect(throws: StoreError.self) { try effects.performPending(now: .now + .seconds(2), failed: { effect, _ in failed.append(effect.key) }) }

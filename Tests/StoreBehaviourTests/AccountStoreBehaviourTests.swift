@@ -169,6 +169,59 @@ import Testing
         }
     }
 
+    /// A claim on a kept effect holds off every other relay until it runs out; its own relay renews it; a removed
+    /// effect cannot be claimed.
+    @Test(arguments: StoreBackend.databases)
+    func aClaimOnAnEffectHoldsOffTheOtherRelaysUntilItRunsOut(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let outboxes = try (0..<2).map { _ in try BackendOptions(accounts: url, dataDirectory: "/nonexistent").effectOutbox() }
+            try keepWelcomes(for: ["r1"], at: url)
+            let effect = try #require(try outboxes[0].pending(limit: 10).first)
+            let now = Date()
+            #expect(try outboxes[0].claim(effect, for: "a", until: now + 300, now: now))
+            #expect(try outboxes[1].claim(effect, for: "b", until: now + 400, now: now + 299) == false)
+            #expect(try outboxes[0].claim(effect, for: "a", until: now + 600, now: now + 299), "its own relay renews it")
+            #expect(try outboxes[1].claim(effect, for: "b", until: now + 700, now: now + 599) == false)
+            #expect(try outboxes[1].claim(effect, for: "b", until: now + 900, now: now + 601), "a claim that ran out")
+            try outboxes[1].remove([effect])
+            #expect(try outboxes[0].claim(effect, for: "a", until: now + 1_000, now: now + 1_000) == false)
+        }
+    }
+
+    /// Two relays (two replicas of the account worker) performing one database's kept effects at the same time perform
+    /// each exactly once: each claims an effect before performing it.
+    @Test(arguments: StoreBackend.databases)
+    func twoRelaysAtOncePerformEachKeptEffectOnce(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let ids = (0..<24).map { "r\($0)" }
+            try keepWelcomes(for: ids, at: url)
+            let sent = Mutex<[String]>([])
+            let relays = try (0..<2).map { _ in
+                SideEffects(outbox: try BackendOptions(accounts: url, dataDirectory: "/nonexistent").effectOutbox(),
+                            performers: ["mail": { effect in
+                                Thread.sleep(forTimeInterval: 0.002)
+                                sent.withLock { $0.append(effect.key) }
+                            }])
+            }
+            onThreads(2) { index in
+                while (try? relays[index].performPending()) ?? 0 > 0 {}
+            }
+            #expect(sent.withLock { $0 }.sorted() == ids.map { "welcome.\($0)@registrar.local" }.sorted())
+            #expect(try relays[0].outbox.pending(limit: 100).isEmpty)
+        }
+    }
+
+    /// Completes a registration saga for each of `ids` on the account database at `url`, each keeping a welcome mail.
+    private func keepWelcomes(for ids: [String], at url: String) throws {
+        let store = try BackendOptions.accountStore(at: url)
+        for id in ids {
+            let saga = sagaRecord(id, email: "\(id)@example.com")
+            _ = try store.start(saga, account: pendingAccount(for: saga))
+            let welcome = OutboxMessage(topic: "mail", key: "welcome.\(id)@registrar.local", type: "welcome", payload: Array("{}".utf8))
+            #expect(try store.save(saga.next(.completed), applying: .activate(uid: saga.uid), keeping: [welcome]) == true)
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func saveActivatesTheAccountWithTheSaga(backend: StoreBackend) throws {
         try backend.withAccountStore { (store) throws in

@@ -41,7 +41,7 @@ extension BackendOptions {
 
     /// The side-effect outbox of the account database: what its sagas' moves keep to be done after their commit (the
     /// welcome mail), which the account worker performs.
-    public func effectOutbox() throws -> any Outbox {
+    public func effectOutbox() throws -> any ClaimedOutbox {
         try SQLOutbox.effects(database: accountDatabase())
     }
 
