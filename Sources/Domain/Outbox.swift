@@ -51,9 +51,9 @@ public protocol ClaimedOutbox: Outbox {
 /// outbox: each claims an effect before performing it (``ClaimedOutbox``), for `lease`, and removes it as soon as it is
 /// performed, so a claim need only outlast one performance (a mail's default connect and send time-outs: 70 s); one
 /// that fails is released to the others at once; a relay that stopped with an effect claimed (a crash during its
-/// performance) leaves it to the others, or to itself started again, once the claim runs out. Each effect's `topic` names who performs
-/// it (`"mail"`), its `type` what it is (`"welcome"`), its `key` the account it concerns (an account's erasure removes
-/// its kept effects).
+/// performance) leaves it to the others, or to itself started again, once the claim runs out. Each effect's `topic`
+/// names who performs it (`"mail"`), its `type` what it is (`"welcome"`), its `key` the account it concerns (an
+/// account's erasure removes its kept effects).
 public struct SideEffects: Sendable {
     public var outbox: any ClaimedOutbox
     /// The performer of each topic's effects: throws while it cannot perform one (the effect stays kept).
