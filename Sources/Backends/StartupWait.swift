@@ -68,7 +68,5 @@ public enum StartupWait {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
-        (error as? CustomStringConvertible)?.description ?? "\(error)"
-    }
+    private static func describe(_ error: any Error) -> String { String(describing: error) }
 }

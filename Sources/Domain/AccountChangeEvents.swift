@@ -11,6 +11,7 @@ public enum AccountChangeKind: String, Codable, Sendable, CaseIterable {
 /// Published by a client to `account.requests`: change the password of `email`, re-authenticating
 /// with the old one. Both passwords are sealed to the account worker's public key (``SealedSecret``s bound
 /// to this request and `replyKey`, the client's X25519 public key in base64).
+@PublicInit
 public struct PasswordChangeRequested: RequestMessage, Equatable {
     public var requestId: String
     public var email: String
@@ -19,18 +20,10 @@ public struct PasswordChangeRequested: RequestMessage, Equatable {
     public var replyKey: String
     /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
     public var locale: String?
-
-    public init(requestId: String, email: String, sealedPassword: String, sealedNewPassword: String, replyKey: String, locale: String? = nil) {
-        self.requestId = requestId
-        self.email = email
-        self.sealedPassword = sealedPassword
-        self.sealedNewPassword = sealedNewPassword
-        self.replyKey = replyKey
-        self.locale = locale
-    }
 }
 
 /// Published by a client to `account.requests`: set a new password, proven by a `reset_password` code.
+@PublicInit
 public struct PasswordResetRequested: RequestMessage, Equatable {
     public var requestId: String
     public var email: String
@@ -39,19 +32,11 @@ public struct PasswordResetRequested: RequestMessage, Equatable {
     public var replyKey: String
     /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
     public var locale: String?
-
-    public init(requestId: String, email: String, sealedCode: String, sealedNewPassword: String, replyKey: String, locale: String? = nil) {
-        self.requestId = requestId
-        self.email = email
-        self.sealedCode = sealedCode
-        self.sealedNewPassword = sealedNewPassword
-        self.replyKey = replyKey
-        self.locale = locale
-    }
 }
 
 /// Published by a client to `account.requests`: move the account of `email` to `newEmail`,
 /// re-authenticating with the password and proving `newEmail` with a `change_email` code sent there.
+@PublicInit
 public struct EmailChangeRequested: RequestMessage, Equatable {
     public var requestId: String
     public var email: String
@@ -61,51 +46,28 @@ public struct EmailChangeRequested: RequestMessage, Equatable {
     public var replyKey: String
     /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
     public var locale: String?
-
-    public init(requestId: String, email: String, sealedPassword: String, newEmail: String, sealedCode: String, replyKey: String, locale: String? = nil) {
-        self.requestId = requestId
-        self.email = email
-        self.sealedPassword = sealedPassword
-        self.newEmail = newEmail
-        self.sealedCode = sealedCode
-        self.replyKey = replyKey
-        self.locale = locale
-    }
 }
 
 /// The email of `users/<uid>` in the email change saga: `UpdateProfileEmail` asks the profile
 /// worker to set it (forward or compensating), `ProfileEmailUpdated` says it is set, echoing the command's
 /// `step` and `revision`.
+@PublicInit
 public struct ProfileEmail: RequestMessage, SagaCommand, Equatable {
     public var requestId: String
     public var uid: String
     public var email: String
     public var step: String
     public var revision: Int
-
-    public init(requestId: String, uid: String, email: String, step: String, revision: Int) {
-        self.requestId = requestId
-        self.uid = uid
-        self.email = email
-        self.step = step
-        self.revision = revision
-    }
 }
 
 /// The profile worker could not set the profile's email (`ProfileEmailRejected`) or a profile update's fields
 /// (`ProfileUpdateRejected`); the profile is unchanged.
+@PublicInit
 public struct ProfileEmailRejected: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var reason: ReasonCode
     public var message: String
-
-    public init(requestId: String, uid: String, reason: ReasonCode, message: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.reason = reason
-        self.message = message
-    }
 }
 
 /// The profile worker is alive but cannot set the profile's email yet (its store is failing) and keeps retrying: a
@@ -114,12 +76,8 @@ public typealias ProfileEmailWaiting = RequestProfileNotice
 
 /// The account change is done (for an email change: account and profile both carry the new email). It names
 /// no account: outcome topics carry no personal data.
+@PublicInit
 public struct AccountChangeCompleted: RequestMessage, Equatable {
     public var requestId: String
     public var change: AccountChangeKind
-
-    public init(requestId: String, change: AccountChangeKind) {
-        self.requestId = requestId
-        self.change = change
-    }
 }

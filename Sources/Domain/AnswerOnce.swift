@@ -2,15 +2,11 @@ import Foundation
 
 /// A request as the answer memo knows it: its id on its request topic. Each request topic has its own ids, so an id
 /// reused on another flow is another request, answered on its own.
+@PublicInit
 public struct AnswerKey: Hashable, Sendable, CustomStringConvertible {
     /// The request topic (`code.requests`, `auth.requests`, `account.requests`).
     public var topic: String
     public var id: String
-
-    public init(topic: String, id: String) {
-        self.topic = topic
-        self.id = id
-    }
 
     public var description: String { "\(topic)/\(id)" }
 }

@@ -1,11 +1,8 @@
 /// Why a message went to its dead-letter topic: the `dlq.reason` header. Part of the public contract
 /// (`contract/asyncapi.yaml` lists every value; `DeadLetterReasonTests` compares the two).
+@PublicInit
 public struct DeadLetterReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: String
-
-    public init(rawValue: String) {
-        self.rawValue = rawValue
-    }
 
     /// The message could not be decoded (not JSON, unknown type or version, missing, mistyped or unknown field, too large).
     public init(_ kind: UndecodableMessage.Kind) {

@@ -5,6 +5,7 @@
 /// key: `sealedPassword` (purpose `reauthentication`), the account's password, or `sealedCode` (purpose `code`), a
 /// `delete_account` code mailed to the account's address. Answered `AccountDeleted` once the avatar, the profile and
 /// the account are gone, or `AccountChangeFailed`.
+@PublicInit
 public struct AccountDeletionRequested: RequestMessage, Equatable {
     public var requestId: String
     public var sealedAccessToken: String
@@ -13,16 +14,6 @@ public struct AccountDeletionRequested: RequestMessage, Equatable {
     public var replyKey: String
     /// The language of the notice mailed to the account's address: a BCP 47 tag or a priority list of them.
     public var locale: String?
-
-    public init(requestId: String, sealedAccessToken: String, sealedPassword: String? = nil, sealedCode: String? = nil, replyKey: String,
-                locale: String? = nil) {
-        self.requestId = requestId
-        self.sealedAccessToken = sealedAccessToken
-        self.sealedPassword = sealedPassword
-        self.sealedCode = sealedCode
-        self.replyKey = replyKey
-        self.locale = locale
-    }
 }
 
 /// The account of an ``AccountDeletionRequested`` is gone from every store; its address is free to register again.
@@ -30,61 +21,39 @@ public typealias AccountDeleted = RequestDone
 
 /// A step of an account deletion (`EraseAvatar`) or of a profile update (`DiscardAvatar`), to the image worker: delete the
 /// avatar `ProfileImages/<imageId>.jpg` for good (its tombstone keeps any older command from storing it again).
+@PublicInit
 public struct EraseAvatar: SagaCommand, RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var imageId: String
     public var step: String
     public var revision: Int
-
-    public init(requestId: String, uid: String, imageId: String, step: String, revision: Int) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-        self.step = step
-        self.revision = revision
-    }
 }
 
 /// The image worker's answer to ``EraseAvatar`` (`AvatarErased`, `AvatarDiscarded`): the avatar is gone (or was never there).
+@PublicInit
 public struct AvatarErased: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var imageId: String
-
-    public init(requestId: String, uid: String, imageId: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-    }
 }
 
 /// A step of an account deletion, to the profile worker: delete `users/<uid>` for good (the uid's revision, kept, refuses
 /// any older command).
+@PublicInit
 public struct EraseProfile: SagaCommand, RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var step: String
     public var revision: Int
-
-    public init(requestId: String, uid: String, step: String, revision: Int) {
-        self.requestId = requestId
-        self.uid = uid
-        self.step = step
-        self.revision = revision
-    }
 }
 
 /// What the profile worker says of an account's profile in a request's flow when nothing more than whose: ``ProfileErased``,
 /// ``ProfileEmailWaiting``.
+@PublicInit
 public struct RequestProfileNotice: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
-
-    public init(requestId: String, uid: String) {
-        self.requestId = requestId
-        self.uid = uid
-    }
 }
 
 /// The profile worker's answer to ``EraseProfile``: the profile is gone (or was never there).

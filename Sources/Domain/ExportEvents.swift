@@ -1,22 +1,18 @@
 import Foundation
 
 /// The caller's data: `sealedExport` is an ``AccountExport`` (JSON) sealed to the request's `replyKey`.
+@PublicInit
 public struct ExportAnswered: RequestMessage, Equatable {
     public var requestId: String
     public var sealedExport: String
-
-    public init(requestId: String, sealedExport: String) {
-        self.requestId = requestId
-        self.sealedExport = sealedExport
-    }
 }
 
 /// What `ExportAnswered.sealedExport` opens to: the account (no password hash, no token, no code), its profile, its live
 /// sessions and the history of its requests. Times are Unix seconds.
+@PublicInit
 public struct AccountExport: SealedAnswer, Equatable {
     public static let purpose = AnswerPurpose.export
     public var requestId: String
-    public var purpose: AnswerPurpose
     public var exportedAt: Date
     public var account: ExportedAccount
     /// Nil when the account has no profile (yet).
@@ -24,17 +20,6 @@ public struct AccountExport: SealedAnswer, Equatable {
     public var sessions: [SessionView]
     /// The account's requests that Registrar recorded, oldest first.
     public var history: [ExportedRequest]
-
-    public init(requestId: String, exportedAt: Date, account: ExportedAccount, profile: Profile?, sessions: [SessionView],
-                history: [ExportedRequest]) {
-        self.requestId = requestId
-        purpose = Self.purpose
-        self.exportedAt = exportedAt
-        self.account = account
-        self.profile = profile
-        self.sessions = sessions
-        self.history = history
-    }
 }
 
 extension AccountExport {
@@ -58,6 +43,7 @@ extension AccountExport {
 }
 
 /// The account's own fields, as its owner may see them.
+@PublicInit
 public struct ExportedAccount: Codable, Sendable, Equatable {
     public var uid: String
     public var email: String
@@ -65,26 +51,13 @@ public struct ExportedAccount: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// Whether a password is set (never the password or its hash).
     public var hasPassword: Bool
-
-    public init(uid: String, email: String, status: String, createdAt: Date, hasPassword: Bool) {
-        self.uid = uid
-        self.email = email
-        self.status = status
-        self.createdAt = createdAt
-        self.hasPassword = hasPassword
-    }
 }
 
 /// One recorded request of the account: its type (`registration`, or an account change's kind), when it was last
 /// moved, and where it ended (`completed`, `failed`, or a stage still in progress).
+@PublicInit
 public struct ExportedRequest: Codable, Sendable, Equatable {
     public var type: String
     public var at: Date
     public var outcome: String
-
-    public init(type: String, at: Date, outcome: String) {
-        self.type = type
-        self.at = at
-        self.outcome = outcome
-    }
 }

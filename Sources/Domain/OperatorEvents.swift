@@ -23,6 +23,7 @@ public enum OperatorAction: String, Codable, Sendable, CaseIterable {
 /// letters, digits, `.`, `-` and `_`, which every announcement of the action carries). The answer, `OperatorAnswered` or
 /// `OperatorRefused`, is given once per request id: a replay changes nothing more. The signed `issuedAt` bounds a
 /// captured request's life to ``maximumAge``, far within the answers' retention, so that no replay outlives its answer.
+@PublicInit
 public struct OperatorRequested: RequestMessage, Equatable {
     public var requestId: String
     public var action: OperatorAction
@@ -34,38 +35,22 @@ public struct OperatorRequested: RequestMessage, Equatable {
     public var locale: String?
     /// When the operator's tools issued the request, in Unix seconds.
     public var issuedAt: Int
-
-    public init(requestId: String, action: OperatorAction, email: String, actor: String, replyKey: String, locale: String? = nil,
-                issuedAt: Int) {
-        self.issuedAt = issuedAt
-        self.requestId = requestId
-        self.action = action
-        self.email = email
-        self.actor = actor
-        self.replyKey = replyKey
-        self.locale = locale
-    }
 }
 
 /// The action of an ``OperatorRequested`` was done: `sealedReport` is an ``AccountReport`` (JSON) sealed to the
 /// request's `replyKey`.
+@PublicInit
 public struct OperatorAnswered: RequestMessage, Equatable {
     public var requestId: String
     public var action: OperatorAction
     public var sealedReport: String
-
-    public init(requestId: String, action: OperatorAction, sealedReport: String) {
-        self.requestId = requestId
-        self.action = action
-        self.sealedReport = sealedReport
-    }
 }
 
 /// What `OperatorAnswered.sealedReport` opens to: the account after the action. No secret: no hash, no token, no code.
+@PublicInit
 public struct AccountReport: SealedAnswer, Equatable {
     public static let purpose = AnswerPurpose.accountReport
     public var requestId: String
-    public var purpose: AnswerPurpose
     public var action: OperatorAction
     public var uid: String
     public var email: String
@@ -78,21 +63,6 @@ public struct AccountReport: SealedAnswer, Equatable {
     public var codeLockedUntil: Date?
     /// The live sessions (refresh-token families), newest first.
     public var sessions: [SessionView]
-
-    public init(requestId: String, action: OperatorAction, uid: String, email: String, state: String, verified: Bool, hasPassword: Bool,
-                passwordLockedUntil: Date?, codeLockedUntil: Date?, sessions: [SessionView]) {
-        self.requestId = requestId
-        purpose = Self.purpose
-        self.action = action
-        self.uid = uid
-        self.email = email
-        self.state = state
-        self.verified = verified
-        self.hasPassword = hasPassword
-        self.passwordLockedUntil = passwordLockedUntil
-        self.codeLockedUntil = codeLockedUntil
-        self.sessions = sessions
-    }
 }
 
 extension OperatorRequested {

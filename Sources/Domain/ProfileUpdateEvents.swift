@@ -4,6 +4,7 @@
 /// checked as a registration's are (same reason codes). A new avatar is stored under a new `ProfileImages/<uuid>.jpg`,
 /// the profile switched to it, and only then the old one deleted. Answered `ProfileUpdated` (the profile as it now is,
 /// sealed to `replyKey`) or `AccountChangeFailed`, in which case the profile is as it was and no new image remains.
+@PublicInit
 public struct ProfileUpdateRequested: RequestMessage, Equatable {
     public var requestId: String
     public var sealedAccessToken: String
@@ -12,32 +13,17 @@ public struct ProfileUpdateRequested: RequestMessage, Equatable {
     public var isMapLocationEnabled: Bool?
     /// The new avatar's original: inline, or staged at exactly `staging/<requestId>`.
     public var avatar: AvatarSource?
-
-    public init(requestId: String, sealedAccessToken: String, replyKey: String, name: String? = nil, isMapLocationEnabled: Bool? = nil,
-                avatar: AvatarSource? = nil) {
-        self.requestId = requestId
-        self.sealedAccessToken = sealedAccessToken
-        self.replyKey = replyKey
-        self.name = name
-        self.isMapLocationEnabled = isMapLocationEnabled
-        self.avatar = avatar
-    }
 }
 
 /// The profile update is done everywhere: `sealedProfile` is the ``ProfileView`` it left, sealed to the request's reply key.
 public typealias ProfileUpdated = SealedProfile
 
 /// The fields of `users/<uid>` a profile update sets; nil: left as it is.
+@PublicInit
 public struct ProfileFields: Codable, Sendable, Equatable {
     public var name: String?
     public var profileImage: String?
     public var isMapLocationEnabled: Bool?
-
-    public init(name: String? = nil, profileImage: String? = nil, isMapLocationEnabled: Bool? = nil) {
-        self.name = name
-        self.profileImage = profileImage
-        self.isMapLocationEnabled = isMapLocationEnabled
-    }
 
     /// `profile` with these fields set.
     public func applied(to profile: Profile) -> Profile {
@@ -57,6 +43,7 @@ public struct ProfileFields: Codable, Sendable, Equatable {
 
 /// A step of a profile update, to the image worker: process and store a new avatar as `ProfileImages/<imageId>.jpg` (the
 /// default image is never chosen here: an update without an avatar sends none).
+@PublicInit
 public struct StoreNewAvatar: SagaCommand, RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
@@ -64,47 +51,25 @@ public struct StoreNewAvatar: SagaCommand, RequestMessage, Equatable {
     public var avatar: AvatarSource
     public var step: String
     public var revision: Int
-
-    public init(requestId: String, uid: String, imageId: String, avatar: AvatarSource, step: String, revision: Int) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-        self.avatar = avatar
-        self.step = step
-        self.revision = revision
-    }
 }
 
 /// The image worker's answer to ``StoreNewAvatar``: stored, reachable at `url`.
+@PublicInit
 public struct NewAvatarStored: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var imageId: String
     public var url: String
-
-    public init(requestId: String, uid: String, imageId: String, url: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-        self.url = url
-    }
 }
 
 /// The image worker's answer to ``StoreNewAvatar``: refused (as a registration's avatar would be); nothing was stored.
+@PublicInit
 public struct NewAvatarRejected: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var imageId: String
     public var reason: ReasonCode
     public var message: String
-
-    public init(requestId: String, uid: String, imageId: String, reason: ReasonCode, message: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.imageId = imageId
-        self.reason = reason
-        self.message = message
-    }
 }
 
 /// A step of a profile update, to the image worker: delete the avatar `ProfileImages/<imageId>.jpg` (the replaced one once
@@ -117,20 +82,13 @@ public typealias AvatarDiscarded = AvatarErased
 
 /// The fields of `users/<uid>` in a profile update: `UpdateProfile` asks the profile worker to set them (forward, or back
 /// when the update is undone); `ProfileFieldsUpdated` says they are set, echoing the command.
+@PublicInit
 public struct ProfileFieldsUpdate: SagaCommand, RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var fields: ProfileFields
     public var step: String
     public var revision: Int
-
-    public init(requestId: String, uid: String, fields: ProfileFields, step: String, revision: Int) {
-        self.requestId = requestId
-        self.uid = uid
-        self.fields = fields
-        self.step = step
-        self.revision = revision
-    }
 }
 
 /// The profile worker did not set the fields (no profile, a field it refuses, the store refused for good); the profile
@@ -140,14 +98,9 @@ public typealias ProfileUpdateRejected = ProfileEmailRejected
 /// A heartbeat of a worker retrying a failing store for the profile update `requestId` at its `step`: `NewAvatarWaiting`
 /// (the image worker, storing the new avatar) or `ProfileUpdateWaiting` (the profile worker, setting the fields). It keeps
 /// every update at that step from its deadline while the store is down.
+@PublicInit
 public struct ProfileUpdateWaiting: RequestMessage, Equatable {
     public var requestId: String
     public var uid: String
     public var step: String
-
-    public init(requestId: String, uid: String, step: String) {
-        self.requestId = requestId
-        self.uid = uid
-        self.step = step
-    }
 }

@@ -18,26 +18,51 @@ public enum AnswerPurpose: String, Codable, Sendable, CaseIterable {
     case accountReport = "account_report"
 }
 
-/// A payload sealed to a request's reply key: its JSON carries `requestId` (a registration's id) and `purpose`.
+/// A payload sealed to a request's reply key: its JSON carries `requestId` (a registration's id) and, beside the
+/// payload's own fields, the type's `purpose`.
 public protocol SealedAnswer: Codable, Sendable {
     /// The purpose every payload of this type names.
     static var purpose: AnswerPurpose { get }
     /// The request it answers.
     var requestId: String { get }
-    /// What it is: ``purpose`` for a payload of this type.
-    var purpose: AnswerPurpose { get }
 }
 
 extension SealedAnswer {
-    /// Whether this payload says it is the answer of this type to request `requestId`.
-    public func answers(_ requestId: String) -> Bool {
-        self.requestId == requestId && purpose == Self.purpose
-    }
-
-    /// The JSON that is sealed (keys sorted).
+    /// The JSON that is sealed (keys sorted): the payload's fields and `purpose`.
     public var sealedJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+        return String(decoding: try! encoder.encode(Purposed(answer: self)), as: UTF8.self)
+    }
+
+    /// The payload of this type in `json` if it names this type's purpose and answers request `requestId`; else nil.
+    public static func opened(from json: some DataProtocol, answering requestId: String) -> Self? {
+        guard let answer = try? JSONDecoder().decode(Purposed<Self>.self, from: Data(json)).answer,
+              answer.requestId == requestId else { return nil }
+        return answer
+    }
+}
+
+/// A payload with its type's purpose, as it is sealed: the purpose is a key beside the payload's own.
+private struct Purposed<Answer: SealedAnswer>: Codable {
+    var answer: Answer
+
+    private enum Key: String, CodingKey { case purpose }
+
+    init(answer: Answer) { self.answer = answer }
+
+    init(from decoder: any Decoder) throws {
+        let purpose = try decoder.container(keyedBy: Key.self).decode(AnswerPurpose.self, forKey: .purpose)
+        guard purpose == Answer.purpose else {
+            let found = "a \(purpose.rawValue), not a \(Answer.purpose.rawValue)"
+            throw DecodingError.dataCorrupted(.init(codingPath: [Key.purpose], debugDescription: found))
+        }
+        answer = try Answer(from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try answer.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(Answer.purpose, forKey: .purpose)
     }
 }

@@ -25,6 +25,7 @@ public enum SignOutScope: String, Codable, Sendable, CaseIterable {
 /// Published by a client to `auth.requests` to sign out: `sealedToken` is the token sealed to the account worker's
 /// public key for the scope's purpose (``SignOutScope/sealPurpose``) with the request's `sessionId`, so that a copy of
 /// the request can neither widen nor narrow what it ends; the answer is `SignedOut` or `TokenRefused`.
+@PublicInit
 public struct SignOutRequested: RequestMessage, Equatable {
     public var requestId: String
     public var scope: SignOutScope
@@ -34,25 +35,12 @@ public struct SignOutRequested: RequestMessage, Equatable {
     public var replyKey: String
     /// The language of the notice a sign-out everywhere mails (a BCP 47 priority list).
     public var locale: String?
-
-    public init(requestId: String, scope: SignOutScope, sealedToken: String, sessionId: String? = nil, replyKey: String,
-                locale: String? = nil) {
-        self.requestId = requestId
-        self.scope = scope
-        self.sealedToken = sealedToken
-        self.sessionId = sessionId
-        self.replyKey = replyKey
-        self.locale = locale
-    }
 }
 
 /// A request done, with nothing to say but that (``SignedOut``, ``AccountDeleted``).
+@PublicInit
 public struct RequestDone: RequestMessage, Equatable {
     public var requestId: String
-
-    public init(requestId: String) {
-        self.requestId = requestId
-    }
 }
 
 /// The sessions a ``SignOutRequested`` names are over (or, for a revocation, whatever the token was, nothing of it
@@ -60,34 +48,24 @@ public struct RequestDone: RequestMessage, Equatable {
 public typealias SignedOut = RequestDone
 
 /// The caller's live sessions: `sealedSessions` is a ``SessionList`` (JSON) sealed to the request's `replyKey`.
+@PublicInit
 public struct SessionsAnswered: RequestMessage, Equatable {
     public var requestId: String
     public var sealedSessions: String
-
-    public init(requestId: String, sealedSessions: String) {
-        self.requestId = requestId
-        self.sealedSessions = sealedSessions
-    }
 }
 
 /// What `SessionsAnswered.sealedSessions` opens to: the request it answers, the account's live sessions, newest first.
 /// No secret.
+@PublicInit
 public struct SessionList: SealedAnswer, Equatable {
     public static let purpose = AnswerPurpose.sessions
     public var requestId: String
-    public var purpose: AnswerPurpose
     public var uid: String
     public var sessions: [SessionView]
-
-    public init(requestId: String, uid: String, sessions: [SessionView]) {
-        self.requestId = requestId
-        purpose = Self.purpose
-        self.uid = uid
-        self.sessions = sessions
-    }
 }
 
 /// A live session (a refresh-token family neither revoked nor expired), as its owner sees it.
+@PublicInit
 public struct SessionView: Codable, Sendable, Equatable {
     /// What `DELETE /me/sessions/{id}` and ``SignOutRequested/sessionId`` name.
     public var id: String
@@ -98,12 +76,4 @@ public struct SessionView: Codable, Sendable, Equatable {
     public var clientId: String?
     /// Whether it is the session of the access token that asked.
     public var current: Bool
-
-    public init(id: String, createdAt: Date, lastUsedAt: Date, clientId: String?, current: Bool) {
-        self.id = id
-        self.createdAt = createdAt
-        self.lastUsedAt = lastUsedAt
-        self.clientId = clientId
-        self.current = current
-    }
 }

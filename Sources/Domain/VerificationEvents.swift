@@ -9,46 +9,29 @@ public enum CodePurpose: String, Codable, Sendable, CaseIterable {
 }
 
 /// Published by a client to `code.requests`: send a one-time code to `email`.
+@PublicInit
 public struct CodeRequested: RequestMessage, Equatable {
     public var requestId: String
     public var email: String
     public var purpose: CodePurpose
     /// The language of the mail: a BCP 47 tag or a priority list of them (`zh-CN, en`); English when absent or unknown.
     public var locale: String?
-
-    public init(requestId: String, email: String, purpose: CodePurpose, locale: String? = nil) {
-        self.requestId = requestId
-        self.email = email
-        self.purpose = purpose
-        self.locale = locale
-    }
 }
 
 /// A code was sent; it is valid for `expiresIn` seconds. Looks the same whether or not an account
 /// has the email.
+@PublicInit
 public struct CodeSent: RequestMessage, Equatable {
     public var requestId: String
     public var purpose: CodePurpose
     public var expiresIn: Int
-
-    public init(requestId: String, purpose: CodePurpose, expiresIn: Int) {
-        self.requestId = requestId
-        self.purpose = purpose
-        self.expiresIn = expiresIn
-    }
 }
 
 /// No code was sent. With `code_rate_limited`, `retryAfter` says in how many seconds one may be requested again.
+@PublicInit
 public struct CodeRefused: RequestMessage, Equatable {
     public var requestId: String
     public var reason: ReasonCode
     public var message: String
     public var retryAfter: Int?
-
-    public init(requestId: String, reason: ReasonCode, message: String, retryAfter: Int? = nil) {
-        self.requestId = requestId
-        self.reason = reason
-        self.message = message
-        self.retryAfter = retryAfter
-    }
 }

@@ -32,7 +32,7 @@ public struct ReplySecret: Sendable {
     /// another request's answer.
     public func open<T: SealedAnswer>(_ sealed: String, as type: T.Type, answering requestId: String) throws -> T {
         guard let bytes = Data(base64Encoded: sealed), let plaintext = try? keyPair(for: requestId).open(Array(bytes)),
-              let value = try? JSONDecoder().decode(type, from: Data(plaintext)), value.answers(requestId) else {
+              let value = T.opened(from: plaintext, answering: requestId) else {
             throw NotOurAnswer(requestId: requestId, purpose: T.purpose)
         }
         return value

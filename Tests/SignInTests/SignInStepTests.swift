@@ -267,7 +267,7 @@ import Verification
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)
-        let victimResult = RegistrationResult(registrationId: command.registrationId, uid: victim.uid, profile: profile).encoded
+        let victimResult = RegistrationResult(requestId: command.registrationId, uid: victim.uid, profile: profile).encoded
         func forged(_ registrationId: String) -> Event {
             .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: FakeVault().seal(victimResult, to: replyKey)!))
         }

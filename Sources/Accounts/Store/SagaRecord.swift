@@ -68,5 +68,5 @@ public struct SagaRecord: Sendable, Equatable {
     }
 
     /// What its completed outcome tells the requester.
-    public var result: RegistrationResult { RegistrationResult(registrationId: registrationId, uid: uid, profile: profile) }
+    public var result: RegistrationResult { RegistrationResult(requestId: registrationId, uid: uid, profile: profile) }
 }

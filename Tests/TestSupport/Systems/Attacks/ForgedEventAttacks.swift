@@ -74,7 +74,7 @@ extension Attacks {
 
     /// A completion's sealed result naming `uid` with `profile`, sealed to a key of the attacker's own.
     static func forgedResult(naming uid: String, _ profile: Profile) -> String {
-        let result = RegistrationResult(registrationId: "forged", uid: uid, profile: profile)
+        let result = RegistrationResult(requestId: "forged", uid: uid, profile: profile)
         return Data(SealingKeyPair.generate().publicKey.seal(Array(result.encoded.utf8))).base64EncodedString()
     }
 }
