@@ -15,18 +15,37 @@ import Testing
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The modules the Swift files under `Sources/<module>` import (plain, `@testable` or `@_exported`).
+    /// The modules the Swift files under `Sources/<module>` import (plain, with attributes such as `@testable`, with an
+    /// access level such as `internal import`, or a declaration of one such as `import struct X.Y`).
     static func imports(of module: String) throws -> Set<String> {
         let directory = root.appendingPathComponent("Sources/\(module)")
         let files = try #require(FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil))
         var imported: Set<String> = []
         for case let file as URL in files where file.pathExtension == "swift" {
             for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
-                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
-                if words.count == 2, words[0] == "import" { imported.insert(String(words[1])) }
+                if let name = importedModule(line) { imported.insert(name) }
             }
         }
         return imported
+    }
+
+    static let accessLevels: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
+    static let declarationKinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
+
+    /// The module an `import` line names, else nil.
+    static func importedModule(_ line: Substring) -> String? {
+        var words = line.split(separator: " ").drop { $0.hasPrefix("@") || accessLevels.contains($0) }
+        guard words.first == "import" else { return nil }
+        words = words.dropFirst().drop { declarationKinds.contains($0) }
+        return words.first.map { String($0.split(separator: ".")[0]) }
+    }
+
+    @Test func everyFormOfImportIsRead() {
+        for line in ["import SignIn", "@testable import SignIn", "internal import SignIn", "@preconcurrency public import SignIn",
+                     "import struct SignIn.TokenIssuer"] {
+            #expect(Self.importedModule(line[...]) == "SignIn", "\(line)")
+        }
+        #expect(Self.importedModule("/// import SignIn"[...]) == nil)
     }
 
     /// The dependencies `Package.swift` gives the target `module`.
