@@ -236,12 +236,19 @@ let package = Package(
 )
 
 /// Where the running toolchain keeps swift-syntax's modules and libraries (its own macros are built on them; the
-/// swift-syntax package cannot be fetched here): `lib/swift/host` beside the `PackageDescription` this manifest runs with.
+/// swift-syntax package cannot be fetched here): `lib/swift/host` beside the `PackageDescription` library this manifest
+/// runs with (read from the process's memory maps), else beside the `swiftc` on the `PATH`.
 var toolchainSwiftSyntax: String {
     let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-    let manifestAPI = maps.split(separator: "\n").lazy.compactMap { $0.split(separator: " ").last }
-        .first { $0.hasSuffix("/pm/ManifestAPI/libPackageDescription.so") }
-    guard let manifestAPI else { return "/usr/lib/swift/host" }
-    return URL(fileURLWithPath: String(manifestAPI)).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("host").path
+    let libraries = maps.split(separator: "\n").lazy.compactMap { line in line.firstIndex(of: "/").map { String(line[$0...]) } }
+    if let manifestAPI = libraries.first(where: { $0.hasSuffix("/pm/ManifestAPI/libPackageDescription.so") }) {
+        return URL(fileURLWithPath: manifestAPI).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("host").path
+    }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    let swiftc = path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("swiftc") }
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    guard let swiftc else { return "/usr/lib/swift/host" }
+    return swiftc.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("lib/swift/host").path
 }

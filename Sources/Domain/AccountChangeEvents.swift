@@ -19,7 +19,7 @@ public struct PasswordChangeRequested: RequestMessage, Equatable {
     public var sealedNewPassword: String
     public var replyKey: String
     /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
-    public var locale: String?
+    public var locale: String? = nil
 }
 
 /// Published by a client to `account.requests`: set a new password, proven by a `reset_password` code.
@@ -31,7 +31,7 @@ public struct PasswordResetRequested: RequestMessage, Equatable {
     public var sealedNewPassword: String
     public var replyKey: String
     /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
-    public var locale: String?
+    public var locale: String? = nil
 }
 
 /// Published by a client to `account.requests`: move the account of `email` to `newEmail`,
@@ -45,7 +45,7 @@ public struct EmailChangeRequested: RequestMessage, Equatable {
     public var sealedCode: String
     public var replyKey: String
     /// The language of the notice: a BCP 47 tag or a priority list of them; English when absent or unknown.
-    public var locale: String?
+    public var locale: String? = nil
 }
 
 /// The email of `users/<uid>` in the email change saga: `UpdateProfileEmail` asks the profile

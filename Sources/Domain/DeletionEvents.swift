@@ -9,11 +9,11 @@
 public struct AccountDeletionRequested: RequestMessage, Equatable {
     public var requestId: String
     public var sealedAccessToken: String
-    public var sealedPassword: String?
-    public var sealedCode: String?
+    public var sealedPassword: String? = nil
+    public var sealedCode: String? = nil
     public var replyKey: String
     /// The language of the notice mailed to the account's address: a BCP 47 tag or a priority list of them.
-    public var locale: String?
+    public var locale: String? = nil
 }
 
 /// The account of an ``AccountDeletionRequested`` is gone from every store; its address is free to register again.

@@ -32,7 +32,7 @@ public struct OperatorRequested: RequestMessage, Equatable {
     /// The operator's X25519 public key (base64): the report is sealed to it.
     public var replyKey: String
     /// The language of the notice a deletion mails the account's owner (a BCP 47 priority list).
-    public var locale: String?
+    public var locale: String? = nil
     /// When the operator's tools issued the request, in Unix seconds.
     public var issuedAt: Int
 }

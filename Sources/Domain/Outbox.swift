@@ -4,20 +4,13 @@ import Synchronization
 
 /// A message a store keeps with the change it announces, written in the change's transaction, until the worker
 /// owning the store has published it (`sequence` orders it in its outbox; 0 before it is kept).
+@PublicInit
 public struct OutboxMessage: Sendable, Equatable {
-    public var sequence: Int
+    public var sequence: Int = 0
     public var topic: String
     public var key: String
     public var type: String
     public var payload: [UInt8]
-
-    public init(sequence: Int = 0, topic: String, key: String, type: String, payload: [UInt8]) {
-        self.sequence = sequence
-        self.topic = topic
-        self.key = key
-        self.type = type
-        self.payload = payload
-    }
 }
 
 /// The transactional outbox of one store: what its changes announce, kept in their transactions, so that a change
@@ -33,6 +26,9 @@ public protocol Outbox: Sendable {
 /// An outbox whose messages the relays of several replicas perform (the side effects): before performing one, a relay
 /// claims it for a while, so that no two relays perform it at once. A claim held by a relay that stopped runs out.
 public protocol ClaimedOutbox: Outbox {
+    /// The oldest messages, at most `limit`, that `relay` may claim at `now`: none another relay holds (its own claims,
+    /// and those that ran out, are), so that what other relays hold hides nothing behind it and costs no attempt.
+    func claimable(for relay: String, now: Date, limit: Int) throws(StoreError) -> [OutboxMessage]
     /// Claims `message` for `relay` until `expiry` if no other relay holds it at `now` (its claim ran out, or there was
     /// none; a claim of `relay`'s own is renewed). Returns false if another relay holds it, or it is no longer kept.
     func claim(_ message: OutboxMessage, for relay: String, until expiry: Date, now: Date) throws(StoreError) -> Bool
@@ -77,8 +73,8 @@ public struct SideEffects: Sendable {
     }
 
     /// One round. First removes what an earlier round performed but could not remove (never performed twice by this
-    /// relay); then performs the kept effects that are due, oldest first, of the `limit` oldest, each once claimed (one
-    /// another relay holds is left to it), removing each as soon as it is performed (`performed` is told of each; a
+    /// relay); then performs the kept effects that are due, oldest first, of the `limit` oldest no other relay holds,
+    /// each once claimed (one another relay took meanwhile is left to it), removing each as soon as it is performed (`performed` is told of each; a
     /// removal that fails is tried again at the end of the round and at the start of the next). An effect that fails
     /// (`failed` is told) is released, stays kept and waits its own back-off (doubling from 1 s to 5 min) while the others
     /// go on, so one mailbox refusing its mail holds up no other; a transient failure before anything was performed ends
@@ -93,7 +89,7 @@ public struct SideEffects: Sendable {
         try removeOwed()
         var done: [OutboxMessage] = []
         var failure: StoreError?
-        let pending = try outbox.pending(limit: limit)
+        let pending = try outbox.claimable(for: relay, now: clock(), limit: limit)
         memory.forgetAllBut(pending)
         for effect in pending where memory.isDue(effect.sequence, at: now) {
             let wallClock = clock()

@@ -9,10 +9,10 @@ public struct ProfileUpdateRequested: RequestMessage, Equatable {
     public var requestId: String
     public var sealedAccessToken: String
     public var replyKey: String
-    public var name: String?
-    public var isMapLocationEnabled: Bool?
+    public var name: String? = nil
+    public var isMapLocationEnabled: Bool? = nil
     /// The new avatar's original: inline, or staged at exactly `staging/<requestId>`.
-    public var avatar: AvatarSource?
+    public var avatar: AvatarSource? = nil
 }
 
 /// The profile update is done everywhere: `sealedProfile` is the ``ProfileView`` it left, sealed to the request's reply key.
@@ -21,9 +21,9 @@ public typealias ProfileUpdated = SealedProfile
 /// The fields of `users/<uid>` a profile update sets; nil: left as it is.
 @PublicInit
 public struct ProfileFields: Codable, Sendable, Equatable {
-    public var name: String?
-    public var profileImage: String?
-    public var isMapLocationEnabled: Bool?
+    public var name: String? = nil
+    public var profileImage: String? = nil
+    public var isMapLocationEnabled: Bool? = nil
 
     /// `profile` with these fields set.
     public func applied(to profile: Profile) -> Profile {

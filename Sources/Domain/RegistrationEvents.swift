@@ -130,9 +130,6 @@ public struct RegistrationResult: SealedAnswer, Equatable {
     public var requestId: String
     public var uid: String
     public var profile: Profile
-
-    /// The JSON that is sealed (keys sorted).
-    public var encoded: String { sealedJSON }
 }
 
 /// The registration failed; everything it had created was undone.

@@ -18,8 +18,8 @@ public enum AnswerPurpose: String, Codable, Sendable, CaseIterable {
     case accountReport = "account_report"
 }
 
-/// A payload sealed to a request's reply key: its JSON carries `requestId` (a registration's id) and, beside the
-/// payload's own fields, the type's `purpose`.
+/// A payload sealed to a request's reply key: its JSON carries `requestId` (the id of the request it answers; a
+/// registration's for a ``RegistrationResult``) and, beside the payload's own fields, the type's `purpose`.
 public protocol SealedAnswer: Codable, Sendable {
     /// The purpose every payload of this type names.
     static var purpose: AnswerPurpose { get }

@@ -31,10 +31,10 @@ public struct SignOutRequested: RequestMessage, Equatable {
     public var scope: SignOutScope
     public var sealedToken: String
     /// The session to end (``SessionView/id``), of scope ``SignOutScope/session`` only; nil: the token's own.
-    public var sessionId: String?
+    public var sessionId: String? = nil
     public var replyKey: String
     /// The language of the notice a sign-out everywhere mails (a BCP 47 priority list).
-    public var locale: String?
+    public var locale: String? = nil
 }
 
 /// A request done, with nothing to say but that (``SignedOut``, ``AccountDeleted``).

@@ -21,10 +21,10 @@ public struct TokenRequested: RequestMessage, Equatable {
     /// The account's email; not used by `refresh_token`.
     public var email: String?
     public var sealedCredential: String
-    public var sealedCode: String?
+    public var sealedCode: String? = nil
     public var replyKey: String
     /// The OAuth client the gateway authenticated (as a Kafka client names itself): what the session lists.
-    public var clientId: String?
+    public var clientId: String? = nil
 }
 
 /// Tokens were issued. `sealedTokens` is `{"uid":…,"accessToken":…,"refreshToken":…}` sealed to the request's

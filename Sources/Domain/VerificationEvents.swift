@@ -15,7 +15,7 @@ public struct CodeRequested: RequestMessage, Equatable {
     public var email: String
     public var purpose: CodePurpose
     /// The language of the mail: a BCP 47 tag or a priority list of them (`zh-CN, en`); English when absent or unknown.
-    public var locale: String?
+    public var locale: String? = nil
 }
 
 /// A code was sent; it is valid for `expiresIn` seconds. Looks the same whether or not an account
@@ -33,5 +33,5 @@ public struct CodeRefused: RequestMessage, Equatable {
     public var requestId: String
     public var reason: ReasonCode
     public var message: String
-    public var retryAfter: Int?
+    public var retryAfter: Int? = nil
 }

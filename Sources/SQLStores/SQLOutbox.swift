@@ -32,10 +32,13 @@ public struct SQLOutbox: Outbox {
     static let effectsTable = "effect_outbox"
     static let profilesTable = "profile_outbox"
 
-    public func pending(limit: Int) throws(StoreError) -> [OutboxMessage] {
+    public func pending(limit: Int) throws(StoreError) -> [OutboxMessage] { try pending(limit: limit, where: "TRUE", []) }
+
+    /// The oldest messages for which `condition` holds, at most `limit`.
+    func pending(limit: Int, where condition: String, _ arguments: [any SQLValueConvertible]) throws(StoreError) -> [OutboxMessage] {
         try database.withSession { (db) throws(SQLError) in
-            try db.query("SELECT seq, topic, message_key, type, payload FROM \(table) ORDER BY seq LIMIT ?", [limit]) {
-                (row) throws(SQLError) -> OutboxMessage in
+            try db.query("SELECT seq, topic, message_key, type, payload FROM \(table) WHERE \(condition) ORDER BY seq LIMIT ?",
+                         arguments + [limit]) { (row) throws(SQLError) -> OutboxMessage in
                 let payload: String = try row[4]
                 return OutboxMessage(sequence: try row[0], topic: try row[1], key: try row[2], type: try row[3], payload: Array(payload.utf8))
             }
@@ -89,14 +92,19 @@ public struct SQLEffectOutbox: ClaimedOutbox {
 
     public func remove(_ messages: [OutboxMessage]) throws(StoreError) { try outbox.remove(messages) }
 
+    public func claimable(for relay: String, now: Date, limit: Int) throws(StoreError) -> [OutboxMessage] {
+        try outbox.pending(limit: limit, where: Self.unheld, [relay, now.timeIntervalSince1970])
+    }
+
     public func claim(_ message: OutboxMessage, for relay: String, until expiry: Date, now: Date) throws(StoreError) -> Bool {
         try database.withSession { (db) throws(SQLError) in
-            try db.execute("""
-                UPDATE \(SQLOutbox.effectsTable) SET claimed_by = ?, claimed_until = ?
-                WHERE seq = ? AND (claimed_by IS NULL OR claimed_by = ? OR claimed_until < ?)
-                """, [relay, expiry.timeIntervalSince1970, message.sequence, relay, now.timeIntervalSince1970]) == 1
+            try db.execute("UPDATE \(SQLOutbox.effectsTable) SET claimed_by = ?, claimed_until = ? WHERE seq = ? AND \(Self.unheld)",
+                           [relay, expiry.timeIntervalSince1970, message.sequence, relay, now.timeIntervalSince1970]) == 1
         }
     }
+
+    /// No relay but the one named by the first argument holds the effect at the instant of the second.
+    private static let unheld = "(claimed_by IS NULL OR claimed_by = ? OR claimed_until < ?)"
 
     public func release(_ message: OutboxMessage, for relay: String) throws(StoreError) {
         try database.withSession { (db) throws(SQLError) in

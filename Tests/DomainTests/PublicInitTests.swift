@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// `@PublicInit` gives a struct the memberwise initialiser Swift would, but public: a parameter per stored property in
-/// declaration order, its default kept, `nil` for an optional `var`; computed properties, statics and constants with a
-/// value are no parameter. And a sealed answer carries its type's purpose beside its fields, checked when opened.
+/// declaration order, its declared default kept (an optional without one must be passed); computed properties, statics
+/// and constants with a value are no parameter. And a sealed answer carries its type's purpose beside its fields, checked when opened.
 @Suite(.tags(.unit)) struct PublicInitTests {
     @PublicInit
     struct Sample: Equatable {
@@ -13,18 +13,20 @@ import Testing
         let fixed = 7
         var name: String
         var count: Int = 3
-        var note: String?
+        var note: String? = nil
         let tag: String?
+        var first, second: Int
         var observed: Int { didSet { changes += 1 } }
         var changes: Int = 0
         var doubled: Int { count * 2 }
     }
 
     @Test func everyStoredPropertyIsAParameterInOrderWithItsDefault() {
-        let sample = Sample(name: "a", tag: nil, observed: 1)
+        let sample = Sample(name: "a", tag: nil, first: 1, second: 2, observed: 1)
         #expect(sample.name == "a" && sample.count == 3 && sample.note == nil && sample.tag == nil)
         #expect(sample.observed == 1 && sample.changes == 0 && sample.fixed == 7 && sample.doubled == 6)
-        let full = Sample(name: "b", count: 5, note: "n", tag: "t", observed: 2, changes: 1)
+        #expect(sample.first == 1 && sample.second == 2)
+        let full = Sample(name: "b", count: 5, note: "n", tag: "t", first: 3, second: 4, observed: 2, changes: 1)
         #expect(full.count == 5 && full.note == "n" && full.tag == "t" && full.changes == 1)
     }
 

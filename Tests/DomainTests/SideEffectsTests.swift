@@ -61,14 +61,24 @@ import Testing
     final class Outbox: ClaimedOutbox, @unchecked Sendable {
         let state = Mutex<(messages: [OutboxMessage], failRemovals: Int)>(([], 0))
         let claims = Mutex<[Int: (relay: String, expiry: Date)]>([:])
+        /// How many claims were tried.
+        let attempts = Mutex(0)
         func pending(limit: Int) throws(StoreError) -> [OutboxMessage] { state.withLock { Array($0.messages.prefix(limit)) } }
+        func claimable(for relay: String, now: Date, limit: Int) throws(StoreError) -> [OutboxMessage] {
+            let messages = state.withLock { $0.messages }
+            return Array(claims.withLock { claims in messages.filter { !Self.held(claims[$0.sequence], from: relay, at: now) } }.prefix(limit))
+        }
         func claim(_ message: OutboxMessage, for relay: String, until expiry: Date, now: Date) throws(StoreError) -> Bool {
+            attempts.withLock { $0 += 1 }
             guard state.withLock({ $0.messages.contains { $0.sequence == message.sequence } }) else { return false }
             return claims.withLock { claims in
-                if let held = claims[message.sequence], held.relay != relay, held.expiry >= now { return false }
+                if Self.held(claims[message.sequence], from: relay, at: now) { return false }
                 claims[message.sequence] = (relay, expiry)
                 return true
             }
+        }
+        static func held(_ claim: (relay: String, expiry: Date)?, from relay: String, at now: Date) -> Bool {
+            claim.map { $0.relay != relay && $0.expiry >= now } ?? false
         }
         func release(_ message: OutboxMessage, for relay: String) throws(StoreError) {
             claims.withLock { claims in if claims[message.sequence]?.relay == relay { claims[message.sequence] = nil } }
@@ -158,6 +168,19 @@ import Testing
         later.withLock { $0 = start + 301 }
         #expect(try effects.performPending() == 1)
         #expect(performer.sent.withLock { $0 } == ["free", "theirs"] && outbox.state.withLock { $0.messages.isEmpty })
+    }
+
+    /// A round reads only the effects no other relay holds: those held hide none behind them (the round reads the
+    /// `limit` oldest) and cost no claim attempt.
+    @Test func effectsAnotherRelayHoldsHideNoneBehindThemAndCostNoAttempt() throws {
+        let outbox = Outbox()
+        outbox.state.withLock { $0.messages = [Self.effect(1, "theirs"), Self.effect(2, "theirs too"), Self.effect(3, "free")] }
+        let now = Date()
+        for sequence in [1, 2] { #expect(try outbox.claim(Self.effect(sequence, ""), for: "another replica", until: now + 300, now: now)) }
+        outbox.attempts.withLock { $0 = 0 }
+        let performer = Performer()
+        #expect(try SideEffects(outbox: outbox, performers: performer.performers, clock: { now }).performPending(limit: 2) == 1)
+        #expect(performer.sent.withLock { $0 } == ["free"] && outbox.attempts.withLock { $0 } == 1)
     }
 
     /// Each effect is removed as soon as it is performed, before the next is performed: a claim need only outlast one

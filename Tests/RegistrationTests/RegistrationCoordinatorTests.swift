@@ -63,7 +63,7 @@ import Testing
         #expect(try coordinator.handle(.avatarStored(AvatarStored(registrationId: "r-1", imageId: command.imageId, url: "memory://i.jpg")))
             == [.writeProfile(WriteProfile(registrationId: "r-1", uid: uid, profile: profile, step: "awaiting_profile", revision: 2))])
         #expect(try accounts.saga("r-1")?.stage == .awaitingProfile)
-        let sealed = try #require(FakeVault().seal(RegistrationResult(requestId: "r-1", uid: uid, profile: profile).encoded, to: "key:ada"),
+        let sealed = try #require(FakeVault().seal(RegistrationResult(requestId: "r-1", uid: uid, profile: profile).sealedJSON, to: "key:ada"),
                                   "the result sealed to the request's reply key")
         #expect(try coordinator.handle(.profileWritten(ProfileWritten(registrationId: "r-1", uid: uid)))
             == [.registrationCompleted(RegistrationCompleted(registrationId: "r-1", sealedResult: sealed))])

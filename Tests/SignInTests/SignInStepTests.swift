@@ -57,7 +57,7 @@ import Verification
     func opened(_ events: [Event]) throws -> (issued: TokenIssued, tokens: TokenPair) {
         guard case .tokenIssued(let issued) = events.first, events.count == 1 else { throw Refused(events) }
         let json = try #require(issued.sealedTokens.split(separator: ":", maxSplits: 3).last)
-        return (issued, try JSONDecoder().decode(TokenPair.self, from: Data(json.utf8)))
+        return (issued, try #require(TokenPair.opened(from: Array(json.utf8), answering: issued.requestId)))
     }
 
     func refusal(_ events: [Event]) -> RequestRefusal? {
@@ -267,7 +267,7 @@ import Verification
         let started = try step.handle(request(.email, "attacker@example.com", "123456", id: "x-1"))
         guard case .storeAvatar(let command) = started.first else { Issue.record("\(started)"); return }
         let profile = Profile(name: "v", email: "victim@example.com", profileImage: "i", isMapLocationEnabled: false)
-        let victimResult = RegistrationResult(requestId: command.registrationId, uid: victim.uid, profile: profile).encoded
+        let victimResult = RegistrationResult(requestId: command.registrationId, uid: victim.uid, profile: profile).sealedJSON
         func forged(_ registrationId: String) -> Event {
             .registrationCompleted(RegistrationCompleted(registrationId: registrationId, sealedResult: FakeVault().seal(victimResult, to: replyKey)!))
         }

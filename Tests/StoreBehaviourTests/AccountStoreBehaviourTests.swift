@@ -188,6 +188,23 @@ import Testing
         }
     }
 
+    /// A relay reads as claimable its own claims, those that ran out and the unclaimed effects, oldest first, never one
+    /// another relay holds: what others hold hides nothing behind it.
+    @Test(arguments: StoreBackend.databases)
+    func aRelayReadsNoEffectAnotherHolds(backend: StoreBackend) throws {
+        try backend.withNewLocation { (url) throws in
+            let outbox = try BackendOptions(accounts: url, dataDirectory: "/nonexistent").effectOutbox()
+            try keepWelcomes(for: ["r1", "r2", "r3"], at: url)
+            let effects = try outbox.pending(limit: 10)
+            let now = Date()
+            #expect(try outbox.claim(effects[0], for: "a", until: now + 300, now: now))
+            #expect(try outbox.claim(effects[1], for: "b", until: now + 300, now: now))
+            #expect(try outbox.claimable(for: "b", now: now, limit: 2) == [effects[1], effects[2]])
+            #expect(try outbox.claimable(for: "a", now: now, limit: 10) == [effects[0], effects[2]])
+            #expect(try outbox.claimable(for: "c", now: now + 301, limit: 10) == effects, "claims that ran out")
+        }
+    }
+
     /// Two relays (two replicas of the account worker) performing one database's kept effects at the same time perform
     /// each exactly once: each claims an effect before performing it.
     @Test(arguments: StoreBackend.databases)

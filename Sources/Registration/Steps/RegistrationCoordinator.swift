@@ -182,7 +182,7 @@ public struct RegistrationCoordinator: EventHandler {
 
     /// The completed saga's result sealed to its requester's reply key (checked when the saga started).
     private func sealedResult(of saga: SagaRecord) -> String {
-        vault.seal(saga.result.encoded, to: saga.replyKey) ?? ""
+        vault.seal(saga.result.sealedJSON, to: saga.replyKey) ?? ""
     }
 
     /// Refuses registration `registrationId` without recording it.

@@ -75,6 +75,6 @@ extension Attacks {
     /// A completion's sealed result naming `uid` with `profile`, sealed to a key of the attacker's own.
     static func forgedResult(naming uid: String, _ profile: Profile) -> String {
         let result = RegistrationResult(requestId: "forged", uid: uid, profile: profile)
-        return Data(SealingKeyPair.generate().publicKey.seal(Array(result.encoded.utf8))).base64EncodedString()
+        return Data(SealingKeyPair.generate().publicKey.seal(Array(result.sealedJSON.utf8))).base64EncodedString()
     }
 }
