@@ -74,8 +74,9 @@ public struct SideEffects: Sendable {
 
     /// One round. First removes what an earlier round performed but could not remove (never performed twice by this
     /// relay); then performs the kept effects that are due, oldest first, of the `limit` oldest no other relay holds,
-    /// each once claimed (one another relay took meanwhile is left to it), removing each as soon as it is performed (`performed` is told of each; a
-    /// removal that fails is tried again at the end of the round and at the start of the next). An effect that fails
+    /// each once claimed (one another relay took meanwhile is left to it), removing each as soon as it is performed
+    /// (`performed` is told of each; a removal that fails is tried again at the end of the round and at the start of the
+    /// next). An effect that fails
     /// (`failed` is told) is released, stays kept and waits its own back-off (doubling from 1 s to 5 min) while the others
     /// go on, so one mailbox refusing its mail holds up no other; a transient failure before anything was performed ends
     /// the round there (the server is likely down for all). Returns how many it performed; throws a transient error when
@@ -90,7 +91,7 @@ public struct SideEffects: Sendable {
         var done: [OutboxMessage] = []
         var failure: StoreError?
         let pending = try outbox.claimable(for: relay, now: clock(), limit: limit)
-        memory.forgetAllBut(pending)
+        memory.forgetUnseen(but: pending, at: now, after: lease)
         for effect in pending where memory.isDue(effect.sequence, at: now) {
             let wallClock = clock()
             guard try outbox.claim(effect, for: relay, until: wallClock.addingTimeInterval(lease.seconds), now: wallClock) else { continue }
@@ -126,7 +127,14 @@ public struct SideEffects: Sendable {
 
 /// A side-effect relay's memory: the effects performed and not yet removed, and each failed effect's next attempt.
 private final class RelayMemory: Sendable {
-    private let state = Mutex<(owed: [OutboxMessage], retries: [Int: (failures: Int, due: ContinuousClock.Instant)])>(([], [:]))
+    /// A failed effect's back-off, and since when no round has read it (another relay holds it, or it is gone).
+    private struct Retry {
+        var failures: Int
+        var due: ContinuousClock.Instant
+        var unseenSince: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex<(owed: [OutboxMessage], retries: [Int: Retry])>(([], [:]))
 
     func isDue(_ sequence: Int, at now: ContinuousClock.Instant) -> Bool {
         state.withLock { $0.retries[sequence].map { $0.due <= now } ?? true }
@@ -147,14 +155,26 @@ private final class RelayMemory: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             let failures = (state.retries[sequence]?.failures ?? 0) + 1
-            state.retries[sequence] = (failures, now + Self.backoff.delay(after: failures))
+            state.retries[sequence] = Retry(failures: failures, due: now + Self.backoff.delay(after: failures))
         }
     }
 
-    /// Forgets the back-off of every effect no longer kept (performed by another relay, erased with its account).
-    func forgetAllBut(_ kept: [OutboxMessage]) {
-        let sequences = Set(kept.map(\.sequence))
-        state.withLock { state in state.retries = state.retries.filter { sequences.contains($0.key) } }
+    /// Forgets the back-off of every effect no round has read for `lease` (`read` is this round's): no longer kept
+    /// (performed by another relay, erased with its account). One another relay holds for a while (it is performing it)
+    /// keeps its back-off, should it come back failed.
+    func forgetUnseen(but read: [OutboxMessage], at now: ContinuousClock.Instant, after lease: Duration) {
+        let sequences = Set(read.map(\.sequence))
+        state.withLock { state in
+            for (sequence, retry) in state.retries {
+                if sequences.contains(sequence) {
+                    state.retries[sequence]?.unseenSince = nil
+                } else if let since = retry.unseenSince {
+                    if now - since >= lease { state.retries[sequence] = nil }
+                } else {
+                    state.retries[sequence]?.unseenSince = now
+                }
+            }
+        }
     }
 
     func owed() -> [OutboxMessage] { state.withLock { $0.owed } }

@@ -30,11 +30,9 @@ extension Gateway {
                 return Self.oauthError(400, "unsupported_token_type", "token_type_hint is refresh_token or access_token.")
             }
             token = value
-        } catch let refusal as RequestBody.Refusal {
-            if case .malformed(let why) = refusal { return Self.oauthError(400, "invalid_request", why) }
-            return Answer.refused(refusal)
         } catch {
-            return Self.oauthError(400, "invalid_request", "The request is malformed.")
+            if case .malformed(let why) = error { return Self.oauthError(400, "invalid_request", why) }
+            return Answer.refused(error)
         }
         return await idempotent(request, scope: .client(clientID), fields: [("token", token)], shown: false) { [self] id in
             await answering {

@@ -29,7 +29,7 @@ final class ClientHandle: @unchecked Sendable {
         // A consumer destroyed without closing still winds down its group handler and broker threads: off the
         // releasing thread (maybe one of Swift's pool), which must not wait on a broker that is gone.
         nonisolated(unsafe) let pointer = self.pointer
-        nonisolated(unsafe) let callbacks = self.callbacks
+        let callbacks = self.callbacks
         Thread {
             rd_kafka_destroy_flags(pointer, Int32(RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE))
             withExtendedLifetime(callbacks) {}

@@ -29,16 +29,20 @@ public struct PublicInitMacro: MemberMacro {
             guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.has(.static) else { continue }
             let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
             for (index, binding) in variable.bindings.enumerated() where binding.isStored {
+                if isLet && binding.initializer != nil { continue }  // a constant with its value: nothing to pass
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription else {
                     throw PublicInitError(binding, "@PublicInit needs one name per stored property, not a pattern")
                 }
-                if isLet && binding.initializer != nil { continue }  // a constant with its value: nothing to pass
-                if !variable.attributes.isEmpty { throw PublicInitError(variable, "@PublicInit cannot pass '\(name)' to its wrapper") }
+                if let attribute = variable.attributes.first {
+                    throw PublicInitError(variable, "@PublicInit cannot tell whether \(attribute.trimmedDescription) wraps '\(name)'")
+                }
                 if variable.has(.private) || variable.has(.fileprivate) {
                     throw PublicInitError(variable, "@PublicInit would make the private '\(name)' public")
                 }
-                // `var a, b: Int`: a name without a type takes the next one written.
-                guard let type = variable.bindings.dropFirst(index).lazy.compactMap(\.typeAnnotation).first?.type.trimmedDescription else {
+                // `var a, b: Int`: a name without a type or a value takes the next type written.
+                let typed = binding.initializer == nil ? variable.bindings.dropFirst(index).lazy.compactMap(\.typeAnnotation).first
+                    : binding.typeAnnotation
+                guard let type = typed?.type.trimmedDescription else {
                     throw PublicInitError(binding, "@PublicInit needs the type of '\(name)' written out")
                 }
                 let defaultValue = binding.initializer.map { " = \($0.value.trimmedDescription)" } ?? ""

@@ -68,7 +68,7 @@ public final class DictionaryBlocklist: PasswordBlocklist {
 /// cracklib's one open dictionary in this process: `PWOpen` fills a static descriptor and refuses a second
 /// dictionary while one is open, and `GetPW` caches the last block read in it. All use goes through the lock.
 private struct OpenDictionary {
-    nonisolated(unsafe) static let shared = Mutex<OpenDictionary?>(nil)
+    static let shared = Mutex<OpenDictionary?>(nil)
 
     let path: String
     let handle: UnsafeMutablePointer<PWDICT>

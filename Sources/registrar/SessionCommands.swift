@@ -31,14 +31,14 @@ enum SessionCommands {
             let session = parsed.value("session")
             if session != nil, parsed.flag("everywhere") { throw UsageError.invalid("use --session or --everywhere, not both", signOutSpec.helpText) }
             let scope: SignOutScope = parsed.flag("everywhere") ? .everywhere : .session
-            return try await flow.printSignOut(try await flow.client.signOut(
+            return try flow.printSignOut(try await flow.client.signOut(
                 scope, token: flow.secrets[0], sessionId: session, locale: flow.locale, requestId: flow.requestId, timeout: flow.timeout))
         }
     }
 
     static func revoke(_ arguments: [String]) async -> ExitCode {
         await FlowClient.run(arguments, spec: revokeSpec, secrets: { _ in [Secret.token] }) { _, flow in
-            try await flow.printSignOut(try await flow.client.signOut(
+            try flow.printSignOut(try await flow.client.signOut(
                 .revocation, token: flow.secrets[0], requestId: flow.requestId, timeout: flow.timeout))
         }
     }

@@ -39,17 +39,19 @@ import Testing
             @PublicInit struct Pattern { var (a, b): (Int, Int) }
             @PublicInit class Object { var value: Int = 0 }
             @PublicInit struct Untyped { var guess = 1 }
+            @PublicInit struct Borrowing { var label = "x", count: Int }
             """)
         #expect(found.contains { $0.hasPrefix(":4:") && $0.contains("would make the private 'secret' public") }, "\(found)")
-        #expect(found.contains { $0.hasPrefix(":5:") && $0.contains("cannot pass 'count' to its wrapper") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix(":5:") && $0.contains("cannot tell whether @Wrapper wraps 'count'") }, "\(found)")
         #expect(found.contains { $0.hasPrefix(":6:") && $0.contains("one name per stored property") }, "\(found)")
         #expect(found.contains { $0.hasPrefix(":7:") && $0.contains("applies to a struct") }, "\(found)")
         #expect(found.contains { $0.hasPrefix(":8:") && $0.contains("needs the type of 'guess' written out") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix(":9:") && $0.contains("needs the type of 'label' written out") }, "\(found)")
     }
 
     @Test func aStructItCanServeTypeChecks() throws {
         #expect(try errors(in: """
-            @PublicInit struct Fine { var a, b: Int; var note: String? = nil; let tag: String?; private(set) var count: Int }
+            @PublicInit struct Fine { var a, b: Int; var note: String? = nil; let tag: String?; private(set) var count: Int; let fixed = 7 }
             let fine = Fine(a: 1, b: 2, tag: nil, count: 3)
             """) == [])
     }

@@ -183,6 +183,26 @@ import Testing
         #expect(performer.sent.withLock { $0 } == ["free"] && outbox.attempts.withLock { $0 } == 1)
     }
 
+    /// A failed effect that another relay holds for a while (it is trying it too) keeps its back-off here: when it comes
+    /// back, released by a failing relay, it waits out the rest of its back-off instead of being tried at once.
+    @Test func aFailedEffectAnotherRelayHeldForAWhileKeepsItsBackOff() throws {
+        let outbox = Outbox()
+        let effect = Self.effect(1, "a")
+        outbox.state.withLock { $0.messages = [effect] }
+        let performer = Performer()
+        performer.down.withLock { $0 = true }
+        let effects = SideEffects(outbox: outbox, performers: performer.performers)
+        let start = ContinuousClock.now
+        #expect(throws: StoreError.self) { try effects.performPending(now: start) }
+        performer.down.withLock { $0 = false }
+        #expect(try outbox.claim(effect, for: "another replica", until: Date() + 300, now: Date()))
+        #expect(try effects.performPending(now: start + .milliseconds(250)) == 0, "held by the other relay")
+        try outbox.release(effect, for: "another replica")
+        #expect(try effects.performPending(now: start + .milliseconds(500)) == 0, "tried before its 1-second back-off ran out")
+        #expect(performer.sent.withLock { $0 }.isEmpty)
+        #expect(try effects.performPending(now: start + .seconds(60)) == 1)
+    }
+
     /// Each effect is removed as soon as it is performed, before the next is performed: a claim need only outlast one
     /// performance, however many effects a round performs.
     @Test func eachEffectIsRemovedOnceItIsPerformedBeforeTheNext() throws {

@@ -43,6 +43,10 @@ import Testing
                 (["token", "refresh"], ["refresh-token"]),
                 (["delete-account"], ["access-token", "password", "code"]),
                 (["update-profile", "--name", "Argv"], ["access-token"]),
+                (["sessions"], ["access-token"]),
+                (["sign-out"], ["access-token"]),
+                (["export"], ["access-token"]),
+                (["token", "revoke"], ["token"]),
             ]
             for (command, secrets) in commands {
                 for secret in secrets {
@@ -84,6 +88,9 @@ import Testing
         }
     }
 
+    /// Every command reads its secrets from a file or standard input: registration, sign-in, password change, refresh,
+    /// the session list, sign-out (its session's refresh token refused after), password reset, email change, revocation
+    /// (the token refused after) and deletion.
     @Test func secretsComeFromStandardInputOrFiles() async throws {
         try await LiveSystem.shared { system in
             let email = "piped@example.com"
@@ -109,6 +116,13 @@ import Testing
             try write(String(refreshToken))
             let refreshed = try await system.registrar(["token", "refresh", "--refresh-token-file", file])
             #expect(refreshed.status == 0 && refreshed.output.contains("access_token: "), "\(refreshed.output)")
+            try write(String(try #require(refreshed.output.split(separator: "\n").first { $0.hasPrefix("access_token: ") }).dropFirst(14)))
+            let sessions = try await system.registrar(["sessions", "--access-token-file", file])
+            #expect(sessions.status == 0 && sessions.output.contains("(this one)"), "\(sessions.output)")
+            let signedOut = try await system.registrar(["sign-out", "--access-token-file", file])
+            #expect(signedOut.status == 0 && signedOut.output.contains("signed out"), "\(signedOut.output)")
+            try write(String(try #require(refreshed.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)))
+            #expect(try await system.registrar(["token", "refresh", "--refresh-token-file", file]).status == 1, "the session signed out")
 
             let reset = try await system.registrar(["code", "request", "--email", email, "--purpose", "reset_password", "--request-id", "piped-reset"])
             #expect(reset.status == 0, "\(reset.output)")
@@ -124,6 +138,12 @@ import Testing
             #expect(moved.status == 0 && moved.output.contains("completed"), "\(moved.output)")
             let last = try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"])
             #expect(last.status == 0)
+
+            let other = try await system.registrar(["login", "--email", newEmail], input: ["third piped harbour lantern"])
+            try write(String(try #require(other.output.split(separator: "\n").first { $0.hasPrefix("refresh_token: ") }).dropFirst(15)))
+            let revoked = try await system.registrar(["token", "revoke", "--token-file", file])
+            #expect(revoked.status == 0, "\(revoked.output)")
+            #expect(try await system.registrar(["token", "refresh", "--refresh-token-file", file]).status == 1, "the token revoked")
 
             let accessToken = try #require(last.output.split(separator: "\n").first { $0.hasPrefix("access_token: ") }).dropFirst(14)
             try write(String(accessToken))

@@ -13,7 +13,9 @@ enum GatewayTraffic {
     static func startGateway(on installation: LocalInstallation, wait: Int) async throws -> String {
         let clients = installation.directory + "/gateway-clients.json"
         let file = try JSONSerialization.data(withJSONObject: ["clients": [["id": client.id, "secret": client.secret]]])
-        FileManager.default.createFile(atPath: clients, contents: file, attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: clients, contents: file, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: clients])
+        }
         return try await installation.startGateway([
             "--clients", clients, "--wait", String(wait), "--reply-key-file", installation.directory + "/gateway-reply.seal",
             "--requests-per-minute", "1000000", "--sign-ins-per-minute", "1000000", "--codes-per-hour", "1000000",
