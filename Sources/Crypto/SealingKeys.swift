@@ -2,7 +2,7 @@ internal import CSodium
 
 /// An X25519 public key to which anyone can seal messages (`crypto_box_seal`) that only the
 /// holder of the matching ``SealingKeyPair`` can open.
-public struct SealingPublicKey: Sendable, Hashable {
+public struct SealingPublicKey: PublicKey {
     /// The 32 key bytes.
     public let bytes: [UInt8]
 
@@ -11,21 +11,6 @@ public struct SealingPublicKey: Sendable, Hashable {
         Sodium.initialize()
         guard bytes.count == crypto_box_publickeybytes() else { throw CryptoError.invalidKey }
         self.bytes = bytes
-    }
-
-    /// Decodes a key from standard base64.
-    public init(base64: String) throws {
-        try self.init(bytes: Base64Codec.standard.decode(base64) ?? [])
-    }
-
-    /// The key in standard base64, as in `.pub` files.
-    public var base64: String {
-        Base64Codec.standard.encode(bytes)
-    }
-
-    /// Reads a `.pub` file: one line of standard base64.
-    public static func load(from path: String) throws -> SealingPublicKey {
-        try SealingPublicKey(bytes: KeyFile.readPublic(at: path))
     }
 
     /// Encrypts `plaintext` anonymously for this key; the result is 48 bytes longer.

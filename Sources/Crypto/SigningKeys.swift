@@ -1,7 +1,7 @@
 internal import CSodium
 
 /// An Ed25519 public key that checks signatures of the matching ``SigningKeyPair``.
-public struct SigningPublicKey: Sendable, Hashable {
+public struct SigningPublicKey: PublicKey {
     /// The 32 key bytes.
     public let bytes: [UInt8]
 
@@ -10,21 +10,6 @@ public struct SigningPublicKey: Sendable, Hashable {
         Sodium.initialize()
         guard bytes.count == crypto_sign_publickeybytes() else { throw CryptoError.invalidKey }
         self.bytes = bytes
-    }
-
-    /// Decodes a key from standard base64.
-    public init(base64: String) throws {
-        try self.init(bytes: Base64Codec.standard.decode(base64) ?? [])
-    }
-
-    /// The key in standard base64, as in `.pub` files.
-    public var base64: String {
-        Base64Codec.standard.encode(bytes)
-    }
-
-    /// Reads a `.pub` file: one line of standard base64.
-    public static func load(from path: String) throws -> SigningPublicKey {
-        try SigningPublicKey(bytes: KeyFile.readPublic(at: path))
     }
 
     /// The key's `kid` in a JWKS: the first 16 hex digits of its SHA-256.
