@@ -1,4 +1,5 @@
 import Foundation
+import Support
 @testable import TestSupport
 import Testing
 
@@ -12,28 +13,23 @@ import Testing
         """
 
     /// The compiler's error lines on `source` (after the declaration, from line 4), or none.
-    func errors(in source: String) throws -> [String] {
+    func errors(in source: String) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-init-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("Sample.swift")
         try (Self.declaration + "\n" + source + "\n").write(to: file, atomically: true, encoding: .utf8)
-        let swiftc = Process()
-        swiftc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        swiftc.arguments = ["swiftc", "-typecheck", "-load-plugin-executable", Binaries.path("MemberwiseInit-tool") + "#MemberwiseInit",
-                            file.path]
-        let output = Pipe()
-        swiftc.standardError = output
-        swiftc.standardOutput = output
-        try swiftc.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        swiftc.waitUntilExit()
-        return text.split(separator: "\n").filter { $0.hasPrefix(file.path) && $0.contains("error:") }
-            .map { String($0.dropFirst(file.path.count)) }
+        let swiftc = try ChildProcess("/usr/bin/env", [
+            "swiftc", "-typecheck", "-load-plugin-executable", Binaries.path("MemberwiseInit-tool") + "#MemberwiseInit", file.path,
+        ], output: .captured, errors: .standardOutput)
+        var lines: [String] = []
+        while let line = await swiftc.nextLine() { lines.append(line) }
+        _ = await swiftc.waitForExit()
+        return lines.filter { $0.hasPrefix(file.path) && $0.contains("error:") }.map { String($0.dropFirst(file.path.count)) }
     }
 
-    @Test func whatItCannotPassOnIsAnErrorWhereItIsUsed() throws {
-        let found = try errors(in: """
+    @Test func whatItCannotPassOnIsAnErrorWhereItIsUsed() async throws {
+        let found = try await errors(in: """
             @PublicInit struct Hidden { private var secret: Int }
             @PublicInit struct Wrapped { @Wrapper var count: Int }
             @PublicInit struct Pattern { var (a, b): (Int, Int) }
@@ -49,8 +45,8 @@ import Testing
         #expect(found.contains { $0.hasPrefix(":9:") && $0.contains("needs the type of 'label' written out") }, "\(found)")
     }
 
-    @Test func aStructItCanServeTypeChecks() throws {
-        #expect(try errors(in: """
+    @Test func aStructItCanServeTypeChecks() async throws {
+        #expect(try await errors(in: """
             @PublicInit struct Fine { var a, b: Int; var note: String? = nil; let tag: String?; private(set) var count: Int; let fixed = 7 }
             let fine = Fine(a: 1, b: 2, tag: nil, count: 3)
             """) == [])
