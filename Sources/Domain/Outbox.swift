@@ -77,8 +77,8 @@ public struct SideEffects: Sendable {
     /// each once claimed (one another relay took meanwhile is left to it), removing each as soon as it is performed
     /// (`performed` is told of each; a removal that fails is tried again at the end of the round and at the start of the
     /// next). An effect that fails (`failed` is told) is released, stays kept and waits its own back-off (doubling from
-    /// 1 s to 5 min) while the others go on, so one mailbox refusing its mail holds up no other; a transient failure before anything was performed ends
-    /// the round there (the server is likely down for all). Returns how many it performed; throws a transient error when
+    /// 1 s to 5 min) while the others go on, so one mailbox refusing its mail holds up no other; a transient failure
+    /// before anything was performed ends the round there (the server is likely down for all). Returns how many it performed; throws a transient error when
     /// something failed and nothing was performed (the caller backs off), and the outbox's own failures (what was
     /// performed before is removed, or owed to the next round). `now` is the instant at which effects are due (a later
     /// one stands for time passed); a failure's back-off runs from the present instant.
