@@ -34,7 +34,7 @@ public enum ConsoleBenchCommand {
             try PrivateFiles.prepareDirectory(directory)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let cluster = try MockCluster(brokers: 1)
-            for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
+            try cluster.createTopics(Topic.all.map { ($0.name, $0.partitions) })
             let kafka = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "console-bench")
             print("\(LoadAverage.now); filling \(Topic.registrationRequests) with \(count) messages")
             let (filled, _) = try await time { try await fill(Topic.registrationRequests, count: count, kafka: kafka) }

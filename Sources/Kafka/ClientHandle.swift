@@ -79,6 +79,16 @@ final class ClientHandle: @unchecked Sendable {
         return Int(topics[0].partition_cnt)
     }
 
+    /// Asks the cluster where the partitions of `topics` (and of every topic this client knows) are, in one request,
+    /// keeping the answer in librdkafka's metadata cache. Blocks for at most `timeout`.
+    func loadMetadata(of topics: [String], timeout: Duration) throws(KafkaError) {
+        let handles = topics.compactMap { rd_kafka_topic_new(pointer, $0, nil) }
+        defer { handles.forEach { rd_kafka_topic_destroy($0) } }
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        try KafkaError.check(rd_kafka_metadata(pointer, 0, nil, &metadata, timeout.timeoutMilliseconds))
+        rd_kafka_metadata_destroy(metadata)
+    }
+
     /// The id of the cluster's controller, or nil when it names none of its brokers (librdkafka's mock
     /// cluster names broker 0, which it does not have). Throws when no broker answers within `timeout`;
     /// blocks for at most `timeout` and a second.

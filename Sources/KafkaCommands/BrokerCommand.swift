@@ -28,9 +28,7 @@ enum BrokerCommand {
             }
             let shutdown = ShutdownSignal()
             let cluster = try MockCluster(brokers: brokers)
-            for (name, partitions) in topics {
-                try cluster.createTopic(name, partitions: partitions, replicationFactor: Int32(min(brokers, 3)))
-            }
+            try cluster.createTopics(topics, replicationFactor: Int32(min(brokers, 3)))
             let control = try arguments.value("control").map { path throws(BrokerControlError) in
                 try BrokerControlServer(cluster: cluster, path: path)
             }

@@ -24,7 +24,7 @@ struct RawRelayBaseline {
     /// Runs the stages and the driver on `servers`, creating the chain's topics in `cluster` when it is the bench's own.
     func run(servers: String, cluster: MockCluster?, runID: String) async throws -> Result {
         let topics = (0...settings.hops).map { "bench-\(runID)-raw-\($0)" }
-        for topic in topics { try cluster?.createTopic(topic, partitions: settings.partitions, replicationFactor: 1) }
+        try cluster?.createTopics(topics.map { ($0, settings.partitions) })
         let environment = ["LINGER": String(settings.lingerMilliseconds), "FW": String(settings.fetchWaitMaxMilliseconds)]
         let stages = try (0..<settings.hops).map {
             try ChildProcess(Self.executable, ["stage", servers, topics[$0], topics[$0 + 1]], environment: environment,

@@ -65,7 +65,7 @@ struct RelayBenchmark {
         let servers = bootstrap ?? cluster!.bootstrapServers
         let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let topics = (0...settings.hops).map { "bench-\(runID)-\($0)" }
-        for topic in topics { try cluster?.createTopic(topic, partitions: settings.partitions, replicationFactor: 1) }
+        try cluster?.createTopics(topics.map { ($0, settings.partitions) })
 
         let tuning: [String] = [
             "--linger-ms", String(settings.lingerMilliseconds),

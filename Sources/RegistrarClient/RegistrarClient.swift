@@ -35,6 +35,7 @@ public final class RegistrarClient: RequestSealing {
         listener = try OutcomeListener(topics: Topic.outcomes, configuration: kafka, timeout: connectTimeout,
                                        admits: verifier.admitsOutcome)
         producer = try KafkaProducer(configuration: kafka)
+        producer.learnPartitions(of: Topic.all.map(\.name))
     }
 
     /// Runs `body` with a new client and closes it afterwards, whether `body` returns or throws.

@@ -66,6 +66,7 @@ public final class Worker: Sendable {
         self.name = name
         self.consumer = try KafkaConsumer(configuration: consumerConfiguration, subscribingTo: routing.topics)
         self.producer = try KafkaProducer(configuration: configuration)
+        producer.learnPartitions(of: Topic.all.map(\.name))
         self.routing = routing
         self.signer = signer
         self.verifier = verifier

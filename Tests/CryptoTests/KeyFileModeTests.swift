@@ -8,7 +8,7 @@ import Testing
 /// a new set never replaces an existing key; keys from the environment decode without naming their value.
 @Suite(.tags(.unit)) struct KeyFileModeTests {
     @Test func createsSecretsPrivateInAPrivateDirectory() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let keys = directory + "/new/keys"
             let sealing = try SealingKeyPair.create(at: keys + "/seal")
             _ = try SigningKeyPair.create(at: keys + "/sign")
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func refusesAKeyFileOpenToOthers() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/seal"
             _ = try SealingKeyPair.create(at: path)
             chmod(path, 0o644)
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func refusesAKeyDirectoryOpenToOthers() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let keys = directory + "/keys"
             try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
             #expect(throws: PrivateFileError.tooWide(keys, mode: 0o755, isDirectory: true)) {
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func neverReplacesAnExistingKey() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/sign"
             let first = try SigningKeyPair.create(at: path)
             #expect(throws: CryptoError.self) { try SigningKeyPair.create(at: path) }
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func decodesKeysFromBase64WithoutNamingTheValue() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/seal"
             let pair = try SealingKeyPair.create(at: path)
             let text = try String(contentsOfFile: path, encoding: .utf8)

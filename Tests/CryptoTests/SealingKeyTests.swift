@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func persistsKeysWithPrivateFileMode() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/sealing.key"
             let created = try SealingKeyPair.loadOrCreate(at: path)
             #expect(try permissions(of: path) == 0o600)
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func refusesMalformedKeyFiles() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/bad.key"
             try "c2hvcnQ=\n".write(toFile: path, atomically: true, encoding: .utf8)
             chmod(path, 0o600)

@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func aRotatedKeySignsWhileTheOldOneOnlyVerifies() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             #expect(try published(set) == JSONWebKeySet([first.publicKey]))
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func aRetiredKeyStaysUntilItsTokensHaveExpired() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             let (second, _) = try set.rotate(now: start)
@@ -60,15 +60,15 @@ import Testing
 
     @Test func aTokenOfTheOldKeyVerifiesThroughTheJWKSUntilTheKeyIsRetired() async throws {
         struct Claims: Codable { var iss = "registrar", aud = "registrar-api", sub = "user-1", exp: Date }
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             let signedAt = start + 10
             let token = try JSONWebToken.sign(Claims(exp: signedAt + lifetime), keyID: first.publicKey.keyID, with: first)
             _ = try set.rotate(now: signedAt)
             func verify(at now: Date) throws(JSONWebTokenError) -> String {
-                try JSONWebToken.verify(token, as: Claims.self, using: (try? published(set)) ?? JSONWebKeySet([]),
-                                        issuer: "registrar", audience: "registrar-api", now: now).sub
+                let keys = (try? published(set)) ?? JSONWebKeySet([])
+                return try JSONWebToken.verify(token, as: Claims.self, using: keys, issuer: "registrar", audience: "registrar-api", now: now).sub
             }
             #expect(try verify(at: signedAt + 1) == "user-1")
             // Its last token still valid: the retired key stays and verifies.
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func anInterruptedRotationLeavesTheSigningKeyVerifiable() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             _ = try set.rotate(now: start)
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func theKeyFileAndTheJWKSAreReReadWhenRotated() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             let file = try SigningKeyFile(path: set.secretPath)
@@ -115,7 +115,7 @@ import Testing
     /// A worker restarted with its keys unchanged writes nothing (so it starts on a full or read-only disk); a JWKS
     /// that must change is replaced whole, by a rename.
     @Test func publishingAnUnchangedKeySetWritesNothing() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let set = keySet(in: directory)
             let first = try set.create()
             let before = try FileManager.default.attributesOfItem(atPath: set.jwksPath)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite(.tags(.unit)) struct SigningKeyTests {
     @Test func matchesRFC8032TestVector1() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/rfc8032.key"
             let seed = bytes(hex: "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
             try (Data(seed).base64EncodedString() + "\n").write(toFile: path, atomically: true, encoding: .utf8)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func persistsTheSeed() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/signing.key"
             let created = try SigningKeyPair.loadOrCreate(at: path)
             #expect(try permissions(of: path) == 0o600)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func restoresAMissingPublicKeyFile() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/signing.key"
             let created = try SigningKeyPair.loadOrCreate(at: path)
             try FileManager.default.removeItem(atPath: path + ".pub")
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func descriptionsHideSecrets() async throws {
-        try await withTemporaryDirectory { directory in
+        try withTemporaryDirectory { directory in
             let path = directory + "/signing.key"
             let pair = try SigningKeyPair.loadOrCreate(at: path)
             let seedText = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines)

@@ -13,14 +13,6 @@ func bytes(hex: String) -> [UInt8] {
     return result
 }
 
-/// A fresh empty directory, removed when `body` returns.
-func withTemporaryDirectory<Result>(_ body: (String) async throws -> Result) async throws -> Result {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("crypto-tests-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
-}
-
 func permissions(of path: String) throws -> Int {
     try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! NSNumber).intValue
 }

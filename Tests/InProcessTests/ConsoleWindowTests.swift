@@ -15,7 +15,7 @@ import Testing
 @Suite(.tags(.kafka)) struct ConsoleWindowTests {
     @Test func theConsoleKeepsTheLastMessagesOfEachPartitionAndCountsTheRestByOffsets() async throws {
         let cluster = try MockCluster(brokers: 1)
-        for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
+        try cluster.createTopics(Topic.all.map { ($0.name, $0.partitions) })
         let kafka = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "console-window-test")
         let producer = try KafkaProducer(configuration: kafka)
         for index in 0..<1800 {

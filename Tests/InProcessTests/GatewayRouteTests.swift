@@ -28,7 +28,7 @@ import Testing
     @Test func readyzAnswers503WhileTheBrokerIsDown() async throws {
         let routes = try await Routes.gateway()
         let cluster = try MockCluster(brokers: 1)
-        for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
+        try cluster.createTopics(Topic.all.map { ($0.name, $0.partitions) })
         let client = try RegistrarClient(kafka: .init(bootstrapServers: cluster.bootstrapServers, clientID: "route-down"),
                                          publicKey: routes.system.publicKey, verifier: try routes.system.outcomeVerifier(), name: "route-down")
         var configuration = routes.configuration

@@ -28,7 +28,7 @@ import Testing
         let later = ContinuousClock.now + .seconds(95)
         #expect(watch.overdue(at: .now).isEmpty)
         #expect(Self.said(watch.overdue(at: later), between: later - before, for: "the outcomes of 3 registrations: 2 missing: chaos-7, chaos-9"))
-        missing.withLock { $0.removeFirst() }
+        _ = missing.withLock { $0.removeFirst() }
         #expect(Self.said(watch.overdue(at: later), between: later - before, for: "the outcomes of 3 registrations: 1 missing: chaos-9"))
         wait.release.finish()
         await wait.task.value

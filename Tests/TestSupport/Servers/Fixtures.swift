@@ -10,6 +10,14 @@ public func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T 
     return try body(path)
 }
 
+/// Runs `body` with a new empty directory, removed afterwards.
+public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("registrar-test-\(UUID().uuidString)").path
+    try createPrivateDirectory(path)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
 /// Creates the directory at `path` with mode 0700, as data and key directories must be.
 public func createPrivateDirectory(_ path: String) throws {
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -72,7 +72,7 @@ final class InProcessSystem: TestSystem, @unchecked Sendable {
         try createPrivateDirectory(directory)
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         cluster = try MockCluster(brokers: 1)
-        for topic in Topic.all { try cluster.createTopic(topic.name, partitions: topic.partitions) }
+        try cluster.createTopics(Topic.all.map { ($0.name, $0.partitions) })
         let publicKey = try KeySet.ensure(in: EmbeddedBackends(directory).keysDirectory)
         client = try RegistrarClient(kafka: KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "e2e-test"),
                                      publicKey: publicKey, verifier: try .outcomes(keysDirectory: EmbeddedBackends(directory).keysDirectory),

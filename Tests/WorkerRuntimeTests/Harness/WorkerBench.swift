@@ -25,7 +25,7 @@ final class WorkerBench: Sendable {
     init(deliveryTimeout: Duration = .seconds(60), sessionTimeout: Duration = .seconds(6),
          heartbeatInterval: Duration = .seconds(3)) throws {
         cluster = try MockCluster(brokers: 1)
-        for topic in Self.topics { try cluster.createTopic(topic, partitions: 1) }
+        try cluster.createTopics(Self.topics.map { ($0, 1) })
         var configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "worker-bench")
         configuration.groupID = "bench-\(UUID().uuidString.prefix(8))"
         configuration.sessionTimeout = sessionTimeout  // the mock holds a rebalance for (session timeout - 1 s)
