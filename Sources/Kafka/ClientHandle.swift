@@ -79,12 +79,19 @@ final class ClientHandle: @unchecked Sendable {
         return Int(topics[0].partition_cnt)
     }
 
-    /// Asks the cluster where the partitions of `topics` (and of every topic this client knows) are, in one request,
-    /// keeping the answer in librdkafka's metadata cache. Blocks for at most `timeout`.
+    /// Makes this client know where the partitions of those of `topics` the cluster has are (librdkafka keeps a topic's
+    /// metadata only once the client has a handle on it). A topic it does not have is left alone: a handle on it would
+    /// ask for it by name, which creates it with the broker's defaults wherever automatic creation is on. Two requests:
+    /// every topic's metadata, then the known topics'. Blocks for at most `timeout` each.
     func loadMetadata(of topics: [String], timeout: Duration) throws(KafkaError) {
-        let handles = topics.compactMap { rd_kafka_topic_new(pointer, $0, nil) }
-        defer { handles.forEach { rd_kafka_topic_destroy($0) } }
         var metadata: UnsafePointer<rd_kafka_metadata>?
+        try KafkaError.check(rd_kafka_metadata(pointer, 1, nil, &metadata, timeout.timeoutMilliseconds))
+        let existing = metadata.flatMap { answer in
+            answer.pointee.topics.map { UnsafeBufferPointer(start: $0, count: Int(answer.pointee.topic_cnt)) }
+        }.map { Set($0.filter { $0.err == RD_KAFKA_RESP_ERR_NO_ERROR }.map { String(cString: $0.topic) }) } ?? []
+        rd_kafka_metadata_destroy(metadata)
+        let handles = topics.filter(existing.contains).compactMap { rd_kafka_topic_new(pointer, $0, nil) }
+        defer { handles.forEach { rd_kafka_topic_destroy($0) } }
         try KafkaError.check(rd_kafka_metadata(pointer, 0, nil, &metadata, timeout.timeoutMilliseconds))
         rd_kafka_metadata_destroy(metadata)
     }

@@ -39,12 +39,16 @@ public final class KafkaProducer: Sendable {
         if tracker.close() { shutDown() }
     }
 
-    /// Learns, on a thread of its own, where the partitions of `topics` are. librdkafka 2.0.2 holds the first message to a
-    /// topic this producer has not seen until its next topic scan, up to a second later (each hop of a worker's first
-    /// request after its start took a second); a message to a known topic goes at once. Best effort: a broker that does
-    /// not answer within `timeout` leaves them to that scan.
-    public func learnPartitions(of topics: [String], timeout: Duration = .seconds(30)) {
-        Thread.detachNewThread { [client] in try? client.loadMetadata(of: topics, timeout: timeout) }
+    /// Learns, on a thread of its own, where the partitions of those of `topics` the cluster has are (creating none).
+    /// librdkafka 2.0.2 holds the first message to a topic this producer has not seen until its next topic scan, up to a
+    /// second later (each hop of a worker's first request after its start took a second); a message to a known topic
+    /// goes at once. Best effort: a broker that does not answer within `timeout` leaves them to that scan. `learned`,
+    /// when given, is called on that thread once the answers came or the timeout passed.
+    public func learnPartitions(of topics: [String], timeout: Duration = .seconds(30), learned: (@Sendable () -> Void)? = nil) {
+        Thread.detachNewThread { [client] in
+            try? client.loadMetadata(of: topics, timeout: timeout)
+            learned?()
+        }
     }
 
     /// Messages waiting in librdkafka's queues: produced and not yet acknowledged (and requests in flight).

@@ -30,6 +30,21 @@ import Testing
         await producer.close()
     }
 
+    /// A topic the cluster does not have is not learned: asking for it by name would create it with the broker's
+    /// defaults wherever automatic creation is on (the mock, Kafka's default), before `registrar topics` makes it.
+    @Test func learningPartitionsCreatesNoTopic() async throws {
+        let cluster = try MockCluster(brokers: 1)
+        try cluster.createTopic("made", partitions: 2)
+        let configuration = KafkaConfiguration(bootstrapServers: cluster.bootstrapServers, clientID: "mock-tests")
+        let producer = try KafkaProducer(configuration: configuration)
+        await withCheckedContinuation { learned in
+            producer.learnPartitions(of: ["made", "missing"], timeout: .seconds(10)) { learned.resume() }
+        }
+        let admin = try KafkaAdmin(configuration: configuration)
+        #expect(try await admin.describeTopics(timeout: .seconds(10)).map(\.name) == ["made"])
+        await producer.close()
+    }
+
     /// What a producer learns ahead is asked on a thread of its own: a broker that never answers holds neither the call
     /// nor the producer's close, and the producer still delivers once a broker is there.
     @Test func learningPartitionsFromNoBrokerHoldsNothingUp() async throws {
