@@ -19,6 +19,7 @@ enum TopicsCommand {
         CommandSpec(name: "registrar topics \(name)", summary: summary, options: ConnectionOptions.commandSpecs + [
             .value("replication-factor", "Replicas of every partition (3 or more on a real cluster)", default: "1"),
             .value("min-insync-replicas", "min.insync.replicas of every topic (2 with 3 replicas)", default: "1"),
+            .value("timeout", "Seconds to wait for the cluster's answer", default: "30"),
         ])
     }
 
@@ -55,8 +56,9 @@ enum TopicsCommand {
         let replication = try TopicReplication(
             factor: parsed.value("replication-factor", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1,
             minInsyncReplicas: parsed.value("min-insync-replicas", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1)
+        let timeout = try parsed.value("timeout", as: "a positive whole number of seconds") { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 30
         let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
         let admin = try KafkaAdmin(configuration: connection.kafka(clientID: "registrar-topics"))
-        return (TopicProvisioner(admin: admin, replication: replication), connection)
+        return (TopicProvisioner(admin: admin, replication: replication, timeout: .seconds(timeout)), connection)
     }
 }

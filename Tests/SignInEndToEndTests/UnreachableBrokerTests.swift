@@ -16,7 +16,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: data) }
         let key = SealingKeyPair.generate().publicKey.base64
-        let flow = ["--bootstrap", "127.0.0.1:1", "--data-dir", data, "--public-key", key, "--timeout", "1"]
+        let reading = ["--bootstrap", "127.0.0.1:1", "--data-dir", data, "--timeout", "1"]
+        let flow = reading + ["--public-key", key]
         let commands: [(arguments: [String], input: [String])] = [
             (["register", "--email", "nobroker@example.com", "--name", "No Broker"] + flow, ["Correct-Horse-Battery-9"]),
             (["code", "request", "--email", "nobroker@example.com", "--purpose", "login"] + flow, []),
@@ -26,9 +27,9 @@ import Testing
             (["password", "reset", "--email", "nobroker@example.com"] + flow, ["123456", "Another-Horse-Battery-8"]),
             (["email", "change", "--email", "nobroker@example.com", "--new-email", "moved@example.com"] + flow,
              ["Correct-Horse-Battery-9", "123456"]),
-            (["status", "reg-nobroker", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
-            (["dlq", "list", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
-            (["topics", "check", "--bootstrap", "127.0.0.1:1", "--data-dir", data], []),
+            (["status", "reg-nobroker"] + reading, []),
+            (["dlq", "list"] + reading, []),
+            (["topics", "check"] + reading, []),
         ]
         // All at once: each waits for a broker that never answers.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -46,8 +47,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        let (status, verbose) = try await Self.run(["status", "reg-nobroker", "--bootstrap", "127.0.0.1:1", "--data-dir", data, "--verbose"],
-                                                   input: [])
+        let (status, verbose) = try await Self.run(["status", "reg-nobroker", "--verbose"] + reading, input: [])
         #expect(status == 1)
         #expect(verbose.contains("librdkafka: ") && verbose.contains("Connection refused"), "the library's lines with --verbose: \(verbose)")
         #expect(verbose.hasSuffix("registrar status: cannot reach Kafka at 127.0.0.1:1: connection refused\n"), "\(verbose.suffix(300))")
