@@ -11,7 +11,7 @@ import Testing
 /// registration sealed on the test's clock completes while the skew is within the 300 s seal window; beyond it, it is
 /// refused as `invalid_credentials`, and the account worker logs the measured skew and counts it
 /// (`registrar_seal_clock_refusals_total`).
-@Suite(.tags(.live, .timed), .serialized) struct ClockStepTests {
+@Suite(.tags(.live, .timed, .outage), .serialized) struct ClockStepTests {
     @Test(.enabled(if: SteppedClock.isAvailable, "libfaketime (Debian faketime) is not installed"))
     func clockStepsFailNoRegistrationInFlightAndSkewBeyondTheSealWindowIsReported() async throws {
         let others = LocalInstallation.workerNames.filter { $0 != "account-worker" }

@@ -7,7 +7,7 @@ import Testing
 /// down — its address known but nothing answering there, or the local broker not having written its address yet —
 /// neither exit nor restart in a loop. They stay alive, say on `/readyz` why they are not ready, and serve once the
 /// broker is back: a request the gateway took during the outage gets its genuine answer on a retry with its key.
-@Suite(.tags(.live, .timed), .serialized) struct EdgeStartDuringOutageTests {
+@Suite(.tags(.live, .timed, .outage), .serialized) struct EdgeStartDuringOutageTests {
     @Test func theGatewayAndTheConsoleStartedWhileTheBrokerIsDownServeOnceItIsBack() async throws {
         try await LiveSystem.with { system in
             #expect(try await ConsoleTests.addOperator(to: system.directory + "/console-operators") == 0)

@@ -9,8 +9,8 @@ import Testing
 /// Issue 23 point 5: two account-worker replicas under about 3 registrations a second, one of them SIGKILLed and
 /// started again every 20 s, on the workers' own failover settings (`ConnectionOptions`, no test overrides). Each
 /// kill's failover is the longest any registration waited because of it: from the kill (or its publication, if
-/// later) until its outcome. Every kill must fail over within 15 s, on the local broker and on Tansu.
-@Suite(.tags(.live, .timed, .alone), .serialized) struct FailoverCycleTests {
+/// later) until its outcome. Every kill must fail over within 15 s, on the local broker and on Tansu (the two side by side).
+@Suite(.tags(.live, .timed, .alone)) struct FailoverCycleTests {
     static let bound = Duration.seconds(15)
     static let kills = Int(ProcessInfo.processInfo.environment["REGISTRAR_FAILOVER_KILLS"] ?? "") ?? 4
 

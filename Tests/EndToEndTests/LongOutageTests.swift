@@ -10,7 +10,7 @@ import Testing
 /// every saga waiting for its avatar alive (12 registrations on 6 partitions: some wait behind others, whose heartbeat
 /// they share), and every registration completes once the store is back. `REGISTRAR_LONG_OUTAGE_SECONDS=600` holds
 /// the outage for the 10 minutes on the default deadline (120 s) and heartbeat interval (30 s) instead.
-@Suite(.tags(.live, .timed), .serialized) struct LongOutageTests {
+@Suite(.tags(.live, .timed, .outage), .serialized) struct LongOutageTests {
     @Test func registrationsOutlastAnImageStoreDownLongerThanTheirDeadline() async throws {
         let long = ProcessInfo.processInfo.environment["REGISTRAR_LONG_OUTAGE_SECONDS"].flatMap { Int($0) }
         let outage = long ?? 30

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// Faults of the production backends while registrations flow through the real workers.
-@Suite(.tags(.live, .timed, .production), .serialized) struct ProductionFaultTests {
+@Suite(.tags(.live, .timed, .outage, .production), .serialized) struct ProductionFaultTests {
     /// PostgreSQL (accounts, sagas, profiles) restarted mid-run: the workers retry and reconnect,
     /// and every registration still ends complete or undone.
     @Test func registrationsSurviveAPostgreSQLRestart() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// disk is unavailable neither exits nor restarts in a loop. It stays alive (`/healthz` 200), says on `/readyz` (503)
 /// what it waits for, and serves once the dependency is back. A worker restarted with its keys unchanged writes
 /// nothing (`keys/jwks.json` stays the same file), and SIGTERM ends a waiting worker at once.
-@Suite(.tags(.live, .timed), .serialized) struct StartDuringOutageTests {
+@Suite(.tags(.live, .timed, .outage), .serialized) struct StartDuringOutageTests {
     static let endpoint = ["--metrics-listen", "127.0.0.1:0"]
 
     @Test func workersStartedWhileTheirDatabaseIsDownWaitAndServeOnceItIsBack() async throws {

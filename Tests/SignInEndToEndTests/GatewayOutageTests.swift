@@ -7,7 +7,7 @@ import Testing
 /// gateway's wait and its listening window is never answered with a timeout, and its retry gets the genuine outcome
 /// once the workers give it — and the gateway, like the console and a waiting CLI command, follows a SIGKILLed and restarted local broker
 /// as the workers do.
-@Suite(.tags(.live, .timed), .serialized) struct GatewayOutageTests {
+@Suite(.tags(.live, .timed, .outage), .serialized) struct GatewayOutageTests {
     static let basic = ["-u", "\(GatewayProcess.clientID):\(GatewayProcess.clientSecret)"]
 
     /// Retries `request` (the same key) until its answer is not 503/202, at most `limit`; every answer it saw.

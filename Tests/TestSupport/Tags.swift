@@ -22,12 +22,14 @@ extension Tag {
     @Tag public static var chaos: Self
     /// Bounds a recovery in wall-clock time (kills, faults, failover): run one test at a time.
     @Tag public static var timed: Self
+    /// Holds a dependency down or faulty, or steps a clock, for seconds to minutes (timed): the outages' own chain.
+    @Tag public static var outage: Self
     /// Kills workers mid-flow and checks what they recover: run again on the production stores.
     @Tag public static var crash: Self
     /// No store takes part (deploy files, commands pointed at no broker): not run again on the production stores.
     @Tag public static var storeFree: Self
     /// Bounds a time that only a machine to itself keeps (a failover within 15 s on Tansu, whose timers slip under CI's
-    /// load of four chains): run after every other chain has ended.
+    /// load of the chains): run after every other chain has ended, these tests beside each other.
     @Tag public static var alone: Self
     /// Stops or restarts what other tests would share (a broker process, a database server): run alone, last.
     @Tag public static var serial: Self
