@@ -19,7 +19,7 @@ enum TopicsCommand {
         CommandSpec(name: "registrar topics \(name)", summary: summary, options: ConnectionOptions.commandSpecs + [
             .value("replication-factor", "Replicas of every partition (3 or more on a real cluster)", default: "1"),
             .value("min-insync-replicas", "min.insync.replicas of every topic (2 with 3 replicas)", default: "1"),
-            .value("timeout", "Seconds to wait for the cluster's answer", default: "30"),
+            .value("timeout", "Seconds each request to the cluster may take", default: "30"),
         ])
     }
 

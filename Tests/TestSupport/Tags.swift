@@ -29,7 +29,7 @@ extension Tag {
     /// No store takes part (deploy files, commands pointed at no broker): not run again on the production stores.
     @Tag public static var storeFree: Self
     /// Bounds a time that only a machine to itself keeps (a failover within 15 s on Tansu, whose timers slip under CI's
-    /// load of the chains): run after every other chain has ended, these tests beside each other.
+    /// load of the chains): run after every other chain has ended, with nothing else running but each other.
     @Tag public static var alone: Self
     /// Stops or restarts what other tests would share (a broker process, a database server): run alone, last.
     @Tag public static var serial: Self

@@ -13,7 +13,7 @@ import Testing
 /// flush against a dead address, nor after the 60 s delivery timeout of the answer it could not publish (50–60 s in a
 /// chaos run before).
 @Suite(.tags(.kafka, .timed)) struct BrokerMoveTests {
-    /// Generous for CI's load (four test chains on 2 cores); the switch takes about 3 s on a quiet machine (the new
+    /// Generous for CI's load (six test chains on 2 cores); the switch takes about 3 s on a quiet machine (the new
     /// group's join), and took 60 s before.
     static let bound = Duration.seconds(15)
 

@@ -78,8 +78,8 @@ extension FlowSystem {
                                  avatar: avatar)
     }
 
-    /// Publishes `request` and returns its outcome within two minutes (a liveness bound: the concurrent chain runs
-    /// dozens of systems at once on two cores).
+    /// Publishes `request` and returns its outcome within two minutes (a liveness bound: the in-process chain runs
+    /// dozens of systems at once on two cores, at a lower priority than the other chains).
     func send(_ request: Event) async throws -> Event {
         try await send(request, timeout: .seconds(120))
     }
