@@ -55,9 +55,9 @@ public enum ConsoleCommand {
             var settings = Console.Settings(operators: try OperatorFile(contentsOf: try parsed.required("operators")),
                                             hostNames: ConsoleGuard.hostNames(listeningOn: host, configured: parsed.values("server-name")))
             settings.tls = tls != nil
-            settings.refresh = try positive(parsed, "refresh", 5)
-            settings.auditEvery = try positive(parsed, "audit-every", 300)
-            settings.perPartition = try positive(parsed, "window", 1000)
+            settings.refresh = try parsed.positiveInteger("refresh") ?? 5
+            settings.auditEvery = try parsed.positiveInteger("audit-every") ?? 300
+            settings.perPartition = try parsed.positiveInteger("window") ?? 1000
             settings.grace = try AuditCommand.grace(parsed)
             let startup = StartupState()
             let opened = Mutex<Console?>(nil)
@@ -86,10 +86,6 @@ public enum ConsoleCommand {
             await reading.value
             return .success
         }
-    }
-
-    private static func positive(_ parsed: ParsedArguments, _ name: String, _ fallback: Int) throws -> Int {
-        try parsed.value(name, as: "a positive whole number") { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? fallback
     }
 
     private static func addOperator(_ arguments: [String]) async -> ExitCode {

@@ -103,6 +103,11 @@ public struct ParsedArguments: Sendable {
         try value(name, as: "a whole number") { Int($0) }
     }
 
+    /// The option's value as a whole number above zero (a count, a size, seconds).
+    public func positiveInteger<T: FixedWidthInteger>(_ name: String, as type: T.Type = Int.self) throws(UsageError) -> T? {
+        try value(name, as: "a positive whole number") { T($0).flatMap { $0 > 0 ? $0 : nil } }
+    }
+
     /// The `index`-th positional argument, or a usage error naming `what`.
     public func positional(_ index: Int, _ what: String) throws(UsageError) -> String {
         guard index < positionals.count else { throw .invalid("missing \(what)", spec.helpText) }

@@ -54,9 +54,9 @@ enum TopicsCommand {
     /// The provisioner `parsed` configures, and its connection (which says why the broker could not be reached).
     static func provisioner(_ parsed: ParsedArguments) throws -> (TopicProvisioner, ConnectionOptions) {
         let replication = try TopicReplication(
-            factor: parsed.value("replication-factor", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1,
-            minInsyncReplicas: parsed.value("min-insync-replicas", as: "a positive whole number") { Int32($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1)
-        let timeout = try parsed.value("timeout", as: "a positive whole number of seconds") { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 30
+            factor: parsed.positiveInteger("replication-factor", as: Int32.self) ?? 1,
+            minInsyncReplicas: parsed.positiveInteger("min-insync-replicas", as: Int32.self) ?? 1)
+        let timeout = try parsed.positiveInteger("timeout") ?? 30
         let connection = try ConnectionOptions(parsed, quietUnlessVerbose: true)
         let admin = try KafkaAdmin(configuration: connection.kafka(clientID: "registrar-topics"))
         return (TopicProvisioner(admin: admin, replication: replication, timeout: .seconds(timeout)), connection)

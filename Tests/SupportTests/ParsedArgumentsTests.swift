@@ -33,6 +33,17 @@ import Testing
         #expect(throws: UsageError.self) { try ParsedArguments(["--count", "x"], spec: spec, environment: [:]).integer("count") }
     }
 
+    @Test func aPositiveIntegerIsAboveZeroAndFitsItsType() throws {
+        #expect(try ParsedArguments(["--count", "7"], spec: spec, environment: [:]).positiveInteger("count") == 7)
+        #expect(try ParsedArguments([], spec: spec, environment: [:]).positiveInteger("count") == nil)
+        for refused in ["0", "-3", "x", "2147483648"] {
+            let error = #expect(throws: UsageError.self) {
+                try ParsedArguments(["--count", refused], spec: spec, environment: [:]).positiveInteger("count", as: Int32.self)
+            }
+            #expect(error?.description.contains("--count expects a positive whole number, got '\(refused)'") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func helpIsNotAnError() {
         do {
             _ = try ParsedArguments(["--help"], spec: spec, environment: [:])
